@@ -1,0 +1,51 @@
+/*
+ * extract.h: turning the text around a prefilter hit into an event.
+ */
+#ifndef OD_EXTRACT_H
+#define OD_EXTRACT_H
+
+#include "oomdoc.h"
+
+/* How far the extractor looks: bytes before the hit, and the joined text. */
+#define EX_BACK_MAX 512
+#define EX_TEXT_MAX (16 * 1024)
+#define EX_LINES_MAX 32
+
+typedef struct ex_ctx ex_ctx;
+
+ex_ctx *ex_new(od_error *err);
+void ex_free(ex_ctx *x);
+
+/* What the scanner knows about the place of a hit. */
+typedef struct {
+	const char *buf;        /* the bytes around the hit */
+	size_t len;             /* bytes available in buf */
+	size_t line_start;      /* where the hit's line starts in buf */
+	bool line_start_known;  /* false when the line began before buf */
+	size_t hit;             /* where the anchor starts */
+	size_t from;            /* nothing before this offset may be used */
+} ex_window;
+
+/* The part of the window that a recognised message took. */
+typedef struct {
+	size_t start;           /* offset in buf of the message's first byte */
+	size_t end;             /* offset in buf just past its last byte */
+	uint64_t lines;         /* '\n' between the hit's line and the end */
+} ex_span;
+
+/*
+ * Recognises a message around w->hit.  On success fills ev (everything but
+ * input and line numbers) and *span and returns true.  ev must have been
+ * initialised with od_event_init.
+ */
+bool ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span);
+
+/*
+ * Parses the prefixes at the start of a line (timestamps, [rank3]:,
+ * [default0]:, srun -l "0: ", container runtime, docker compose, "> ").
+ * Returns the number of bytes they take; *rank is set when a prefix names a
+ * rank and ts (OD_TIMESTAMP_MAX bytes, may be NULL) to the timestamp.
+ */
+size_t ex_prefix(ex_ctx *x, const char *line, size_t len, int *rank, char *ts);
+
+#endif

@@ -1,0 +1,199 @@
+/*
+ * oomdoc.h: the public interface of the oomdoc core library.
+ *
+ * The pipeline is: inputs -> reader (input.c) -> scanner (scan.c: buffer,
+ * lines, multi-literal prefilter) -> extractor (extract.c) -> event set
+ * (event.c: grouping of echoes) -> report writers (report.c).
+ *
+ * One struct, od_event, travels through every stage.  Every memory figure is
+ * a byte count in an int64_t; OD_UNKNOWN (-1) means the log does not say it,
+ * which is never the same thing as 0.
+ *
+ * Ownership: every heap type has a _new and a _free.  Objects returned by a
+ * _new belong to the caller; pointers handed to a function are borrowed for
+ * the duration of the call unless the comment at the declaration says the
+ * callee keeps them.
+ */
+#ifndef OOMDOC_H
+#define OOMDOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define OD_VERSION "0.1.0"
+
+/* A memory figure the log does not give. */
+#define OD_UNKNOWN ((int64_t)-1)
+
+/* Bounds on what one event may hold; the scanner never grows past them. */
+#define OD_MESSAGE_MAX 2048   /* bytes of verbatim message kept per event */
+#define OD_PROCS_MAX 16       /* other processes listed per event */
+#define OD_RANKS_MAX 4096     /* distinct ranks listed per event */
+#define OD_EXCEPTION_MAX 96   /* bytes of the exception type name */
+#define OD_TIMESTAMP_MAX 40   /* bytes of a prefix timestamp */
+#define OD_EVENTS_MAX 1000    /* distinct events kept per run */
+
+/* Exit statuses, as documented in man/oomdoc.1. */
+enum {
+	OD_EXIT_FOUND = 0,    /* at least one OOM event */
+	OD_EXIT_NONE = 1,     /* no OOM event */
+	OD_EXIT_ERROR = 2,    /* usage or input error */
+	OD_EXIT_RULES = 3,    /* rules error */
+	OD_EXIT_DEVICE = 4,   /* live-mode device error */
+};
+
+/* The kinds of failure, named as in the JSON contract. */
+typedef enum {
+	OD_KIND_CUDA_CACHING_ALLOCATOR,
+	OD_KIND_HIP,
+	OD_KIND_XPU,
+	OD_KIND_COUNT
+} od_kind;
+
+/*
+ * Which layout of the message was seen.  The layout tells the PyTorch
+ * release (the 1.x layouts mean no expandable_segments) and how the
+ * figures relate: see pytorch-allocator.md section 1.
+ */
+typedef enum {
+	OD_FMT_UNKNOWN,
+	OD_FMT_CACHED,          /* 1.0-1.3: "... free; N cached)" */
+	OD_FMT_RESERVED_TOTAL,  /* 1.4-2.0: "... reserved in total by PyTorch)" */
+	OD_FMT_CAPACTY,         /* 2.1: "has a total capacty of" */
+	OD_FMT_CAPACITY,        /* 2.2 and later: "has a total capacity of" */
+	OD_FMT_ASYNC,           /* cudaMallocAsync: "Allocation on device N would exceed" */
+	OD_FMT_WARNING,         /* "memory allocation failed with OOM on device" */
+	OD_FMT_NVML_ASSERT,     /* NVML assert thrown on the OOM path */
+	OD_FMT_HEAD_ONLY,       /* a head with no recognisable body (truncated) */
+	OD_FMT_COUNT
+} od_format;
+
+/* Which fragmentation hint the message carried, if any. */
+typedef enum {
+	OD_HINT_NONE,
+	OD_HINT_MAX_SPLIT,      /* "try setting max_split_size_mb" */
+	OD_HINT_EXPANDABLE,     /* "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True" */
+} od_hint;
+
+typedef struct {
+	int64_t pid;
+	int64_t bytes;          /* OD_UNKNOWN where NVML could not say */
+} od_proc;
+
+typedef struct {
+	int64_t requested;
+	int64_t total;
+	int64_t free;
+	int64_t allocated;
+	int64_t reserved;
+	int64_t reserved_unallocated;
+	int64_t process_in_use;
+	int64_t non_framework;
+	int64_t allowed;
+	int64_t private_pools;
+	od_proc procs[OD_PROCS_MAX];
+	int nprocs;
+	int procs_dropped;      /* process clauses beyond OD_PROCS_MAX */
+} od_memory;
+
+typedef struct od_event {
+	od_kind kind;
+	od_format format;
+	od_hint hint;
+	bool fatal;             /* false for warnings that precede a failure */
+	int input;              /* index into the run's inputs */
+	uint64_t line;          /* 1-based, counting '\n' as grep -n does */
+	uint64_t end_line;
+	int rank;               /* -1: no rank prefix */
+	int device;             /* -1: not printed */
+	uint64_t occurrences;   /* how often this same message was seen */
+	char timestamp[OD_TIMESTAMP_MAX];
+	char exception[OD_EXCEPTION_MAX];
+	char *message;          /* owned, NUL-terminated, at most OD_MESSAGE_MAX */
+	size_t message_len;
+	bool message_cut;       /* the message was longer than OD_MESSAGE_MAX */
+	od_memory mem;
+	int *ranks;             /* owned, sorted, distinct */
+	int nranks;
+	int ranks_cap;
+	bool ranks_dropped;     /* more than OD_RANKS_MAX ranks */
+	uint64_t key;           /* grouping hash of kind and normalised message */
+} od_event;
+
+/* One input as the report describes it. */
+typedef struct {
+	char *name;             /* owned; "-" shown as "(standard input)" */
+	uint64_t bytes;         /* decompressed bytes read */
+	uint64_t lines;         /* '\n' count, plus one for a last unterminated line */
+	const char *compression;/* "none", "gzip" or "zstd" */
+	bool failed;            /* it could not be read, or not to the end */
+} od_input;
+
+/*
+ * An error with its location.  Errors are values: the library fills one in
+ * and returns; the program prints it in one place (main.c).
+ */
+typedef struct {
+	char file[256];         /* the input, "" when none */
+	uint64_t line;          /* 0 when none */
+	uint64_t col;           /* 0 when none */
+	char msg[256];
+} od_error;
+
+void od_error_set(od_error *err, const char *file, uint64_t line, uint64_t col,
+    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Sizes. */
+bool od_size_parse(const char *num, size_t numlen, const char *unit,
+    size_t unitlen, int64_t *out);
+void od_size_format(int64_t bytes, char *buf, size_t len);
+
+const char *od_kind_name(od_kind kind);
+const char *od_kind_title(od_kind kind);
+const char *od_format_name(od_format fmt);
+const char *od_hint_name(od_hint hint);
+
+/* The event set: every event of a run, grouped.  See event.c. */
+typedef struct od_events od_events;
+od_events *od_events_new(void);
+void od_events_free(od_events *set);
+/* Adds ev, or merges it into an equal event; takes ownership of ev's heap
+ * fields in both cases (ev is left empty). */
+void od_events_add(od_events *set, od_event *ev);
+size_t od_events_count(const od_events *set);
+od_event *od_events_get(od_events *set, size_t i);
+uint64_t od_events_dropped(const od_events *set);
+void od_event_init(od_event *ev);
+void od_event_clear(od_event *ev);
+void od_event_add_rank(od_event *ev, int rank);
+
+/* The scanner: reads one input and feeds events to an event set. */
+typedef struct od_scanner od_scanner;
+od_scanner *od_scanner_new(od_error *err);
+void od_scanner_free(od_scanner *sc);
+/*
+ * Scans the input opened from path ("-" for standard input) and adds its
+ * events to set.  Fills in *info (the caller frees info->name).  Returns
+ * false with err filled in when the input could not be opened or read to
+ * the end; the events found up to that point are kept.
+ */
+bool od_scan_path(od_scanner *sc, const char *path, int index,
+    od_input *info, od_events *set, od_error *err);
+/* Scans an in-memory buffer (for tests and fuzzing). */
+void od_scan_buffer(od_scanner *sc, const char *data, size_t len, int index,
+    od_input *info, od_events *set);
+/* The fixed strings the prefilter looks for, NULL-terminated. */
+const char *const *od_anchors(void);
+
+/* Reports. */
+typedef enum { OD_FORMAT_TEXT, OD_FORMAT_JSON } od_report_format;
+typedef struct {
+	od_report_format format;
+	bool color;
+} od_report_opts;
+void od_report_write(FILE *out, const od_report_opts *opts,
+    const od_input *inputs, int ninputs, od_events *set);
+
+#endif

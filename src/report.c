@@ -1,0 +1,403 @@
+/*
+ * report.c: the text report for terminals and the JSON report for
+ * automation (schema oomdoc.report/1, DESIGN.md section 4).
+ *
+ * Everything taken from the log is escaped on the way out: the text report
+ * never passes a control character or an invalid UTF-8 byte to the
+ * terminal (an ESC from a log could otherwise recolour it, retitle it or
+ * plant an OSC 8 link), and every JSON string is valid UTF-8.
+ */
+#include <string.h>
+
+#include "oomdoc.h"
+
+#define RP_BAR_WIDTH 50
+
+/*
+ * The length of the valid UTF-8 sequence at p (at most n bytes), or 0 when
+ * it is not one: overlong forms, surrogates and values past U+10FFFF are
+ * invalid.  *cp receives the code point.
+ */
+static size_t
+rp_utf8(const unsigned char *p, size_t n, unsigned *cp)
+{
+	unsigned c = p[0], v;
+	size_t len, i;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+		v = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		v = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		v = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		v = (v << 6) | (p[i] & 0x3f);
+	}
+	if ((len == 3 && v < 0x800) || (len == 4 && v < 0x10000) ||
+	    v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	*cp = v;
+	return len;
+}
+
+/* Writes s as the body of a JSON string. */
+static void
+rp_json_str(FILE *out, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	fputc('"', out);
+	while (i < n) {
+		unsigned cp;
+		size_t len = rp_utf8(p + i, n - i, &cp);
+
+		if (len == 0) {
+			fputs("\\ufffd", out);
+			i++;
+			continue;
+		}
+		if (cp == '"' || cp == '\\')
+			fprintf(out, "\\%c", (char)cp);
+		else if (cp == '\n')
+			fputs("\\n", out);
+		else if (cp == '\t')
+			fputs("\\t", out);
+		else if (cp == '\r')
+			fputs("\\r", out);
+		else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) ||
+		    cp == 0x2028 || cp == 0x2029)
+			fprintf(out, "\\u%04x", cp);
+		else
+			fwrite(p + i, 1, len, out);
+		i += len;
+	}
+	fputc('"', out);
+}
+
+static void
+rp_json_cstr(FILE *out, const char *s)
+{
+	if (s == NULL || s[0] == '\0')
+		fputs("null", out);
+	else
+		rp_json_str(out, s, strlen(s));
+}
+
+/* Writes log text for a terminal: controls and bad bytes as \xNN. */
+static void
+rp_text_str(FILE *out, const char *s, size_t n, const char *indent)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned cp;
+		size_t len = rp_utf8(p + i, n - i, &cp);
+
+		if (len == 0) {
+			fprintf(out, "\\x%02x", p[i]);
+			i++;
+			continue;
+		}
+		if (cp == '\n')
+			fprintf(out, "\n%s", indent);
+		else if (cp == '\t')
+			fputc(' ', out);
+		else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
+			fprintf(out, "\\x%02x", cp);
+		else
+			fwrite(p + i, 1, len, out);
+		i += len;
+	}
+}
+
+static void
+rp_json_num(FILE *out, int64_t v)
+{
+	if (v < 0)
+		fputs("null", out);
+	else
+		fprintf(out, "%lld", (long long)v);
+}
+
+static const char *
+rp_input_name(const od_input *in)
+{
+	return strcmp(in->name, "-") == 0 ? "(standard input)" : in->name;
+}
+
+static void
+rp_json_event(FILE *out, const od_event *ev, const od_input *inputs)
+{
+	const od_memory *m = &ev->mem;
+	int i;
+
+	fputs("    {\n      \"kind\": ", out);
+	rp_json_cstr(out, od_kind_name(ev->kind));
+	fputs(",\n      \"framework\": \"pytorch\",\n      \"format\": ", out);
+	rp_json_cstr(out, od_format_name(ev->format));
+	fprintf(out, ",\n      \"fatal\": %s,\n      \"input\": ",
+	    ev->fatal ? "true" : "false");
+	rp_json_cstr(out, rp_input_name(&inputs[ev->input]));
+	fprintf(out, ",\n      \"line\": %llu,\n      \"end_line\": %llu,\n",
+	    (unsigned long long)ev->line, (unsigned long long)ev->end_line);
+	fputs("      \"rank\": ", out);
+	rp_json_num(out, ev->rank);
+	fputs(",\n      \"ranks\": [", out);
+	for (i = 0; i < ev->nranks; i++)
+		fprintf(out, "%s%d", i ? ", " : "", ev->ranks[i]);
+	fputs("],\n      \"device\": ", out);
+	rp_json_num(out, ev->device);
+	fputs(",\n      \"timestamp\": ", out);
+	rp_json_cstr(out, ev->timestamp);
+	fprintf(out, ",\n      \"occurrences\": %llu,\n      \"message\": ",
+	    (unsigned long long)ev->occurrences);
+	rp_json_str(out, ev->message != NULL ? ev->message : "",
+	    ev->message_len);
+	fprintf(out, ",\n      \"message_truncated\": %s,\n",
+	    ev->message_cut ? "true" : "false");
+	fputs("      \"memory\": {\n", out);
+#define RP_FIELD(name, v) do { \
+	fputs("        \"" name "\": ", out); \
+	rp_json_num(out, (v)); \
+	fputs(",\n", out); \
+} while (0)
+	RP_FIELD("requested_bytes", m->requested);
+	RP_FIELD("total_bytes", m->total);
+	RP_FIELD("free_bytes", m->free);
+	RP_FIELD("allocated_bytes", m->allocated);
+	RP_FIELD("reserved_bytes", m->reserved);
+	RP_FIELD("reserved_unallocated_bytes", m->reserved_unallocated);
+	RP_FIELD("process_in_use_bytes", m->process_in_use);
+	RP_FIELD("non_framework_bytes", m->non_framework);
+	RP_FIELD("allowed_bytes", m->allowed);
+	RP_FIELD("private_pools_bytes", m->private_pools);
+#undef RP_FIELD
+	fputs("        \"other_processes\": [", out);
+	for (i = 0; i < m->nprocs; i++) {
+		fprintf(out, "%s{\"pid\": %lld, \"bytes\": ", i ? ", " : "",
+		    (long long)m->procs[i].pid);
+		rp_json_num(out, m->procs[i].bytes);
+		fputc('}', out);
+	}
+	fprintf(out, "],\n        \"other_processes_omitted\": %d\n      },\n",
+	    m->procs_dropped);
+	fputs("      \"context\": {\"exception\": ", out);
+	rp_json_cstr(out, ev->exception);
+	fputs(", \"step\": null, \"phase\": null, \"frames\": [], "
+	    "\"alloc_conf\": null, \"hint\": ", out);
+	rp_json_cstr(out, od_hint_name(ev->hint));
+	fputs("},\n      \"causes\": [],\n      \"fingerprint\": null\n    }",
+	    out);
+}
+
+static void
+rp_json(FILE *out, const od_input *inputs, int ninputs, od_events *set)
+{
+	size_t i, n = od_events_count(set);
+	int k;
+
+	fputs("{\n  \"schema\": \"oomdoc.report/1\",\n", out);
+	fputs("  \"oomdoc_version\": \"" OD_VERSION "\",\n  \"inputs\": [", out);
+	for (k = 0; k < ninputs; k++) {
+		fputs(k ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
+		rp_json_cstr(out, rp_input_name(&inputs[k]));
+		fprintf(out, ", \"bytes\": %llu, \"lines\": %llu, "
+		    "\"compression\": \"%s\", \"complete\": %s}",
+		    (unsigned long long)inputs[k].bytes,
+		    (unsigned long long)inputs[k].lines, inputs[k].compression,
+		    inputs[k].failed ? "false" : "true");
+	}
+	fputs(ninputs ? "\n  ],\n  \"events\": [" : "],\n  \"events\": [", out);
+	for (i = 0; i < n; i++) {
+		fputs(i ? ",\n" : "\n", out);
+		rp_json_event(out, od_events_get(set, i), inputs);
+	}
+	fputs(n ? "\n  ],\n" : "],\n", out);
+	fprintf(out, "  \"summary\": {\"events\": %zu, \"events_omitted\": "
+	    "%llu, \"top_cause\": null, \"fingerprint\": null}\n}\n", n,
+	    (unsigned long long)od_events_dropped(set));
+}
+
+/* The memory picture as one bar over the device's capacity. */
+static void
+rp_bar(FILE *out, const od_memory *m)
+{
+	struct {
+		int64_t bytes;
+		char c;
+	} seg[5];
+	int64_t others = 0;
+	int cells = 0, i, k, w;
+	char bar[RP_BAR_WIDTH + 1];
+
+	if (m->total <= 0 || m->allocated < 0)
+		return;
+	for (i = 0; i < m->nprocs; i++)
+		if (m->procs[i].bytes > 0)
+			others += m->procs[i].bytes;
+	seg[0].bytes = others, seg[0].c = 'o';
+	seg[1].bytes = m->non_framework, seg[1].c = 'n';
+	seg[2].bytes = m->allocated, seg[2].c = '#';
+	seg[3].bytes = m->reserved_unallocated, seg[3].c = '+';
+	seg[4].bytes = m->free, seg[4].c = '.';
+	for (k = 0; k < 5; k++) {
+		if (seg[k].bytes <= 0)
+			continue;
+		w = (int)((double)seg[k].bytes / (double)m->total *
+		    RP_BAR_WIDTH + 0.5);
+		if (w == 0)
+			w = 1;
+		for (i = 0; i < w && cells < RP_BAR_WIDTH; i++)
+			bar[cells++] = seg[k].c;
+	}
+	while (cells < RP_BAR_WIDTH)
+		bar[cells++] = ' ';
+	bar[cells] = '\0';
+	fprintf(out, "    [%s]\n", bar);
+	fputs("     o other processes  n non-PyTorch  # allocated  "
+	    "+ reserved, unallocated  . free\n", out);
+}
+
+static void
+rp_text_size(FILE *out, const char *label, int64_t v)
+{
+	char sz[48];
+
+	if (v < 0)
+		return;
+	od_size_format(v, sz, sizeof sz);
+	fprintf(out, "      %-28s %14s  (%lld bytes)\n", label, sz,
+	    (long long)v);
+}
+
+static void
+rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
+    const od_input *inputs)
+{
+	const od_memory *m = &ev->mem;
+	const char *bold = o->color ? "\033[1m" : "";
+	const char *off = o->color ? "\033[0m" : "";
+	int i;
+
+	fprintf(out, "%s#%zu  %s%s%s\n", bold, n, od_kind_title(ev->kind),
+	    ev->fatal ? "" : " (warning, not the failure itself)", off);
+	fputs("    where      ", out);
+	rp_text_str(out, rp_input_name(&inputs[ev->input]),
+	    strlen(rp_input_name(&inputs[ev->input])), "");
+	fprintf(out, ":%llu", (unsigned long long)ev->line);
+	if (ev->end_line > ev->line)
+		fprintf(out, "-%llu", (unsigned long long)ev->end_line);
+	if (ev->rank >= 0)
+		fprintf(out, ", rank %d", ev->rank);
+	if (ev->device >= 0)
+		fprintf(out, ", GPU %d", ev->device);
+	fputc('\n', out);
+	if (ev->nranks > 1 || ev->occurrences > 1) {
+		fprintf(out, "    seen       %llu time%s", (unsigned long long)
+		    ev->occurrences, ev->occurrences == 1 ? "" : "s");
+		if (ev->nranks > 0) {
+			fputs(", ranks ", out);
+			for (i = 0; i < ev->nranks; i++)
+				fprintf(out, "%s%d", i ? "," : "", ev->ranks[i]);
+			if (ev->ranks_dropped)
+				fputs(",...", out);
+		}
+		fputc('\n', out);
+	}
+	if (ev->timestamp[0] != '\0') {
+		fputs("    time       ", out);
+		rp_text_str(out, ev->timestamp, strlen(ev->timestamp), "");
+		fputc('\n', out);
+	}
+	if (ev->exception[0] != '\0') {
+		fputs("    exception  ", out);
+		rp_text_str(out, ev->exception, strlen(ev->exception), "");
+		fputc('\n', out);
+	}
+	fprintf(out, "    format     %s\n", od_format_name(ev->format));
+	fputs("    message    ", out);
+	rp_text_str(out, ev->message != NULL ? ev->message : "",
+	    ev->message_len, "               ");
+	fputs(ev->message_cut ? " [...]\n" : "\n", out);
+	fputs("    memory at the failure:\n", out);
+	rp_text_size(out, "requested", m->requested);
+	rp_text_size(out, "total capacity", m->total);
+	rp_text_size(out, "free", m->free);
+	rp_text_size(out, "this process (NVML)", m->process_in_use);
+	rp_text_size(out, "reserved by PyTorch", m->reserved);
+	rp_text_size(out, "  allocated", m->allocated);
+	rp_text_size(out, "  reserved, unallocated", m->reserved_unallocated);
+	rp_text_size(out, "  in private pools", m->private_pools);
+	rp_text_size(out, "non-PyTorch (context etc.)", m->non_framework);
+	rp_text_size(out, "allowed (memory fraction)", m->allowed);
+	for (i = 0; i < m->nprocs; i++) {
+		char label[48];
+
+		snprintf(label, sizeof label, "process %lld",
+		    (long long)m->procs[i].pid);
+		if (m->procs[i].bytes >= 0)
+			rp_text_size(out, label, m->procs[i].bytes);
+		else
+			fprintf(out, "      %-28s %14s\n", label, "unknown");
+	}
+	if (m->procs_dropped > 0)
+		fprintf(out, "      (%d more processes not listed)\n",
+		    m->procs_dropped);
+	rp_bar(out, m);
+	fputc('\n', out);
+}
+
+static void
+rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
+    int ninputs, od_events *set)
+{
+	size_t i, n = od_events_count(set);
+	uint64_t dropped = od_events_dropped(set);
+
+	if (n == 0) {
+		fputs("oomdoc: no out-of-memory failure found", out);
+	} else {
+		fprintf(out, "oomdoc: %zu out-of-memory event%s found", n,
+		    n == 1 ? "" : "s");
+	}
+	if (ninputs == 1) {
+		fputs(" in ", out);
+		rp_text_str(out, rp_input_name(&inputs[0]),
+		    strlen(rp_input_name(&inputs[0])), "");
+	} else {
+		fprintf(out, " in %d inputs", ninputs);
+	}
+	fputs(n == 0 ? "\n" : "\n\n", out);
+	for (i = 0; i < n; i++)
+		rp_text_event(out, o, i + 1, od_events_get(set, i), inputs);
+	if (dropped > 0)
+		fprintf(out, "%llu more events were not kept (the limit is %d "
+		    "distinct events)\n", (unsigned long long)dropped,
+		    OD_EVENTS_MAX);
+}
+
+void
+od_report_write(FILE *out, const od_report_opts *opts, const od_input *inputs,
+    int ninputs, od_events *set)
+{
+	if (opts->format == OD_FORMAT_JSON)
+		rp_json(out, inputs, ninputs, set);
+	else
+		rp_text(out, opts, inputs, ninputs, set);
+}

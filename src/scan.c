@@ -1,0 +1,372 @@
+/*
+ * scan.c: streaming an input through a fixed buffer, finding candidate
+ * places with a multi-literal prefilter, and handing them to the extractor.
+ *
+ * The buffer holds three parts:
+ *
+ *     [ history | region to scan | lookahead ]
+ *
+ * The region is scanned for the anchor strings with Vectorscan (Hyperscan's
+ * portable fork), which looks at each byte once; most of a log never gets
+ * further than that.  For each hit the extractor may look back into the
+ * history (up to SC_HISTORY bytes: the line's start and its prefix) and
+ * forward into the lookahead (up to SC_LOOKAHEAD bytes: the message's
+ * continuation lines).  When the region is done, the history and the
+ * unscanned tail are moved to the front and the buffer is refilled.  At the
+ * end of the input there is no lookahead left to keep and the tail is
+ * scanned too.  Memory is the buffer and nothing else, whatever the input
+ * size or its line lengths: a line longer than the buffer is simply scanned
+ * in pieces, with the anchors that straddle two pieces still found (the
+ * next piece starts SC_OVERLAP bytes early).
+ *
+ * Line numbers count '\n' only, as grep -n does; they are counted lazily,
+ * up to each hit and at the end of each region.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <hs/hs.h>
+
+#include "extract.h"
+#include "input.h"
+#include "oomdoc.h"
+
+#define SC_BUF_SIZE (4u * 1024 * 1024)
+#define SC_HISTORY (32u * 1024)
+#define SC_LOOKAHEAD (EX_TEXT_MAX + 16u * 1024)
+#define SC_HITS_MAX 1024
+
+/*
+ * The anchors: fixed strings that every recognised message contains.  A
+ * message that contains none of them is never looked at, so each
+ * recogniser in extract.c must have its anchor here.
+ */
+static const char *const sc_anchors[] = {
+	"out of memory",                /* CUDA/HIP/XPU out of memory, (out of memory) */
+	"Tried to allocate",            /* headless messages */
+	"total capacit",                /* capacity, capacty, paren-only stats */
+	"would exceed allowed memory",  /* cudaMallocAsync */
+	"allocation failed with OOM",   /* the allocator's warning */
+	"NVML_SUCCESS",                 /* NVML assert on the OOM path */
+	NULL,
+};
+
+#define SC_NANCHORS ((int)(sizeof sc_anchors / sizeof sc_anchors[0]) - 1)
+
+struct od_scanner {
+	hs_database_t *db;
+	hs_scratch_t *scratch;
+	ex_ctx *ex;
+	char *buf;
+	size_t anchor_len[SC_NANCHORS];
+	size_t overlap;                 /* longest anchor - 1 */
+	/* Hits of the current scan call. */
+	size_t hits[SC_HITS_MAX];
+	int nhits;
+	size_t hit_floor;               /* ignore hits ending at or before */
+	size_t hits_base;               /* offset of the scanned piece */
+	size_t last_end;                /* largest hit end of the call */
+};
+
+/* The state of one input's scan. */
+typedef struct {
+	od_scanner *sc;
+	const char *buf;
+	size_t len;             /* bytes in buf */
+	uint64_t base;          /* absolute offset of buf[0] */
+	size_t counted;         /* '\n' counted up to here */
+	uint64_t lines;         /* '\n' in the input before buf[counted] */
+	size_t consumed;        /* nothing before this may start a message */
+	int index;
+	od_events *set;
+} sc_state;
+
+const char *const *
+od_anchors(void)
+{
+	return sc_anchors;
+}
+
+od_scanner *
+od_scanner_new(od_error *err)
+{
+	od_scanner *sc = calloc(1, sizeof *sc);
+	unsigned ids[SC_NANCHORS], flags[SC_NANCHORS];
+	hs_compile_error_t *ce = NULL;
+	int i;
+
+	if (sc == NULL || (sc->buf = malloc(SC_BUF_SIZE)) == NULL) {
+		od_error_set(err, NULL, 0, 0, "out of memory");
+		free(sc);
+		return NULL;
+	}
+	for (i = 0; i < SC_NANCHORS; i++) {
+		ids[i] = (unsigned)i;
+		flags[i] = 0;
+		sc->anchor_len[i] = strlen(sc_anchors[i]);
+		if (sc->anchor_len[i] - 1 > sc->overlap)
+			sc->overlap = sc->anchor_len[i] - 1;
+	}
+	if (hs_compile_lit_multi(sc_anchors, flags, ids, sc->anchor_len,
+	    (unsigned)SC_NANCHORS, HS_MODE_BLOCK, NULL, &sc->db, &ce) !=
+	    HS_SUCCESS) {
+		od_error_set(err, NULL, 0, 0, "cannot compile the prefilter: %s",
+		    ce != NULL ? ce->message : "unknown error");
+		hs_free_compile_error(ce);
+		od_scanner_free(sc);
+		return NULL;
+	}
+	if (hs_alloc_scratch(sc->db, &sc->scratch) != HS_SUCCESS) {
+		od_error_set(err, NULL, 0, 0, "cannot allocate prefilter scratch");
+		od_scanner_free(sc);
+		return NULL;
+	}
+	sc->ex = ex_new(err);
+	if (sc->ex == NULL) {
+		od_scanner_free(sc);
+		return NULL;
+	}
+	return sc;
+}
+
+void
+od_scanner_free(od_scanner *sc)
+{
+	if (sc == NULL)
+		return;
+	hs_free_scratch(sc->scratch);
+	hs_free_database(sc->db);
+	ex_free(sc->ex);
+	free(sc->buf);
+	free(sc);
+}
+
+/* Counts '\n' in p[0..n), eight bytes at a time. */
+static uint64_t
+sc_count_newlines(const char *p, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ULL;
+	const uint64_t high = 0x8080808080808080ULL;
+	uint64_t c = 0;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w, x, t;
+
+		memcpy(&w, p + i, 8);
+		x = w ^ (ones * '\n');
+		/* A byte of t has its high bit set iff that byte of x is 0. */
+		t = ~(((x & ~high) + ~high) | x) & high;
+		c += (uint64_t)__builtin_popcountll(t);
+	}
+	for (; i < n; i++)
+		c += p[i] == '\n';
+	return c;
+}
+
+/* Brings the line count up to offset to (which must not go backwards). */
+static void
+sc_count_to(sc_state *st, size_t to)
+{
+	if (to > st->counted) {
+		st->lines += sc_count_newlines(st->buf + st->counted,
+		    to - st->counted);
+		st->counted = to;
+	}
+}
+
+static int
+sc_on_match(unsigned id, unsigned long long from, unsigned long long to,
+    unsigned flags, void *ctx)
+{
+	od_scanner *sc = ctx;
+	size_t end = sc->hits_base + (size_t)to;
+
+	(void)from;
+	(void)flags;
+	if (end <= sc->hit_floor)
+		return 0;
+	if (end > sc->last_end)
+		sc->last_end = end;
+	sc->hits[sc->nhits++] = end - sc->anchor_len[id];
+	return sc->nhits == SC_HITS_MAX;    /* full: stop, resume later */
+}
+
+/*
+ * Finds the start of the line holding offset p, looking back at most
+ * SC_HISTORY bytes and never before lo.  *known says whether it is the
+ * real start of the line (a line terminator, or the start of the input).
+ */
+static size_t
+sc_line_start(const sc_state *st, size_t lo, size_t p, bool *known)
+{
+	size_t stop = p > lo + SC_HISTORY ? p - SC_HISTORY : lo;
+	size_t i;
+
+	for (i = p; i > stop; i--) {
+		if (st->buf[i - 1] == '\n' || st->buf[i - 1] == '\r') {
+			*known = true;
+			return i;
+		}
+	}
+	*known = i == 0 && st->base == 0;
+	return i;
+}
+
+static int
+sc_cmp_offset(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Hands one hit to the extractor and keeps the event it gives. */
+static void
+sc_hit(sc_state *st, size_t hit, size_t lo)
+{
+	ex_window w;
+	ex_span span;
+	od_event ev;
+
+	if (hit < st->consumed)
+		return;
+	w.buf = st->buf;
+	w.len = st->len;
+	w.hit = hit;
+	w.from = st->consumed > lo ? st->consumed : lo;
+	w.line_start = sc_line_start(st, lo, hit, &w.line_start_known);
+	od_event_init(&ev);
+	if (!ex_extract(st->sc->ex, &w, &ev, &span)) {
+		od_event_clear(&ev);
+		return;
+	}
+	sc_count_to(st, w.line_start);
+	ev.input = st->index;
+	ev.line = st->lines + 1;
+	ev.end_line = ev.line + span.lines;
+	st->consumed = span.end;
+	od_events_add(st->set, &ev);
+}
+
+/*
+ * Scans buf[from..to) for anchors and handles each hit.  Hits that end at
+ * or before floor were seen by the previous call (the pieces overlap).
+ * lo is the oldest byte that the extractor may look at.
+ */
+static void
+sc_region(sc_state *st, size_t from, size_t to, size_t floor, size_t lo)
+{
+	od_scanner *sc = st->sc;
+	int i;
+
+	while (from < to) {
+		hs_error_t rc;
+
+		sc->nhits = 0;
+		sc->hits_base = from;
+		sc->hit_floor = floor;
+		sc->last_end = floor;
+		rc = hs_scan(sc->db, st->buf + from, (unsigned)(to - from), 0,
+		    sc->scratch, sc_on_match, sc);
+		/* Matches come in the order of their ends; take them in the
+		 * order of their starts. */
+		qsort(sc->hits, (size_t)sc->nhits, sizeof sc->hits[0],
+		    sc_cmp_offset);
+		for (i = 0; i < sc->nhits; i++)
+			sc_hit(st, sc->hits[i], lo);
+		if (rc != HS_SCAN_TERMINATED || sc->nhits == 0)
+			break;
+		/* The hit list was full: go on after the last one. */
+		floor = sc->last_end;
+		from = sc->last_end > sc->overlap ? sc->last_end - sc->overlap : 0;
+	}
+}
+
+void
+od_scan_buffer(od_scanner *sc, const char *data, size_t len, int index,
+    od_input *info, od_events *set)
+{
+	sc_state st;
+
+	memset(&st, 0, sizeof st);
+	st.sc = sc;
+	st.buf = data;
+	st.len = len;
+	st.index = index;
+	st.set = set;
+	sc_region(&st, 0, len, 0, 0);
+	sc_count_to(&st, len);
+	info->bytes = len;
+	info->lines = st.lines + (len > 0 && data[len - 1] != '\n');
+	info->compression = "none";
+}
+
+bool
+od_scan_path(od_scanner *sc, const char *path, int index, od_input *info,
+    od_events *set, od_error *err)
+{
+	in_reader *r;
+	sc_state st;
+	size_t scanned = 0;     /* bytes of buf scanned for anchors */
+	bool eof = false, ok = true;
+	char last = '\n';
+
+	info->name = strdup(path);
+	info->bytes = 0;
+	info->lines = 0;
+	info->compression = "none";
+	r = in_open(path, err);
+	if (r == NULL) {
+		info->failed = true;
+		return false;
+	}
+	memset(&st, 0, sizeof st);
+	st.sc = sc;
+	st.buf = sc->buf;
+	st.index = index;
+	st.set = set;
+	while (!eof) {
+		size_t limit, keep, floor;
+
+		/* Fill the buffer. */
+		while (st.len < SC_BUF_SIZE) {
+			ssize_t n = in_read(r, sc->buf + st.len,
+			    SC_BUF_SIZE - st.len, err);
+
+			if (n < 0) {
+				ok = false;
+				info->failed = true;
+			}
+			if (n <= 0) {
+				eof = true;
+				break;
+			}
+			st.len += (size_t)n;
+			info->bytes += (uint64_t)n;
+		}
+		if (st.len > 0)
+			last = sc->buf[st.len - 1];
+		/* Scan what has its lookahead; at the end, everything. */
+		limit = eof ? st.len : st.len - SC_LOOKAHEAD;
+		floor = scanned;
+		sc_region(&st, scanned > sc->overlap ? scanned - sc->overlap : 0,
+		    limit, floor, 0);
+		scanned = limit;
+		sc_count_to(&st, limit);
+		if (eof)
+			break;
+		/* Keep the history and the unscanned tail. */
+		keep = limit > SC_HISTORY ? limit - SC_HISTORY : 0;
+		memmove(sc->buf, sc->buf + keep, st.len - keep);
+		st.len -= keep;
+		st.base += keep;
+		st.counted -= keep;
+		scanned -= keep;
+		st.consumed = st.consumed > keep ? st.consumed - keep : 0;
+	}
+	info->lines = st.lines + (info->bytes > 0 && last != '\n');
+	info->compression = in_compression(r);
+	in_close(r);
+	return ok;
+}

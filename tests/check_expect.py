@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Checks oomdoc's JSON against the hand-computed expectations of fixtures.
+
+Each fixtures/<dir>/<name>.log may have a <name>.expect beside it: one
+key=value a line, written from the message text by hand (see
+fixtures/SOURCES-pytorch.md), not from oomdoc's output.  This test fails on
+the first fixture whose events, places or numbers differ.
+
+Usage: check_expect.py OOMDOC FIXTURE_DIR...
+"""
+import json
+import os
+import subprocess
+import sys
+
+MEMORY = ["requested_bytes", "total_bytes", "free_bytes", "allocated_bytes",
+          "reserved_bytes", "reserved_unallocated_bytes",
+          "process_in_use_bytes", "non_framework_bytes", "allowed_bytes",
+          "private_pools_bytes"]
+
+
+def show(v):
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    return str(v)
+
+
+def actual(ev):
+    got = {"kind": ev["kind"], "line": ev["line"], "device": ev["device"],
+           "rank": ev["rank"], "ranks": ",".join(map(str, ev["ranks"])),
+           "fatal": ev["fatal"]}
+    for k in MEMORY:
+        got["memory." + k] = ev["memory"][k]
+    got["memory.other_processes"] = ",".join(
+        "%s:%s" % (p["pid"], show(p["bytes"]))
+        for p in ev["memory"]["other_processes"])
+    return {k: show(v) for k, v in got.items()}
+
+
+def main():
+    oomdoc, dirs = sys.argv[1], sys.argv[2:]
+    checked = failed = 0
+    for d in dirs:
+        for fn in sorted(os.listdir(d)):
+            if not fn.endswith(".expect"):
+                continue
+            name = fn[:-len(".expect")]
+            with open(os.path.join(d, fn)) as f:
+                exp = dict(l.split("=", 1) for l in f.read().splitlines()
+                           if l and not l.startswith("#"))
+            log = os.path.join(d, name + ".log")
+            r = subprocess.run([oomdoc, "--format", "json", log],
+                               capture_output=True, text=True, timeout=60)
+            checked += 1
+            diffs = []
+            try:
+                events = json.loads(r.stdout)["events"]
+            except ValueError:
+                print("FAIL %s: no JSON (exit %d): %s" % (log, r.returncode,
+                                                        r.stderr.strip()))
+                failed += 1
+                continue
+            if str(len(events)) != exp["events"]:
+                diffs.append(("events", exp["events"], len(events)))
+            for i, ev in enumerate(events[:int(exp["events"])]):
+                for k, v in actual(ev).items():
+                    want = exp.get("%d.%s" % (i, k))
+                    if want is not None and want != v:
+                        diffs.append(("%d.%s" % (i, k), want, v))
+            want_rc = 0 if exp["events"] != "0" else 1
+            if r.returncode != want_rc:
+                diffs.append(("exit status", want_rc, r.returncode))
+            if diffs:
+                failed += 1
+                print("FAIL %s:" % log)
+                for k, want, got in diffs:
+                    print("    %s: expected %s, got %s" % (k, want, got))
+    print("%d passed, %d failed" % (checked - failed, failed))
+    return 1 if failed or checked == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

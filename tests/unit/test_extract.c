@@ -1,0 +1,476 @@
+/*
+ * test_extract.c: each era's message, the prefixes, and the shapes real
+ * logs give them, run through the scanner from an in-memory buffer.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "oomdoc.h"
+
+#define GiB(x) ((int64_t)((x) * 1073741824.0 + 0.5))
+#define MiB(x) ((int64_t)((x) * 1048576.0 + 0.5))
+
+static od_scanner *sc;
+
+static int
+setup(void **state)
+{
+	od_error err;
+
+	(void)state;
+	sc = od_scanner_new(&err);
+	return sc == NULL;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	od_scanner_free(sc);
+	return 0;
+}
+
+/* Scans text and returns its event set (the caller frees it). */
+static od_events *
+scan(const char *text, od_input *info)
+{
+	od_events *set = od_events_new();
+	od_input dummy;
+
+	od_scan_buffer(sc, text, strlen(text), 0, info ? info : &dummy, set);
+	return set;
+}
+
+static void
+test_era_cached(void **state)
+{
+	od_events *set = scan("x\nRuntimeError: CUDA out of memory. Tried to "
+	    "allocate 16.00 GiB (GPU 0; 11.93 GiB total capacity; 4.00 GiB "
+	    "already allocated; 7.33 GiB free; 179.00 KiB cached)\n", NULL);
+	od_event *ev;
+
+	(void)state;
+	assert_int_equal(od_events_count(set), 1);
+	ev = od_events_get(set, 0);
+	assert_int_equal(ev->kind, OD_KIND_CUDA_CACHING_ALLOCATOR);
+	assert_int_equal(ev->format, OD_FMT_CACHED);
+	assert_int_equal(ev->line, 2);
+	assert_int_equal(ev->device, 0);
+	assert_string_equal(ev->exception, "RuntimeError");
+	assert_int_equal(ev->mem.requested, GiB(16));
+	assert_int_equal(ev->mem.total, 12809739960LL);
+	assert_int_equal(ev->mem.allocated, GiB(4));
+	assert_int_equal(ev->mem.free, 7870527570LL);
+	assert_int_equal(ev->mem.reserved_unallocated, 183296);
+	assert_int_equal(ev->mem.reserved, GiB(4) + 183296);
+	assert_int_equal(ev->mem.process_in_use, OD_UNKNOWN);
+	assert_int_equal(ev->mem.allowed, OD_UNKNOWN);
+	od_events_free(set);
+}
+
+static void
+test_era_reserved_total(void **state)
+{
+	od_events *set = scan("RuntimeError: CUDA out of memory. Tried to "
+	    "allocate 152.00 MiB (GPU 0; 31.72 GiB total capacity; 24.89 GiB "
+	    "already allocated; 6.12 MiB free; 1.00 GiB allowed; 30.70 GiB "
+	    "reserved in total by PyTorch) If reserved memory is >> allocated "
+	    "memory try setting max_split_size_mb to avoid fragmentation.  See "
+	    "documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF\n",
+	    NULL);
+	od_event *ev = od_events_get(set, 0);
+
+	(void)state;
+	assert_non_null(ev);
+	assert_int_equal(ev->format, OD_FMT_RESERVED_TOTAL);
+	assert_int_equal(ev->hint, OD_HINT_MAX_SPLIT);
+	assert_int_equal(ev->mem.requested, MiB(152));
+	assert_int_equal(ev->mem.free, 6417285);        /* 6.12 MiB */
+	assert_int_equal(ev->mem.allowed, GiB(1));
+	assert_int_equal(ev->mem.reserved, 32963873997LL);
+	assert_int_equal(ev->mem.allocated, 26725433999LL);
+	assert_int_equal(ev->mem.reserved_unallocated,
+	    32963873997LL - 26725433999LL);
+	/* The message runs to the end of the hint. */
+	assert_non_null(strstr(ev->message, "PYTORCH_CUDA_ALLOC_CONF"));
+	od_events_free(set);
+}
+
+static void
+test_era_capacty_with_processes(void **state)
+{
+	od_events *set = scan("torch.cuda.OutOfMemoryError: CUDA out of memory. "
+	    "Tried to allocate 138.00 MiB. GPU 0 has a total capacty of 15.90 "
+	    "GiB of which 8.44 MiB is free. Process 1246069 has 577.00 MiB "
+	    "memory in use. Including non-PyTorch memory, this process has "
+	    "15.32 GiB memory in use. Of the allocated memory 14.12 GiB is "
+	    "allocated by PyTorch, and 410.41 MiB is reserved by PyTorch but "
+	    "unallocated. If reserved but unallocated memory is large try "
+	    "setting max_split_size_mb to avoid fragmentation.  See "
+	    "documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF\n",
+	    NULL);
+	od_event *ev = od_events_get(set, 0);
+
+	(void)state;
+	assert_non_null(ev);
+	assert_int_equal(ev->format, OD_FMT_CAPACTY);
+	assert_string_equal(ev->exception, "torch.cuda.OutOfMemoryError");
+	assert_int_equal(ev->mem.nprocs, 1);
+	assert_int_equal(ev->mem.procs[0].pid, 1246069);
+	assert_int_equal(ev->mem.procs[0].bytes, MiB(577));
+	assert_int_equal(ev->mem.process_in_use, 16449724744LL);
+	assert_int_equal(ev->mem.allocated, 15161234555LL);
+	assert_int_equal(ev->mem.reserved_unallocated, 430346076);
+	assert_int_equal(ev->mem.reserved, 15161234555LL + 430346076);
+	assert_int_equal(ev->mem.non_framework,
+	    16449724744LL - 15161234555LL - 430346076);
+	assert_int_equal(ev->hint, OD_HINT_MAX_SPLIT);
+	od_events_free(set);
+}
+
+static void
+test_era_new_allowed_pools(void **state)
+{
+	od_events *set = scan("torch.OutOfMemoryError: CUDA out of memory. Tried "
+	    "to allocate 2.00 MiB. GPU 0 has a total capacity of 79.19 GiB of "
+	    "which 2.07 GiB is free. Including non-PyTorch memory, this process "
+	    "has 77.11 GiB memory in use. 75.23 GiB allowed; Of the allocated "
+	    "memory 74.23 GiB is allocated by PyTorch, with 104.00 MiB "
+	    "allocated in private pools (e.g., CUDA Graphs), and 943.54 MiB is "
+	    "reserved by PyTorch but unallocated. If reserved but unallocated "
+	    "memory is large try setting PYTORCH_CUDA_ALLOC_CONF="
+	    "expandable_segments:True to avoid fragmentation.  See "
+	    "documentation for Memory Management  (https://pytorch.org/docs/"
+	    "stable/notes/cuda.html#environment-variables)\n", NULL);
+	od_event *ev = od_events_get(set, 0);
+
+	(void)state;
+	assert_non_null(ev);
+	assert_int_equal(ev->format, OD_FMT_CAPACITY);
+	assert_int_equal(ev->hint, OD_HINT_EXPANDABLE);
+	assert_int_equal(ev->mem.allowed, 80777597420LL);
+	assert_int_equal(ev->mem.private_pools, MiB(104));
+	assert_int_equal(ev->mem.reserved_unallocated, 989373399);
+	assert_int_equal(ev->mem.requested, MiB(2));
+	assert_int_equal(ev->mem.nprocs, 0);
+	assert_int_equal(ev->message[ev->message_len - 1], ')');
+	od_events_free(set);
+}
+
+static void
+test_hip_and_xpu(void **state)
+{
+	od_events *set = scan("torch.OutOfMemoryError: HIP out of memory. Tried "
+	    "to allocate 672.00 MiB. GPU 0 has a total capacity of 191.98 GiB of "
+	    "which 0 bytes is free. Of the allocated memory 191.53 GiB is "
+	    "allocated by PyTorch, and 520.00 KiB is reserved by PyTorch but "
+	    "unallocated.\nXPU out of memory. Tried to allocate 8.00 GiB. GPU 0 "
+	    "has a total capacity of 15.11 GiB. Of the allocated memory 0 bytes "
+	    "is allocated by PyTorch, and 0 bytes is reserved by PyTorch but "
+	    "unallocated. Please use `empty_cache` to release all unoccupied "
+	    "cached memory.\n", NULL);
+	od_event *ev;
+
+	(void)state;
+	assert_int_equal(od_events_count(set), 2);
+	ev = od_events_get(set, 0);
+	assert_int_equal(ev->kind, OD_KIND_HIP);
+	assert_int_equal(ev->mem.free, 0);
+	assert_int_equal(ev->mem.reserved_unallocated, 532480);
+	ev = od_events_get(set, 1);
+	assert_int_equal(ev->kind, OD_KIND_XPU);
+	assert_int_equal(ev->line, 2);
+	assert_int_equal(ev->mem.free, OD_UNKNOWN);
+	assert_int_equal(ev->mem.allocated, 0);
+	assert_int_equal(ev->mem.reserved, 0);
+	assert_non_null(strstr(ev->message, "empty_cache"));
+	od_events_free(set);
+}
+
+static void
+test_async_block(void **state)
+{
+	od_events *set = scan("torch.OutOfMemoryError: Allocation on device 0 "
+	    "would exceed allowed memory. (out of memory)\n"
+	    "Currently allocated     : 28.69 GiB\n"
+	    "Requested               : 7.29 GiB\n"
+	    "Device limit            : 31.36 GiB\n"
+	    "Free (according to CUDA): 29.94 MiB\n"
+	    "PyTorch limit (set by user-supplied memory fraction)\n"
+	    "                        : 17179869184.00 GiB\n"
+	    "next line\n", NULL);
+	od_event *ev = od_events_get(set, 0);
+
+	(void)state;
+	assert_non_null(ev);
+	assert_int_equal(ev->format, OD_FMT_ASYNC);
+	assert_int_equal(ev->line, 1);
+	assert_int_equal(ev->end_line, 7);
+	assert_int_equal(ev->mem.allocated, 30805652931LL);
+	assert_int_equal(ev->mem.requested, 7827577897LL);
+	assert_int_equal(ev->mem.total, 33672543601LL);
+	assert_int_equal(ev->mem.free, 31394365);
+	assert_int_equal(ev->mem.allowed, OD_UNKNOWN);   /* the sentinel */
+	od_events_free(set);
+}
+
+static void
+test_warning_and_nvml(void **state)
+{
+	od_events *set = scan("[W1107 10:22:33.123456 1234 CUDACachingAllocator"
+	    ".cpp:3933] memory allocation failed with OOM on device 0 while "
+	    "trying to allocate 580911104 bytes (free: 191430656, total: "
+	    "42405855232)\nRuntimeError: NVML_SUCCESS == r INTERNAL ASSERT "
+	    "FAILED at \"../c10/cuda/CUDACachingAllocator.cpp\":950, please "
+	    "report a bug to PyTorch.\n", NULL);
+	od_event *ev;
+
+	(void)state;
+	assert_int_equal(od_events_count(set), 2);
+	ev = od_events_get(set, 0);
+	assert_int_equal(ev->format, OD_FMT_WARNING);
+	assert_false(ev->fatal);
+	assert_int_equal(ev->mem.requested, 580911104);
+	assert_int_equal(ev->mem.free, 191430656);
+	assert_int_equal(ev->mem.total, 42405855232LL);
+	ev = od_events_get(set, 1);
+	assert_int_equal(ev->format, OD_FMT_NVML_ASSERT);
+	assert_true(ev->fatal);
+	assert_int_equal(ev->mem.requested, OD_UNKNOWN);
+	od_events_free(set);
+}
+
+static void
+test_prefixes_and_ranks(void **state)
+{
+	static const struct {
+		const char *prefix;
+		int rank;
+		const char *ts;
+	} cases[] = {
+		{ "[rank3]: ", 3, "" },
+		{ "[default5]:", 5, "" },
+		{ "7: ", 7, "" },
+		{ "[1,2]<stderr>:", 2, "" },
+		{ "2024-05-01T12:00:00.123456789Z stderr F ", -1,
+		  "2024-05-01T12:00:00.123456789Z" },
+		{ "2024-05-01T12:00:00.123456789Z [rank1]: ", 1,
+		  "2024-05-01T12:00:00.123456789Z" },
+		{ "trainer-1  | ", -1, "" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char text[512];
+		od_events *set;
+		od_event *ev;
+
+		snprintf(text, sizeof text, "%storch.OutOfMemoryError: CUDA out "
+		    "of memory. Tried to allocate 20.00 MiB. GPU 1 has a total "
+		    "capacity of 23.65 GiB of which 3.06 MiB is free.\n",
+		    cases[i].prefix);
+		set = scan(text, NULL);
+		ev = od_events_get(set, 0);
+		assert_non_null(ev);
+		assert_int_equal(ev->rank, cases[i].rank);
+		assert_int_equal(ev->device, 1);
+		assert_string_equal(ev->timestamp, cases[i].ts);
+		od_events_free(set);
+	}
+}
+
+/* A message wrapped at word boundaries, each line with its rank prefix. */
+static void
+test_wrapped_lines(void **state)
+{
+	od_events *set = scan("[rank0]: torch.cuda.OutOfMemoryError: CUDA out of "
+	    "memory. Tried to allocate 138.00 MiB.\n"
+	    "[rank0]: GPU 0 has a total capacty of 15.90 GiB of which 8.44 MiB "
+	    "is free.\n"
+	    "[rank0]: Process 1246069 has 577.00 MiB memory in use. Including "
+	    "non-PyTorch memory,\n"
+	    "[rank0]: this process has 15.32 GiB memory in use. Of the allocated "
+	    "memory\n"
+	    "[rank0]: 14.12 GiB is allocated by PyTorch, and 410.41 MiB is "
+	    "reserved\n"
+	    "[rank0]: by PyTorch but unallocated.\n"
+	    "[rank0]: epoch 3\n", NULL);
+	od_event *ev = od_events_get(set, 0);
+
+	(void)state;
+	assert_non_null(ev);
+	assert_int_equal(ev->line, 1);
+	assert_int_equal(ev->end_line, 6);
+	assert_int_equal(ev->rank, 0);
+	assert_int_equal(ev->mem.process_in_use, 16449724744LL);
+	assert_int_equal(ev->mem.reserved_unallocated, 430346076);
+	assert_null(strstr(ev->message, "[rank0]"));
+	od_events_free(set);
+}
+
+static void
+test_glued_repr_headless_truncated(void **state)
+{
+	od_events *set;
+	od_event *ev;
+
+	(void)state;
+	set = scan("whyCUDA out of memory. Tried to allocate 1.00 GiB (GPU 0; "
+	    "4.00 GiB total capacity; 2.00 GiB already allocated; 0 bytes free;"
+	    " 3.00 GiB reserved in total by PyTorch)\n", NULL);
+	ev = od_events_get(set, 0);
+	assert_non_null(ev);
+	assert_int_equal(ev->mem.free, 0);
+	od_events_free(set);
+
+	set = scan("OutOfMemoryError('CUDA out of memory. Tried to allocate "
+	    "20.00 MiB (GPU 0; 4.00 GiB total capacity; 2.00 GiB already "
+	    "allocated\n", NULL);
+	ev = od_events_get(set, 0);
+	assert_non_null(ev);
+	assert_string_equal(ev->exception, "OutOfMemoryError");
+	assert_int_equal(ev->mem.allocated, GiB(2));
+	assert_int_equal(ev->mem.free, OD_UNKNOWN);
+	od_events_free(set);
+
+	set = scan("Tried to allocate 20.00 MiB (GPU 0; 4.00 GiB total "
+	    "capacity; 2.00 GiB already allocated; 1.00 MiB free; 3.00 GiB "
+	    "reserved in total by PyTorch)\n", NULL);
+	assert_int_equal(od_events_count(set), 1);
+	od_events_free(set);
+
+	set = scan("RuntimeError:CUDA out of memory. Tried to allocate 3725.29 "
+	    "GiB. GPU\n", NULL);
+	ev = od_events_get(set, 0);
+	assert_non_null(ev);
+	assert_int_equal(ev->format, OD_FMT_HEAD_ONLY);
+	assert_int_equal(ev->mem.requested, 3999999679529LL);
+	assert_int_equal(ev->mem.total, OD_UNKNOWN);
+	od_events_free(set);
+}
+
+/* Lines that mention memory but are no OOM report. */
+static void
+test_near_misses(void **state)
+{
+	static const char *const texts[] = {
+		"help: use --grad-ckpt to avoid CUDA out of memory errors\n",
+		"Tried to allocate 384.00 MiB on shared pool.\n",
+		"MPS backend out of memory (MPS allocated: 1.00 GiB)\n",
+		"warning: PYTORCH_CUDA_ALLOC_CONF expandable_segments ignored\n",
+		"|  0  NVIDIA A100  | 30731MiB / 32510MiB |\n",
+		"the GPU has a total capacity of 80 GB\n",
+		"CUDA out of memory.\n",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		od_events *set = scan(texts[i], NULL);
+
+		assert_int_equal(od_events_count(set), 0);
+		od_events_free(set);
+	}
+}
+
+/* Bare '\r' splits lines but does not count; CRLF counts once. */
+static void
+test_line_numbers(void **state)
+{
+	od_input info;
+	od_events *set = scan("a\r\nb\r 10%\r 20%\r 30%\nc\n"
+	    "[rank2]: RuntimeError: CUDA out of memory. Tried to allocate 2.00 "
+	    "MiB (GPU 0; 4.00 GiB total capacity; 1.00 GiB already allocated; "
+	    "0 bytes free; 1.00 GiB reserved in total by PyTorch)\r\nz", &info);
+	od_event *ev = od_events_get(set, 0);
+
+	(void)state;
+	assert_non_null(ev);
+	assert_int_equal(ev->line, 4);
+	assert_int_equal(ev->rank, 2);
+	assert_int_equal(info.lines, 5);
+	od_events_free(set);
+}
+
+/* Equal messages group; different ones stay apart. */
+static void
+test_grouping(void **state)
+{
+	const char *m = "RuntimeError: CUDA out of memory. Tried to allocate "
+	    "2.00 MiB (GPU 0; 4.00 GiB total capacity; 1.00 GiB already "
+	    "allocated; 0 bytes free; 1.00 GiB reserved in total by PyTorch)\n";
+	char text[2048];
+	od_events *set;
+	od_event *ev;
+
+	(void)state;
+	snprintf(text, sizeof text, "[rank1]: %s[rank0]: %s%s[rank1]: %s"
+	    "[rank5]: RuntimeError: CUDA out of memory. Tried to allocate "
+	    "4.00 MiB (GPU 0; 4.00 GiB total capacity; 1.00 GiB already "
+	    "allocated; 0 bytes free; 1.00 GiB reserved in total by "
+	    "PyTorch)\n", m, m, m, m);
+	set = scan(text, NULL);
+	assert_int_equal(od_events_count(set), 2);
+	ev = od_events_get(set, 0);
+	assert_int_equal(ev->occurrences, 4);
+	assert_int_equal(ev->rank, 1);
+	assert_int_equal(ev->nranks, 2);
+	assert_int_equal(ev->ranks[0], 0);
+	assert_int_equal(ev->ranks[1], 1);
+	ev = od_events_get(set, 1);
+	assert_int_equal(ev->rank, 5);
+	assert_int_equal(ev->line, 5);
+	od_events_free(set);
+}
+
+/* Several messages on one line (a log collapsed onto one line), with NUL
+ * bytes and invalid UTF-8 around them. */
+static void
+test_one_line_log(void **state)
+{
+	static const char text[] = "step 1\0\xff\xfe loss 2 RuntimeError: CUDA "
+	    "out of memory. Tried to allocate 2.00 MiB (GPU 0; 4.00 GiB total "
+	    "capacity; 1.00 GiB already allocated; 0 bytes free; 1.00 GiB "
+	    "reserved in total by PyTorch) step 2 RuntimeError: CUDA out of "
+	    "memory. Tried to allocate 8.00 MiB (GPU 1; 4.00 GiB total "
+	    "capacity; 1.00 GiB already allocated; 0 bytes free; 1.00 GiB "
+	    "reserved in total by PyTorch)";
+	od_events *set = od_events_new();
+	od_input info;
+
+	(void)state;
+	od_scan_buffer(sc, text, sizeof text - 1, 0, &info, set);
+	assert_int_equal(od_events_count(set), 2);
+	assert_int_equal(od_events_get(set, 1)->device, 1);
+	assert_int_equal(od_events_get(set, 1)->line, 1);
+	od_events_free(set);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_era_cached),
+		cmocka_unit_test(test_era_reserved_total),
+		cmocka_unit_test(test_era_capacty_with_processes),
+		cmocka_unit_test(test_era_new_allowed_pools),
+		cmocka_unit_test(test_hip_and_xpu),
+		cmocka_unit_test(test_async_block),
+		cmocka_unit_test(test_warning_and_nvml),
+		cmocka_unit_test(test_prefixes_and_ranks),
+		cmocka_unit_test(test_wrapped_lines),
+		cmocka_unit_test(test_glued_repr_headless_truncated),
+		cmocka_unit_test(test_near_misses),
+		cmocka_unit_test(test_line_numbers),
+		cmocka_unit_test(test_grouping),
+		cmocka_unit_test(test_one_line_log),
+	};
+
+	return cmocka_run_group_tests_name("extract", tests, setup, teardown);
+}

@@ -1,0 +1,79 @@
+/*
+ * test_report.c: what reaches the terminal and the JSON from a log is
+ * escaped: no control sequence passes, and JSON strings are valid UTF-8.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "oomdoc.h"
+
+/* Runs a report over text and returns what it wrote (caller frees). */
+static char *
+report(const char *text, size_t len, od_report_format fmt)
+{
+	od_error err;
+	od_scanner *sc = od_scanner_new(&err);
+	od_events *set = od_events_new();
+	od_input in = { 0 };
+	od_report_opts o = { fmt, false };
+	char *out = NULL, name[] = "job\x1b]0;pwned\x07.log";
+	size_t outlen = 0;
+	FILE *f = open_memstream(&out, &outlen);
+
+	od_scan_buffer(sc, text, len, 0, &in, set);
+	in.name = name;
+	od_report_write(f, &o, &in, 1, set);
+	fclose(f);
+	od_events_free(set);
+	od_scanner_free(sc);
+	return out;
+}
+
+/* The NVML assert's pattern lets any byte through between its words. */
+static const char hostile[] = "RuntimeError: NVML_SUCCESS == \x1b[31m\xff"
+    "\xc3\xa9 r INTERNAL ASSERT FAILED at \"../c10/cuda/CUDACachingAllocator"
+    ".cpp\":950, please report a bug to PyTorch.\n";
+
+static void
+test_text_escapes(void **state)
+{
+	char *out = report(hostile, sizeof hostile - 1, OD_FORMAT_TEXT);
+
+	(void)state;
+	assert_null(strchr(out, '\x1b'));
+	assert_null(strchr(out, '\x07'));
+	assert_non_null(strstr(out, "\\x1b[31m\\xff\xc3\xa9"));
+	assert_non_null(strstr(out, "job\\x1b]0;pwned\\x07.log"));
+	free(out);
+}
+
+static void
+test_json_escapes(void **state)
+{
+	char *out = report(hostile, sizeof hostile - 1, OD_FORMAT_JSON);
+
+	(void)state;
+	assert_null(strchr(out, '\x1b'));
+	assert_non_null(strstr(out, "\\u001b[31m\\ufffd\xc3\xa9"));
+	assert_non_null(strstr(out, "\"requested_bytes\": null"));
+	assert_non_null(strstr(out, "\"name\": \"job\\u001b]0;pwned\\u0007.log\""));
+	free(out);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text_escapes),
+		cmocka_unit_test(test_json_escapes),
+	};
+
+	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
+}

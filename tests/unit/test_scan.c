@@ -1,0 +1,289 @@
+/*
+ * test_scan.c: streaming through the fixed buffer (messages across buffer
+ * boundaries, lines longer than the buffer), and gzip/zstd input with and
+ * without truncation.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "oomdoc.h"
+
+static od_scanner *sc;
+static char tmpdir[] = "/tmp/oomdoc-test-XXXXXX";
+
+static int
+setup(void **state)
+{
+	od_error err;
+
+	(void)state;
+	if (mkdtemp(tmpdir) == NULL)
+		return 1;
+	sc = od_scanner_new(&err);
+	return sc == NULL;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	od_scanner_free(sc);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+	return system(cmd) != 0;
+}
+
+static const char *
+path(const char *name)
+{
+	static char buf[256];
+
+	snprintf(buf, sizeof buf, "%s/%s", tmpdir, name);
+	return buf;
+}
+
+static void
+write_file(const char *p, const void *data, size_t n)
+{
+	FILE *f = fopen(p, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * A log of filler lines with 40 distinct OOMs spread over 20 MiB, each at a
+ * different distance from the 4 MiB buffer's seams.  Returns the text and
+ * fills lines[] with each OOM's line number.
+ */
+static char *
+make_log(size_t *len, uint64_t lines[40])
+{
+	size_t cap = 24u << 20, n = 0;
+	char *t = malloc(cap);
+	uint64_t line = 1;
+	int k = 0;
+
+	assert_non_null(t);
+	while (n < (20u << 20)) {
+		if (k < 40 && n >= (size_t)k * (509u * 1024) + 7u * (size_t)k * k) {
+			n += (size_t)sprintf(t + n, "[rank%d]: RuntimeError: CUDA "
+			    "out of memory. Tried to allocate %d.00 MiB (GPU 0; "
+			    "4.00 GiB total capacity; 1.00 GiB already allocated;"
+			    " 0 bytes free; 1.00 GiB reserved in total by "
+			    "PyTorch)\n", k, k + 1);
+			lines[k++] = line++;
+			continue;
+		}
+		n += (size_t)sprintf(t + n, "step %zu loss 0.123 lr 1e-4\r 50%%|"
+		    "#####     |\n", n);
+		line++;
+	}
+	assert_int_equal(k, 40);
+	*len = n;
+	return t;
+}
+
+static void
+check_events(od_events *set, const uint64_t lines[40])
+{
+	int k;
+
+	assert_int_equal(od_events_count(set), 40);
+	for (k = 0; k < 40; k++) {
+		od_event *ev = od_events_get(set, (size_t)k);
+
+		assert_int_equal(ev->line, lines[k]);
+		assert_int_equal(ev->rank, k);
+		assert_int_equal(ev->mem.requested, (int64_t)(k + 1) << 20);
+	}
+}
+
+static void
+test_buffer_seams(void **state)
+{
+	uint64_t lines[40];
+	size_t len;
+	char *t = make_log(&len, lines);
+	od_events *set = od_events_new();
+	od_input info = { 0 };
+	od_error err;
+
+	(void)state;
+	write_file(path("seams.log"), t, len);
+	assert_true(od_scan_path(sc, path("seams.log"), 0, &info, set, &err));
+	check_events(set, lines);
+	assert_int_equal(info.bytes, len);
+	assert_string_equal(info.compression, "none");
+	free(info.name);
+	od_events_free(set);
+	free(t);
+}
+
+static void
+test_gzip_and_zstd(void **state)
+{
+	uint64_t lines[40];
+	size_t len, zlen;
+	char *t = make_log(&len, lines), *z;
+	od_events *set;
+	od_input info;
+	od_error err;
+	gzFile gz;
+
+	(void)state;
+	gz = gzopen(path("log.gz"), "wb");
+	assert_non_null(gz);
+	assert_int_equal(gzwrite(gz, t, (unsigned)len), (int)len);
+	assert_int_equal(gzclose(gz), Z_OK);
+	set = od_events_new();
+	memset(&info, 0, sizeof info);
+	assert_true(od_scan_path(sc, path("log.gz"), 0, &info, set, &err));
+	assert_string_equal(info.compression, "gzip");
+	check_events(set, lines);
+	free(info.name);
+	od_events_free(set);
+
+	zlen = ZSTD_compressBound(len);
+	z = malloc(zlen);
+	zlen = ZSTD_compress(z, zlen, t, len, 3);
+	assert_false(ZSTD_isError(zlen));
+	write_file(path("log.zst"), z, zlen);
+	set = od_events_new();
+	memset(&info, 0, sizeof info);
+	assert_true(od_scan_path(sc, path("log.zst"), 0, &info, set, &err));
+	assert_string_equal(info.compression, "zstd");
+	check_events(set, lines);
+	free(info.name);
+	od_events_free(set);
+
+	/* Cut in half: the first events are kept, and it says truncated. */
+	write_file(path("cut.zst"), z, zlen / 2);
+	set = od_events_new();
+	memset(&info, 0, sizeof info);
+	assert_false(od_scan_path(sc, path("cut.zst"), 0, &info, set, &err));
+	assert_non_null(strstr(err.msg, "truncated zstd"));
+	assert_true(info.failed);
+	assert_true(od_events_count(set) > 5);
+	free(info.name);
+	od_events_free(set);
+	free(z);
+	free(t);
+}
+
+static void
+test_truncated_gzip(void **state)
+{
+	static const char msg[] = "RuntimeError: CUDA out of memory. Tried to "
+	    "allocate 2.00 MiB (GPU 0; 4.00 GiB total capacity; 1.00 GiB "
+	    "already allocated; 0 bytes free; 1.00 GiB reserved in total by "
+	    "PyTorch)\n";
+	char gzbuf[4096];
+	z_stream zs;
+	od_events *set = od_events_new();
+	od_input info = { 0 };
+	od_error err;
+
+	(void)state;
+	memset(&zs, 0, sizeof zs);
+	assert_int_equal(deflateInit2(&zs, 6, Z_DEFLATED, 31, 8,
+	    Z_DEFAULT_STRATEGY), Z_OK);
+	zs.next_in = (unsigned char *)(uintptr_t)msg;
+	zs.avail_in = sizeof msg - 1;
+	zs.next_out = (unsigned char *)gzbuf;
+	zs.avail_out = sizeof gzbuf;
+	assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	/* Drop the 8-byte trailer and a little more. */
+	write_file(path("cut.gz"), gzbuf, zs.total_out - 10);
+	deflateEnd(&zs);
+	assert_false(od_scan_path(sc, path("cut.gz"), 0, &info, set, &err));
+	assert_non_null(strstr(err.msg, "truncated gzip"));
+	free(info.name);
+	od_events_free(set);
+}
+
+/* A 9 MiB line (longer than the buffer) with an OOM in its middle and one
+ * straddling nothing in particular near its end. */
+static void
+test_long_line(void **state)
+{
+	size_t n = 9u << 20, at;
+	char *t = malloc(n + 1);
+	static const char msg[] = "RuntimeError: CUDA out of memory. Tried to "
+	    "allocate 2.00 MiB (GPU 3; 4.00 GiB total capacity; 1.00 GiB "
+	    "already allocated; 0 bytes free; 1.00 GiB reserved in total by "
+	    "PyTorch)";
+	od_events *set = od_events_new();
+	od_input info = { 0 };
+	od_error err;
+
+	(void)state;
+	memset(t, 'x', n);
+	for (at = 1000; at + 200 < n; at += 997)
+		t[at] = ' ';
+	memcpy(t + (4u << 20) - 30, msg, sizeof msg - 1);
+	memcpy(t + n - 300, msg, sizeof msg - 1);
+	/* "4.00 MiB": a distinct message. */
+	t[n - 300 + (size_t)(strstr(msg, "2.00 MiB") - msg)] = '4';
+	t[n] = '\n';
+	write_file(path("long.log"), t, n + 1);
+	assert_true(od_scan_path(sc, path("long.log"), 0, &info, set, &err));
+	assert_int_equal(od_events_count(set), 2);
+	assert_int_equal(od_events_get(set, 0)->device, 3);
+	assert_int_equal(od_events_get(set, 1)->mem.requested, 4 << 20);
+	assert_int_equal(info.lines, 1);
+	free(info.name);
+	od_events_free(set);
+	free(t);
+}
+
+static void
+test_errors(void **state)
+{
+	od_events *set = od_events_new();
+	od_input info = { 0 };
+	od_error err;
+
+	(void)state;
+	assert_false(od_scan_path(sc, path("missing.log"), 0, &info, set, &err));
+	assert_string_equal(err.msg, "No such file or directory");
+	assert_string_equal(err.file, path("missing.log"));
+	free(info.name);
+	memset(&info, 0, sizeof info);
+	assert_false(od_scan_path(sc, tmpdir, 0, &info, set, &err));
+	assert_string_equal(err.msg, "is a directory");
+	free(info.name);
+	memset(&info, 0, sizeof info);
+	write_file(path("empty.log"), "", 0);
+	assert_true(od_scan_path(sc, path("empty.log"), 0, &info, set, &err));
+	assert_int_equal(info.bytes, 0);
+	assert_int_equal(info.lines, 0);
+	free(info.name);
+	od_events_free(set);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_buffer_seams),
+		cmocka_unit_test(test_gzip_and_zstd),
+		cmocka_unit_test(test_truncated_gzip),
+		cmocka_unit_test(test_long_line),
+		cmocka_unit_test(test_errors),
+	};
+
+	return cmocka_run_group_tests_name("scan", tests, setup, teardown);
+}
