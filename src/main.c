@@ -52,11 +52,12 @@ cli_error(const od_error *err)
 	fprintf(stderr, "%s\n", err->msg);
 }
 
-/* A usage error: the message, a pointer to --help, and status 2. */
+/* A usage error: what is wrong, the word at fault, a pointer to --help,
+ * and status 2. */
 static int
-cli_usage(const od_error *err)
+cli_usage(const char *what, const char *word)
 {
-	fprintf(stderr, "oomdoc: %s (see oomdoc --help)\n", err->msg);
+	fprintf(stderr, "oomdoc: %s '%s' (see oomdoc --help)\n", what, word);
 	return OD_EXIT_ERROR;
 }
 
@@ -121,6 +122,8 @@ main(int argc, char **argv)
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const char *arg = argv[optind - 1];
+
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "text") == 0)
@@ -128,17 +131,14 @@ main(int argc, char **argv)
 			else if (strcmp(optarg, "json") == 0)
 				ro.format = OD_FORMAT_JSON;
 			else
-				return od_error_set(&err, NULL, 0, 0, "unknown format '%s'",
-				    optarg),
-				    cli_usage(&err);
+				return cli_usage("unknown format", optarg);
 			break;
 		case OPT_COLOR:
 			if (strcmp(optarg, "auto") != 0 &&
 			    strcmp(optarg, "always") != 0 &&
 			    strcmp(optarg, "never") != 0)
-				return od_error_set(&err, NULL, 0, 0, "--color takes auto, "
-				    "always or never, not '%s'", optarg),
-				    cli_usage(&err);
+				return cli_usage("--color takes auto, always or "
+				    "never, not", optarg);
 			color = optarg;
 			break;
 		case OPT_LIST_ANCHORS: {
@@ -156,13 +156,15 @@ main(int argc, char **argv)
 			    OD_VERSION);
 			return 0;
 		case ':':
-			return od_error_set(&err, NULL, 0, 0, "option '%s' needs an argument",
-			    argv[optind - 1]),
-				    cli_usage(&err);
+			return cli_usage("this option needs an argument:", arg);
 		default:
-			return od_error_set(&err, NULL, 0, 0, "unknown option '%s'",
-			    argv[optind - 1]),
-				    cli_usage(&err);
+			/* getopt sets optopt to a known option's code when
+			 * only its argument was wrong. */
+			for (i = 0; i < CLI_NOPTS; i++)
+				if (optopt != 0 && optopt == cli_options[i].letter)
+					return cli_usage("this option takes no "
+					    "argument:", arg);
+			return cli_usage("unknown option", arg);
 		}
 	}
 	if (strcmp(color, "always") == 0)

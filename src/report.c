@@ -234,16 +234,20 @@ rp_json(FILE *out, const od_input *inputs, int ninputs, od_events *set)
 	    (unsigned long long)od_events_dropped(set));
 }
 
-/* The memory picture as one bar over the device's capacity. */
+/*
+ * The memory picture as one bar over the device's capacity.  Each part
+ * gets its share of the cells by largest remainder, and at least one cell
+ * when it is not zero, so that a small free figure still shows.  Parts the
+ * message does not give are left blank.  The request that failed is drawn
+ * below on the same scale.
+ */
 static void
 rp_bar(FILE *out, const od_memory *m)
 {
-	struct {
-		int64_t bytes;
-		char c;
-	} seg[5];
-	int64_t others = 0;
-	int cells = 0, i, k, w;
+	static const char marks[] = "on#+.";
+	int64_t part[5], others = 0, known = 0, sum;
+	double want[5];
+	int cells[5], used = 0, target, i, k, big;
 	char bar[RP_BAR_WIDTH + 1];
 
 	if (m->total <= 0 || m->allocated < 0)
@@ -251,27 +255,62 @@ rp_bar(FILE *out, const od_memory *m)
 	for (i = 0; i < m->nprocs; i++)
 		if (m->procs[i].bytes > 0)
 			others += m->procs[i].bytes;
-	seg[0].bytes = others, seg[0].c = 'o';
-	seg[1].bytes = m->non_framework, seg[1].c = 'n';
-	seg[2].bytes = m->allocated, seg[2].c = '#';
-	seg[3].bytes = m->reserved_unallocated, seg[3].c = '+';
-	seg[4].bytes = m->free, seg[4].c = '.';
+	part[0] = others;
+	part[1] = m->non_framework;
+	part[2] = m->allocated;
+	part[3] = m->reserved_unallocated;
+	part[4] = m->free;
 	for (k = 0; k < 5; k++) {
-		if (seg[k].bytes <= 0)
-			continue;
-		w = (int)((double)seg[k].bytes / (double)m->total *
-		    RP_BAR_WIDTH + 0.5);
-		if (w == 0)
-			w = 1;
-		for (i = 0; i < w && cells < RP_BAR_WIDTH; i++)
-			bar[cells++] = seg[k].c;
+		if (part[k] < 0)
+			part[k] = 0;
+		known += part[k];
 	}
-	while (cells < RP_BAR_WIDTH)
-		bar[cells++] = ' ';
-	bar[cells] = '\0';
+	/* Inconsistent figures (Windows shared memory) scale to their sum. */
+	sum = known > m->total ? known : m->total;
+	target = (int)((double)known / (double)sum * RP_BAR_WIDTH + 0.5);
+	for (k = 0; k < 5; k++) {
+		want[k] = (double)part[k] / (double)sum * RP_BAR_WIDTH;
+		cells[k] = (int)want[k];
+		if (cells[k] == 0 && part[k] > 0)
+			cells[k] = 1;
+		want[k] -= cells[k];
+		used += cells[k];
+	}
+	while (used < target) {
+		for (big = 0, k = 1; k < 5; k++)
+			if (want[k] > want[big])
+				big = k;
+		cells[big]++;
+		want[big] -= 1.0;
+		used++;
+	}
+	while (used > target) {
+		for (big = 0, k = 1; k < 5; k++)
+			if (cells[k] > cells[big])
+				big = k;
+		cells[big]--;
+		used--;
+	}
+	for (used = 0, k = 0; k < 5; k++)
+		for (i = 0; i < cells[k]; i++)
+			bar[used++] = marks[k];
+	while (used < RP_BAR_WIDTH)
+		bar[used++] = ' ';
+	bar[used] = '\0';
 	fprintf(out, "    [%s]\n", bar);
+	if (m->requested > 0) {
+		int w = (int)((double)m->requested / (double)sum * RP_BAR_WIDTH +
+		    0.5);
+
+		w = w < 1 ? 1 : w > RP_BAR_WIDTH ? RP_BAR_WIDTH : w;
+		memset(bar, ' ', RP_BAR_WIDTH);
+		memset(bar, '=', (size_t)w);
+		fprintf(out, "    [%s]%s\n", bar,
+		    m->requested > m->total ? " >" : "");
+	}
 	fputs("     o other processes  n non-PyTorch  # allocated  "
-	    "+ reserved, unallocated  . free\n", out);
+	    "+ reserved, unallocated\n     . free  = the request that "
+	    "failed\n", out);
 }
 
 static void

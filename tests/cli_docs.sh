@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Keeps the man page, --help and the option parser in agreement:
+#  - mandoc -Tlint finds nothing in man/oomdoc.1;
+#  - the options listed by --help (made from the parser's table) are the
+#    ones the man page's OPTIONS section documents, long and short names;
+#  - the parser accepts each of them and refuses an unknown one with one
+#    line on standard error and status 2;
+#  - every exit status the man page lists is one --help mentions.
+#
+# Usage: tests/cli_docs.sh OOMDOC   (from the repository root)
+set -u
+oomdoc=$1
+man=man/oomdoc.1
+fail=0 pass=0
+check() {   # check NAME CONDITION-STATUS
+	if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else
+		echo "FAIL $1"; fail=$((fail + 1)); fi
+}
+
+# 1. The man page lints clean.  A manual referenced with .Xr that this
+#    machine lacks is the machine's business, not the page's.
+lint=$(mandoc -Tlint "$man" 2>&1 |
+	grep -v -e 'referenced manual not found' -e 'mandoc\.db')
+[ -z "$lint" ]; check "mandoc -Tlint: $lint" $?
+
+# 2. Option names.  From --help: "  -f, --format FORMAT  ..." lines.
+help_opts=$("$oomdoc" --help | grep -E '^  +(-[A-Za-z], )?--[a-z]' |
+	sed -E 's/^ +((-[A-Za-z]), )?--([a-z-]+).*/\3 \2/' | sort)
+# From the man page: ".It Fl f Ar format , Fl \-format Ar format" lines in
+# the OPTIONS section.
+man_opts=$(sed -n '/^\.Sh OPTIONS/,/^\.Sh /p' "$man" | grep '^\.It ' |
+	sed -E 's/\\-/-/g' |
+	awk '{ short = ""; long = "";
+	       for (i = 1; i <= NF; i++) if ($i == "Fl") {
+	           f = $(i + 1);
+	           if (f ~ /^-/) { sub(/^-/, "", f); long = f }
+	           else short = "-" f }
+	       print long, short }' |
+	sed -E 's/ +$//' | sort)
+help_opts=$(echo "$help_opts" | sed -E 's/ +$//')
+[ "$help_opts" = "$man_opts" ]
+check "options differ between --help and the man page:
+--help:
+$help_opts
+man page:
+$man_opts" $?
+
+# 3. The parser knows each documented option ...
+while read -r long short; do
+	[ -n "$long" ] || continue
+	err=$("$oomdoc" "--$long=x" /dev/null 2>&1 >/dev/null)
+	case $err in *"unknown option"*) false ;; *) true ;; esac
+	check "--$long is documented but the parser does not know it" $?
+	if [ -n "$short" ]; then
+		out=$("$oomdoc" "$short" json /dev/null 2>&1)
+		case $out in *"unknown option"*) false ;; *) true ;; esac
+		check "$short is documented but the parser does not know it" $?
+	fi
+	# ... and SYNOPSIS names it.
+	sed -n '/^\.Sh SYNOPSIS/,/^\.Sh /p' "$man" | sed 's/\\-/-/g' |
+		grep -q -e "Fl -$long" -e "Fl ${short#-}\b" -e "Fl ${short#-} "
+	check "SYNOPSIS does not show --$long" $?
+done <<< "$man_opts"
+
+# ... and refuses an unknown one in one line, with status 2.
+err=$("$oomdoc" --no-such-option 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] && [ "$(echo "$err" | wc -l)" -eq 1 ] &&
+	case $err in *"unknown option '--no-such-option'"*) true ;; *) false ;; esac
+check "unknown option: status $rc, stderr: $err" $?
+
+# 4. Exit statuses: the man page's list and --help agree on 0, 1 and 2.
+for st in 0 1 2; do
+	sed -n '/^\.Sh EXIT STATUS/,/^\.Sh /p' "$man" | grep -q "^\.It $st\$"
+	check "EXIT STATUS does not list $st" $?
+	"$oomdoc" --help | tr '\n' ' ' | grep -q "$st"
+	check "--help does not mention status $st" $?
+done
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,23 @@
+#!/bin/sh
+# Quick start, step 2: the whole test suite.  Installs what is missing (as
+# tools/setup.sh does), then builds twice and runs every test in each:
+#   build/       warnings as errors;
+#   build-asan/  AddressSanitizer and UndefinedBehaviorSanitizer.
+# The unit tests (cmocka), the golden CLI tests, the hand-computed
+# expectations, the must-not-match corpus, the man page and --help
+# agreement and the documented examples all run under ctest.
+set -eu
+cd "$(dirname "$0")/.."
+sh tools/setup.sh --deps-only
+
+jobs=$(nproc)
+cmake -S . -B build -DOOMDOC_WERROR=ON
+cmake --build build -j "$jobs"
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+cmake -S . -B build-asan -DOOMDOC_WERROR=ON -DOOMDOC_SANITIZE=ON \
+	-DCMAKE_BUILD_TYPE=Debug
+cmake --build build-asan -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	ctest --test-dir build-asan --output-on-failure -j "$jobs"
