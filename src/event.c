@@ -35,7 +35,25 @@ od_event_init(od_event *ev)
 	ev->mem.allocated = ev->mem.reserved = OD_UNKNOWN;
 	ev->mem.reserved_unallocated = ev->mem.process_in_use = OD_UNKNOWN;
 	ev->mem.non_framework = ev->mem.allowed = OD_UNKNOWN;
-	ev->mem.private_pools = OD_UNKNOWN;
+	ev->mem.private_pools = ev->mem.peak = OD_UNKNOWN;
+	ev->host.pid = -1;
+	ev->host.total_vm = ev->host.anon_rss = ev->host.file_rss = OD_UNKNOWN;
+	ev->host.shmem_rss = ev->host.limit = ev->host.usage = OD_UNKNOWN;
+	ev->confidence = OD_CONF_HIGH;
+	ev->framework = od_kind_framework(ev->kind);
+}
+
+/*
+ * Kills of one process are often reported several times in different
+ * words (the kernel's oom-kill line and "Killed process", a launcher's
+ * exitcode -9 table and its "Signal 9 received by PID"): such events are
+ * one when their kind and process are the same.
+ */
+static bool
+ev_by_pid(const od_event *ev)
+{
+	return ev->host.pid >= 0 && (ev->kind == OD_KIND_HOST_OOM_KILLER ||
+	    ev->kind == OD_KIND_DATALOADER_KILLED);
 }
 
 void
@@ -94,6 +112,8 @@ ev_key(const od_event *ev)
 	size_t i;
 
 	h = (h ^ (uint64_t)ev->kind) * 1099511628211ULL;
+	if (ev_by_pid(ev))
+		return (h ^ (uint64_t)ev->host.pid) * 1099511628211ULL;
 	h = (h ^ (uint64_t)ev->fatal) * 1099511628211ULL;
 	for (i = 0; i < ev->message_len; i++) {
 		unsigned char c = (unsigned char)ev->message[i];
@@ -130,6 +150,26 @@ ev_same_text(const od_event *a, const od_event *b)
 		i++;
 		j++;
 	}
+}
+
+/* Moves what ev says into old, keeping old's count and ranks. */
+static void
+ev_take(od_event *old, od_event *ev)
+{
+	od_event keep = *old;
+
+	free(old->message);
+	*old = *ev;
+	old->occurrences = keep.occurrences;
+	old->ranks = keep.ranks;
+	old->nranks = keep.nranks;
+	old->ranks_cap = keep.ranks_cap;
+	old->ranks_dropped = keep.ranks_dropped;
+	old->key = keep.key;
+	if (old->rank < 0)
+		old->rank = keep.rank;
+	ev->message = NULL;
+	ev->ranks = NULL;
 }
 
 od_events *
@@ -170,9 +210,16 @@ od_events_add(od_events *set, od_event *ev)
 	for (i = ev->key & (EV_SLOTS - 1); set->slot[i] != 0;
 	    i = (i + 1) & (EV_SLOTS - 1)) {
 		old = &set->ev[set->slot[i] - 1];
-		if (old->key != ev->key || old->kind != ev->kind ||
-		    old->fatal != ev->fatal || !ev_same_text(old, ev))
+		if (old->key != ev->key || old->kind != ev->kind)
 			continue;
+		if (ev_by_pid(old) != ev_by_pid(ev) || (ev_by_pid(ev) ?
+		    old->host.pid != ev->host.pid :
+		    (old->fatal != ev->fatal || !ev_same_text(old, ev))))
+			continue;
+		/* A surer report of the same kill replaces the weaker one,
+		 * keeping the count and the ranks. */
+		if (ev->confidence > old->confidence)
+			ev_take(old, ev);
 		/* An echo: remember who echoed it. */
 		old->occurrences += ev->occurrences;
 		if (old->rank < 0)

@@ -20,6 +20,7 @@
 #include <pcre2.h>
 
 #include "extract.h"
+#include "stacks.h"
 
 /* A size as format_size() prints it: two groups, the number and the unit. */
 #define SZ "(\\d+(?:\\.\\d+)?)\\s*(bytes|[KMGTP]iB)"
@@ -151,6 +152,7 @@ typedef struct {
 } ex_seg;
 
 struct ex_ctx {
+	st_set *st;             /* the other stacks' recognisers */
 	pcre2_code *re[RE_COUNT];
 	pcre2_match_data *md;
 	pcre2_match_context *mc;
@@ -188,6 +190,11 @@ ex_new(od_error *err)
 		/* JIT is an optimisation: without it matching still works. */
 		(void)pcre2_jit_compile(x->re[i], PCRE2_JIT_COMPLETE);
 	}
+	x->st = st_new(err);
+	if (x->st == NULL) {
+		ex_free(x);
+		return NULL;
+	}
 	x->md = pcre2_match_data_create(32, NULL);
 	x->mc = pcre2_match_context_create(NULL);
 	if (x->md == NULL || x->mc == NULL) {
@@ -209,6 +216,7 @@ ex_free(ex_ctx *x)
 		return;
 	for (i = 0; i < RE_COUNT; i++)
 		pcre2_code_free(x->re[i]);
+	st_free(x->st);
 	pcre2_match_data_free(x->md);
 	pcre2_match_context_free(x->mc);
 	free(x);
@@ -627,39 +635,21 @@ ex_find_start(ex_ctx *x, size_t ht, size_t *ms)
 	return best;
 }
 
-bool
-ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
+/*
+ * Reads a PyTorch allocator message that starts at ms with starter re.
+ * Returns false when what starts there is no report after all.
+ */
+static bool
+ex_pytorch(ex_ctx *x, int starter, size_t ms, size_t *me, od_event *ev)
 {
-	size_t content, s, ht, ms, me, at, b, gs, gn;
-	uint64_t nl;
-	bool head, exa;
 	const char *t = x->text;
-	int rank = -1, starter;
+	size_t at, gs, gn;
+	bool head, exa;
 
-	ev->timestamp[0] = '\0';
-	content = w->line_start;
-	if (w->line_start_known)
-		content += ex_prefix(x, w->buf + w->line_start,
-		    ex_eol(w->buf, w->line_start, w->len) - w->line_start,
-		    &rank, ev->timestamp);
-	s = content;
-	if (s < w->from)
-		s = w->from;
-	if (w->hit > EX_BACK_MAX && s < w->hit - EX_BACK_MAX)
-		s = w->hit - EX_BACK_MAX;
-	if (s > w->hit)
-		s = w->hit;
-	ex_join(x, w, s);
-	ht = w->hit - s;
-
-	starter = ex_find_start(x, ht, &ms);
-	if (starter < 0)
-		return false;
 	/* Put the starter's match back for the group readers. */
 	if (!ex_match(x, starter, t, x->tlen, ms, true))
 		return false;
 	at = ex_mend(x);
-	ev->rank = rank;
 	ev->fatal = true;
 	switch (starter) {
 	case RE_HEAD:
@@ -712,23 +702,91 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 	default:
 		return false;
 	}
-	me = at;
+	ex_derive(ev);
+	*me = at;
+	return true;
+}
+
+bool
+ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
+{
+	size_t content, s, ht, ms = 0, me = 0, b, n, ps, ss;
+	uint64_t nl, skip = 0;
+	const char *t = x->text;
+	int rank = -1, pstart, sstart, tries;
+	bool ok = false;
+
+	ev->timestamp[0] = '\0';
+	content = w->line_start;
+	if (w->line_start_known)
+		content += ex_prefix(x, w->buf + w->line_start,
+		    ex_eol(w->buf, w->line_start, w->len) - w->line_start,
+		    &rank, ev->timestamp);
+	s = content;
+	if (s < w->from)
+		s = w->from;
+	if (w->hit > EX_BACK_MAX && s < w->hit - EX_BACK_MAX)
+		s = w->hit - EX_BACK_MAX;
+	if (s > w->hit)
+		s = w->hit;
+	ex_join(x, w, s);
+	ht = w->hit - s;
+
+	/*
+	 * The earliest message that covers the hit wins; a PyTorch message
+	 * wins a tie.  A table recogniser whose condition fails is left out
+	 * and the search is made again without it.
+	 */
+	pstart = ex_find_start(x, ht, &ps);
+	for (tries = 0; tries < 8 && !ok; tries++) {
+		sstart = st_find(x->st, t, x->tlen, ht, skip, &ss);
+		if (pstart >= 0 && (sstart < 0 || ps <= ss)) {
+			ms = ps;
+			ok = ex_pytorch(x, pstart, ms, &me, ev);
+			if (!ok)
+				pstart = -1;
+		} else if (sstart >= 0) {
+			ms = ss;
+			ok = st_fill(x->st, sstart, t, x->tlen, ms, &me, ev);
+			if (!ok)
+				skip |= UINT64_C(1) << sstart;
+		} else {
+			break;
+		}
+		if (!ok) {
+			/* Start again from a clean event; keep the prefix's
+			 * timestamp. */
+			char ts[OD_TIMESTAMP_MAX];
+
+			memcpy(ts, ev->timestamp, sizeof ts);
+			od_event_clear(ev);
+			memcpy(ev->timestamp, ts, sizeof ts);
+		}
+	}
+	if (!ok)
+		return false;
+	if (rank >= 0 && ev->rank < 0)
+		ev->rank = rank;
 	if (ev->exception[0] == '\0')
 		ex_exception(t, ms, ev->exception);
-	ex_derive(ev);
+	ev->framework = od_kind_framework(ev->kind);
+	/* Device errors raised through Python come from a framework. */
+	if (ev->exception[0] != '\0' && (ev->kind == OD_KIND_CUDA_RAW ||
+	    ev->kind == OD_KIND_CUBLAS || ev->kind == OD_KIND_CUDNN))
+		ev->framework = "pytorch";
 
 	/* The verbatim message, bounded. */
-	gn = me - ms;
-	if (gn > OD_MESSAGE_MAX) {
-		gn = OD_MESSAGE_MAX;
+	n = me - ms;
+	if (n > OD_MESSAGE_MAX) {
+		n = OD_MESSAGE_MAX;
 		ev->message_cut = true;
 	}
 	free(ev->message);
-	ev->message = malloc(gn + 1);
+	ev->message = malloc(n + 1);
 	if (ev->message != NULL) {
-		memcpy(ev->message, t + ms, gn);
-		ev->message[gn] = '\0';
-		ev->message_len = gn;
+		memcpy(ev->message, t + ms, n);
+		ev->message[n] = '\0';
+		ev->message_len = n;
 	}
 	ex_map(x, ms, &b, &nl);
 	span->start = b;

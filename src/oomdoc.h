@@ -44,13 +44,38 @@ enum {
 	OD_EXIT_DEVICE = 4,   /* live-mode device error */
 };
 
-/* The kinds of failure, named as in the JSON contract. */
+/* The kinds of failure, named as in the JSON contract (util.c). */
 typedef enum {
 	OD_KIND_CUDA_CACHING_ALLOCATOR,
 	OD_KIND_HIP,
 	OD_KIND_XPU,
+	OD_KIND_CUDA_RAW,
+	OD_KIND_CUBLAS,
+	OD_KIND_CUDNN,
+	OD_KIND_NCCL,
+	OD_KIND_MPS,
+	OD_KIND_TF,
+	OD_KIND_XLA,
+	OD_KIND_HOST_OOM_KILLER,
+	OD_KIND_DATALOADER_KILLED,
+	OD_KIND_SLURM_OOM,
+	OD_KIND_K8S_OOMKILLED,
+	OD_KIND_HOST_ALLOC,
+	OD_KIND_CUPY,
+	OD_KIND_ONNXRUNTIME,
+	OD_KIND_TENSORRT,
+	OD_KIND_RAY,
+	OD_KIND_VLLM_KV_CACHE,
+	OD_KIND_GGML,
 	OD_KIND_COUNT
 } od_kind;
+
+/* How sure the message alone makes us that memory ran out. */
+typedef enum {
+	OD_CONF_LOW,            /* a SIGKILL, exit 137, a bare "Killed" */
+	OD_CONF_MEDIUM,         /* usually memory, but other causes print it too */
+	OD_CONF_HIGH,           /* the message says memory ran out */
+} od_confidence;
 
 /*
  * Which layout of the message was seen.  The layout tells the PyTorch
@@ -67,6 +92,7 @@ typedef enum {
 	OD_FMT_WARNING,         /* "memory allocation failed with OOM on device" */
 	OD_FMT_NVML_ASSERT,     /* NVML assert thrown on the OOM path */
 	OD_FMT_HEAD_ONLY,       /* a head with no recognisable body (truncated) */
+	OD_FMT_OTHER_STACK,     /* a message of another stack (stacks.c) */
 	OD_FMT_COUNT
 } od_format;
 
@@ -93,13 +119,32 @@ typedef struct {
 	int64_t non_framework;
 	int64_t allowed;
 	int64_t private_pools;
+	int64_t peak;           /* TensorFlow's MaxInUse */
 	od_proc procs[OD_PROCS_MAX];
 	int nprocs;
 	int procs_dropped;      /* process clauses beyond OD_PROCS_MAX */
 } od_memory;
 
+/* The host side of a kill: the process and the limits it ran into. */
+typedef struct {
+	int64_t pid;            /* -1 unknown */
+	char process[64];       /* the command name the kernel printed */
+	int64_t total_vm;
+	int64_t anon_rss;
+	int64_t file_rss;
+	int64_t shmem_rss;
+	int64_t limit;          /* cgroup, Slurm or Ray limit */
+	int64_t usage;          /* usage against that limit */
+	bool has_exit;
+	int64_t exit_code;      /* 137, -9 */
+	char signal[24];        /* "Killed", "Bus error", "SIGKILL" */
+} od_host;
+
 typedef struct od_event {
 	od_kind kind;
+	const char *framework;  /* static: "pytorch", "tensorflow", ... */
+	od_confidence confidence;
+	const char *confirm_with;  /* static; what would confirm weak evidence */
 	od_format format;
 	od_hint hint;
 	bool fatal;             /* false for warnings that precede a failure */
@@ -111,10 +156,15 @@ typedef struct od_event {
 	uint64_t occurrences;   /* how often this same message was seen */
 	char timestamp[OD_TIMESTAMP_MAX];
 	char exception[OD_EXCEPTION_MAX];
+	char error[48];         /* a status name: CUBLAS_STATUS_ALLOC_FAILED */
+	char tensor_shape[96];  /* TensorFlow, NumPy */
+	char dtype[24];
+	char allocator[48];     /* GPU_0_bfc */
 	char *message;          /* owned, NUL-terminated, at most OD_MESSAGE_MAX */
 	size_t message_len;
 	bool message_cut;       /* the message was longer than OD_MESSAGE_MAX */
 	od_memory mem;
+	od_host host;
 	int *ranks;             /* owned, sorted, distinct */
 	int nranks;
 	int ranks_cap;
@@ -148,10 +198,13 @@ void od_error_set(od_error *err, const char *file, uint64_t line, uint64_t col,
 /* Sizes. */
 bool od_size_parse(const char *num, size_t numlen, const char *unit,
     size_t unitlen, int64_t *out);
+bool od_size_parse_text(const char *s, size_t n, int64_t *out);
 void od_size_format(int64_t bytes, char *buf, size_t len);
 
 const char *od_kind_name(od_kind kind);
 const char *od_kind_title(od_kind kind);
+const char *od_kind_framework(od_kind kind);
+const char *od_confidence_name(od_confidence c);
 const char *od_format_name(od_format fmt);
 const char *od_hint_name(od_hint hint);
 

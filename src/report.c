@@ -149,10 +149,15 @@ rp_json_event(FILE *out, const od_event *ev, const od_input *inputs)
 
 	fputs("    {\n      \"kind\": ", out);
 	rp_json_cstr(out, od_kind_name(ev->kind));
-	fputs(",\n      \"framework\": \"pytorch\",\n      \"format\": ", out);
+	fputs(",\n      \"framework\": ", out);
+	rp_json_cstr(out, ev->framework);
+	fputs(",\n      \"format\": ", out);
 	rp_json_cstr(out, od_format_name(ev->format));
-	fprintf(out, ",\n      \"fatal\": %s,\n      \"input\": ",
-	    ev->fatal ? "true" : "false");
+	fprintf(out, ",\n      \"fatal\": %s,\n      \"confidence\": \"%s\",\n"
+	    "      \"confirm_with\": ", ev->fatal ? "true" : "false",
+	    od_confidence_name(ev->confidence));
+	rp_json_cstr(out, ev->confirm_with);
+	fputs(",\n      \"input\": ", out);
 	rp_json_cstr(out, rp_input_name(&inputs[ev->input]));
 	fprintf(out, ",\n      \"line\": %llu,\n      \"end_line\": %llu,\n",
 	    (unsigned long long)ev->line, (unsigned long long)ev->end_line);
@@ -187,7 +192,7 @@ rp_json_event(FILE *out, const od_event *ev, const od_input *inputs)
 	RP_FIELD("non_framework_bytes", m->non_framework);
 	RP_FIELD("allowed_bytes", m->allowed);
 	RP_FIELD("private_pools_bytes", m->private_pools);
-#undef RP_FIELD
+	RP_FIELD("peak_bytes", m->peak);
 	fputs("        \"other_processes\": [", out);
 	for (i = 0; i < m->nprocs; i++) {
 		fprintf(out, "%s{\"pid\": %lld, \"bytes\": ", i ? ", " : "",
@@ -197,10 +202,38 @@ rp_json_event(FILE *out, const od_event *ev, const od_input *inputs)
 	}
 	fprintf(out, "],\n        \"other_processes_omitted\": %d\n      },\n",
 	    m->procs_dropped);
+	fputs("      \"host\": {\n        \"pid\": ", out);
+	rp_json_num(out, ev->host.pid);
+	fputs(",\n        \"process\": ", out);
+	rp_json_cstr(out, ev->host.process);
+	fputs(",\n", out);
+	RP_FIELD("total_vm_bytes", ev->host.total_vm);
+	RP_FIELD("anon_rss_bytes", ev->host.anon_rss);
+	RP_FIELD("file_rss_bytes", ev->host.file_rss);
+	RP_FIELD("shmem_rss_bytes", ev->host.shmem_rss);
+	RP_FIELD("limit_bytes", ev->host.limit);
+	RP_FIELD("usage_bytes", ev->host.usage);
+#undef RP_FIELD
+	fputs("        \"exit_code\": ", out);
+	if (ev->host.has_exit)
+		fprintf(out, "%lld", (long long)ev->host.exit_code);
+	else
+		fputs("null", out);
+	fputs(",\n        \"signal\": ", out);
+	rp_json_cstr(out, ev->host.signal);
+	fputs("\n      },\n", out);
 	fputs("      \"context\": {\"exception\": ", out);
 	rp_json_cstr(out, ev->exception);
-	fputs(", \"step\": null, \"phase\": null, \"frames\": [], "
-	    "\"alloc_conf\": null, \"hint\": ", out);
+	fputs(", \"error\": ", out);
+	rp_json_cstr(out, ev->error);
+	fputs(", \"tensor_shape\": ", out);
+	rp_json_cstr(out, ev->tensor_shape);
+	fputs(", \"dtype\": ", out);
+	rp_json_cstr(out, ev->dtype);
+	fputs(", \"allocator\": ", out);
+	rp_json_cstr(out, ev->allocator);
+	fputs(",\n                  \"step\": null, \"phase\": null, "
+	    "\"frames\": [], \"alloc_conf\": null, \"hint\": ", out);
 	rp_json_cstr(out, od_hint_name(ev->hint));
 	fputs("},\n      \"causes\": [],\n      \"fingerprint\": null\n    }",
 	    out);
@@ -325,6 +358,31 @@ rp_text_size(FILE *out, const char *label, int64_t v)
 	    (long long)v);
 }
 
+/* A labelled line of log text, when there is any. */
+static void
+rp_text_field(FILE *out, const char *label, const char *v)
+{
+	if (v == NULL || v[0] == '\0')
+		return;
+	fprintf(out, "    %-10s ", label);
+	rp_text_str(out, v, strlen(v), "");
+	fputc('\n', out);
+}
+
+/* Whether the event has any figure to show. */
+static bool
+rp_has_figures(const od_event *ev)
+{
+	const od_memory *m = &ev->mem;
+	const od_host *h = &ev->host;
+
+	return m->requested >= 0 || m->total >= 0 || m->free >= 0 ||
+	    m->allocated >= 0 || m->reserved >= 0 || m->process_in_use >= 0 ||
+	    m->allowed >= 0 || m->peak >= 0 || m->non_framework >= 0 ||
+	    m->nprocs > 0 || h->total_vm >= 0 || h->anon_rss >= 0 ||
+	    h->usage >= 0 || h->limit >= 0;
+}
+
 static void
 rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
     const od_input *inputs)
@@ -364,16 +422,50 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 		rp_text_str(out, ev->timestamp, strlen(ev->timestamp), "");
 		fputc('\n', out);
 	}
-	if (ev->exception[0] != '\0') {
-		fputs("    exception  ", out);
-		rp_text_str(out, ev->exception, strlen(ev->exception), "");
+	rp_text_field(out, "exception", ev->exception);
+	rp_text_field(out, "error", ev->error);
+	rp_text_field(out, "tensor", ev->tensor_shape);
+	rp_text_field(out, "dtype", ev->dtype);
+	rp_text_field(out, "allocator", ev->allocator);
+	if (ev->format != OD_FMT_OTHER_STACK)
+		fprintf(out, "    format     %s\n", od_format_name(ev->format));
+	if (ev->confidence != OD_CONF_HIGH) {
+		fprintf(out, "    confidence %s", od_confidence_name(
+		    ev->confidence));
+		if (ev->confirm_with != NULL)
+			fprintf(out, ": to confirm, look for %s",
+			    ev->confirm_with);
 		fputc('\n', out);
 	}
-	fprintf(out, "    format     %s\n", od_format_name(ev->format));
 	fputs("    message    ", out);
 	rp_text_str(out, ev->message != NULL ? ev->message : "",
 	    ev->message_len, "               ");
 	fputs(ev->message_cut ? " [...]\n" : "\n", out);
+	if (ev->host.pid >= 0 || ev->host.process[0] != '\0' ||
+	    ev->host.has_exit || ev->host.signal[0] != '\0') {
+		fputs("    process   ", out);
+		if (ev->host.pid >= 0)
+			fprintf(out, " pid %lld", (long long)ev->host.pid);
+		if (ev->host.process[0] != '\0') {
+			fputs(" (", out);
+			rp_text_str(out, ev->host.process,
+			    strlen(ev->host.process), "");
+			fputc(')', out);
+		}
+		if (ev->host.has_exit)
+			fprintf(out, " exit code %lld",
+			    (long long)ev->host.exit_code);
+		if (ev->host.signal[0] != '\0') {
+			fputs(" signal ", out);
+			rp_text_str(out, ev->host.signal,
+			    strlen(ev->host.signal), "");
+		}
+		fputc('\n', out);
+	}
+	if (!rp_has_figures(ev)) {
+		fputs("    memory     no figures in the message\n\n", out);
+		return;
+	}
 	fputs("    memory at the failure:\n", out);
 	rp_text_size(out, "requested", m->requested);
 	rp_text_size(out, "total capacity", m->total);
@@ -384,7 +476,16 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	rp_text_size(out, "  reserved, unallocated", m->reserved_unallocated);
 	rp_text_size(out, "  in private pools", m->private_pools);
 	rp_text_size(out, "non-PyTorch (context etc.)", m->non_framework);
-	rp_text_size(out, "allowed (memory fraction)", m->allowed);
+	rp_text_size(out, ev->kind == OD_KIND_CUDA_CACHING_ALLOCATOR ||
+	    ev->kind == OD_KIND_HIP || ev->kind == OD_KIND_XPU ?
+	    "allowed (memory fraction)" : "limit", m->allowed);
+	rp_text_size(out, "peak in use", m->peak);
+	rp_text_size(out, "host: virtual memory", ev->host.total_vm);
+	rp_text_size(out, "host: anonymous RSS", ev->host.anon_rss);
+	rp_text_size(out, "host: file RSS", ev->host.file_rss);
+	rp_text_size(out, "host: shared memory RSS", ev->host.shmem_rss);
+	rp_text_size(out, "host: usage", ev->host.usage);
+	rp_text_size(out, "host: limit", ev->host.limit);
 	for (i = 0; i < m->nprocs; i++) {
 		char label[48];
 

@@ -30,6 +30,7 @@
 #include "extract.h"
 #include "input.h"
 #include "oomdoc.h"
+#include "stacks.h"
 
 #define SC_BUF_SIZE (4u * 1024 * 1024)
 #define SC_HISTORY (32u * 1024)
@@ -37,28 +38,52 @@
 #define SC_HITS_MAX 1024
 
 /*
- * The anchors: fixed strings that every recognised message contains.  A
- * message that contains none of them is never looked at, so each
- * recogniser in extract.c must have its anchor here.
+ * The anchors of PyTorch's allocator messages (extract.c): fixed strings
+ * that every recognised message contains.  A message that contains none of
+ * them is never looked at, so each recogniser must have its anchor here or,
+ * for the other stacks, in its row of stacks.c.
  */
-static const char *const sc_anchors[] = {
+static const char *const sc_pytorch_anchors[] = {
 	"out of memory",                /* CUDA/HIP/XPU out of memory, (out of memory) */
 	"Tried to allocate",            /* headless messages */
 	"total capacit",                /* capacity, capacty, paren-only stats */
 	"would exceed allowed memory",  /* cudaMallocAsync */
 	"allocation failed with OOM",   /* the allocator's warning */
 	"NVML_SUCCESS",                 /* NVML assert on the OOM path */
-	NULL,
 };
 
-#define SC_NANCHORS ((int)(sizeof sc_anchors / sizeof sc_anchors[0]) - 1)
+#define SC_ANCHORS_MAX 256
+
+/* All anchors, NULL-terminated, made once. */
+static const char *sc_anchors[SC_ANCHORS_MAX + 1];
+static unsigned sc_anchor_flags[SC_ANCHORS_MAX];
+static int sc_nanchors;
+
+static void
+sc_collect_anchors(void)
+{
+	const st_anchor *a;
+	size_t i;
+
+	if (sc_nanchors > 0)
+		return;
+	for (i = 0; i < sizeof sc_pytorch_anchors / sizeof sc_pytorch_anchors[0];
+	    i++)
+		sc_anchors[sc_nanchors++] = sc_pytorch_anchors[i];
+	for (a = st_anchors(); a->text != NULL && sc_nanchors < SC_ANCHORS_MAX;
+	    a++) {
+		sc_anchor_flags[sc_nanchors] = a->caseless ? HS_FLAG_CASELESS : 0;
+		sc_anchors[sc_nanchors++] = a->text;
+	}
+	sc_anchors[sc_nanchors] = NULL;
+}
 
 struct od_scanner {
 	hs_database_t *db;
 	hs_scratch_t *scratch;
 	ex_ctx *ex;
 	char *buf;
-	size_t anchor_len[SC_NANCHORS];
+	size_t anchor_len[SC_ANCHORS_MAX];
 	size_t overlap;                 /* longest anchor - 1 */
 	/* Hits of the current scan call. */
 	size_t hits[SC_HITS_MAX];
@@ -84,6 +109,7 @@ typedef struct {
 const char *const *
 od_anchors(void)
 {
+	sc_collect_anchors();
 	return sc_anchors;
 }
 
@@ -91,24 +117,25 @@ od_scanner *
 od_scanner_new(od_error *err)
 {
 	od_scanner *sc = calloc(1, sizeof *sc);
-	unsigned ids[SC_NANCHORS], flags[SC_NANCHORS];
+	unsigned ids[SC_ANCHORS_MAX];
 	hs_compile_error_t *ce = NULL;
 	int i;
 
+	sc_collect_anchors();
 	if (sc == NULL || (sc->buf = malloc(SC_BUF_SIZE)) == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
 		free(sc);
 		return NULL;
 	}
-	for (i = 0; i < SC_NANCHORS; i++) {
+	for (i = 0; i < sc_nanchors; i++) {
 		ids[i] = (unsigned)i;
-		flags[i] = 0;
 		sc->anchor_len[i] = strlen(sc_anchors[i]);
 		if (sc->anchor_len[i] - 1 > sc->overlap)
 			sc->overlap = sc->anchor_len[i] - 1;
 	}
-	if (hs_compile_lit_multi(sc_anchors, flags, ids, sc->anchor_len,
-	    (unsigned)SC_NANCHORS, HS_MODE_BLOCK, NULL, &sc->db, &ce) !=
+	if (hs_compile_lit_multi(sc_anchors, sc_anchor_flags, ids,
+	    sc->anchor_len, (unsigned)sc_nanchors, HS_MODE_BLOCK, NULL, &sc->db,
+	    &ce) !=
 	    HS_SUCCESS) {
 		od_error_set(err, NULL, 0, 0, "cannot compile the prefilter: %s",
 		    ce != NULL ? ce->message : "unknown error");

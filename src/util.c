@@ -23,39 +23,19 @@ od_error_set(od_error *err, const char *file, uint64_t line, uint64_t col,
 }
 
 /*
- * Parses a size as PyTorch's format_size() prints it ("0 bytes", "16.00 GiB",
- * "1024.00 KiB") and inverts it exactly: round(value * unit), half up, with
- * KiB = 1024 and so on.  The arithmetic is done in 128-bit integers on the
- * decimal digits, so no float rounding creeps in.  Returns false, leaving
- * *out alone, for a malformed number, an unknown unit or a result that does
- * not fit in an int64_t (a printed "99999999999999999999 GiB").
+ * Turns the decimal number num[0..numlen) into round(num * 2^shift * mult),
+ * half up.  The arithmetic is done in 128-bit integers on the decimal
+ * digits, so no float rounding creeps in.  False for a malformed number or
+ * a result that does not fit in an int64_t.
  */
-bool
-od_size_parse(const char *num, size_t numlen, const char *unit, size_t unitlen,
+static bool
+od_size_scaled(const char *num, size_t numlen, unsigned shift, int64_t mult,
     int64_t *out)
 {
-	static const struct {
-		const char *name;
-		unsigned shift;
-	} units[] = {
-		{ "bytes", 0 }, { "byte", 0 }, { "B", 0 },
-		{ "KiB", 10 }, { "MiB", 20 }, { "GiB", 30 }, { "TiB", 40 },
-		{ "PiB", 50 },
-	};
 	unsigned __int128 mant = 0, scale = 1, v;
 	size_t i, digits = 0;
 	bool dot = false;
-	int u = -1;
 
-	for (i = 0; i < sizeof units / sizeof units[0]; i++) {
-		if (strlen(units[i].name) == unitlen &&
-		    memcmp(units[i].name, unit, unitlen) == 0) {
-			u = (int)i;
-			break;
-		}
-	}
-	if (u < 0 || numlen == 0)
-		return false;
 	for (i = 0; i < numlen; i++) {
 		char c = num[i];
 
@@ -72,13 +52,94 @@ od_size_parse(const char *num, size_t numlen, const char *unit, size_t unitlen,
 		if (dot)
 			scale *= 10;
 	}
-	if (digits == 0)
+	if (digits == 0 || mult <= 0 || shift > 60)
 		return false;
-	v = ((mant << units[u].shift) * 2 + scale) / (scale * 2);
+	/* Room for the multiplication, the shift and the doubling. */
+	if (mant > (((unsigned __int128)-1) >> (shift + 2)) /
+	    (unsigned __int128)mult)
+		return false;
+	v = (((mant * (unsigned __int128)mult) << shift) * 2 + scale) /
+	    (scale * 2);
 	if (v > (unsigned __int128)INT64_MAX)
 		return false;
 	*out = (int64_t)v;
 	return true;
+}
+
+/*
+ * Parses a size as PyTorch's format_size() prints it ("0 bytes", "16.00 GiB",
+ * "1024.00 KiB") and inverts it exactly: round(value * unit), half up, with
+ * KiB = 1024 and so on.  Returns false, leaving *out alone, for a malformed
+ * number, an unknown unit or a result that does not fit in an int64_t (a
+ * printed "99999999999999999999 GiB").
+ */
+bool
+od_size_parse(const char *num, size_t numlen, const char *unit, size_t unitlen,
+    int64_t *out)
+{
+	static const struct {
+		const char *name;
+		unsigned shift;
+	} units[] = {
+		{ "bytes", 0 }, { "byte", 0 }, { "B", 0 },
+		{ "KiB", 10 }, { "MiB", 20 }, { "GiB", 30 }, { "TiB", 40 },
+		{ "PiB", 50 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strlen(units[i].name) == unitlen &&
+		    memcmp(units[i].name, unit, unitlen) == 0)
+			return od_size_scaled(num, numlen, units[i].shift, 1,
+			    out);
+	return false;
+}
+
+/*
+ * Parses a size as other stacks print it: a number with optional thousands
+ * commas ("1,073,741,824", "26,184,840kB") or decimals, optional blanks,
+ * and a unit.  No unit, "B" and "bytes" are bytes; "K", "KiB", "kB" (the
+ * kernel's) and the like are powers of 1024, as are TensorFlow's and
+ * XLA's bare "G", "M"; "KB", "MB", "GB", "TB" are powers of 1000 (Ray,
+ * psutil).  The inversion is exact as in od_size_parse.
+ */
+bool
+od_size_parse_text(const char *s, size_t n, int64_t *out)
+{
+	static const struct {
+		const char *name;
+		unsigned shift;         /* power of two, or 0 */
+		int64_t decimal;        /* power of ten, or 0 */
+	} units[] = {
+		{ "", 0, 1 }, { "B", 0, 1 }, { "bytes", 0, 1 }, { "byte", 0, 1 },
+		{ "K", 10, 0 }, { "k", 10, 0 }, { "KiB", 10, 0 }, { "kB", 10, 0 },
+		{ "M", 20, 0 }, { "MiB", 20, 0 }, { "G", 30, 0 }, { "GiB", 30, 0 },
+		{ "T", 40, 0 }, { "TiB", 40, 0 }, { "P", 50, 0 }, { "PiB", 50, 0 },
+		{ "KB", 0, 1000 }, { "MB", 0, 1000000 }, { "GB", 0, 1000000000 },
+		{ "TB", 0, 1000000000000LL },
+	};
+	char num[64];
+	size_t i = 0, k = 0, u;
+
+	while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.' ||
+	    s[i] == ',')) {
+		if (s[i] != ',') {
+			if (k + 1 >= sizeof num)
+				return false;
+			num[k++] = s[i];
+		}
+		i++;
+	}
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	for (u = 0; u < sizeof units / sizeof units[0]; u++) {
+		if (strlen(units[u].name) != n - i ||
+		    memcmp(units[u].name, s + i, n - i) != 0)
+			continue;
+		return od_size_scaled(num, k, units[u].shift,
+		    units[u].decimal ? units[u].decimal : 1, out);
+	}
+	return false;
 }
 
 /*
@@ -103,36 +164,79 @@ od_size_format(int64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%.2f GiB", v / 1073741824.0);
 }
 
+/* The kinds: JSON name, title for people, the framework that prints it. */
+static const struct {
+	const char *name, *title, *framework;
+} od_kinds[OD_KIND_COUNT] = {
+	[OD_KIND_CUDA_CACHING_ALLOCATOR] = { "cuda_caching_allocator",
+	    "PyTorch CUDA caching allocator out of memory", "pytorch" },
+	[OD_KIND_HIP] = { "hip", "PyTorch HIP (ROCm) out of memory", "pytorch" },
+	[OD_KIND_XPU] = { "xpu", "PyTorch XPU allocator out of memory",
+	    "pytorch" },
+	[OD_KIND_CUDA_RAW] = { "cuda_raw", "CUDA runtime or driver out of memory",
+	    "cuda" },
+	[OD_KIND_CUBLAS] = { "cublas", "cuBLAS could not allocate", "cuda" },
+	[OD_KIND_CUDNN] = { "cudnn", "cuDNN could not allocate", "cuda" },
+	[OD_KIND_NCCL] = { "nccl", "NCCL out of device memory", "nccl" },
+	[OD_KIND_MPS] = { "mps", "PyTorch MPS (Apple) out of memory", "pytorch" },
+	[OD_KIND_TF] = { "tf_resource_exhausted",
+	    "TensorFlow out of memory (ResourceExhausted)", "tensorflow" },
+	[OD_KIND_XLA] = { "xla_resource_exhausted",
+	    "XLA/JAX out of memory (RESOURCE_EXHAUSTED)", "jax" },
+	[OD_KIND_HOST_OOM_KILLER] = { "host_oom_killer",
+	    "Host memory: process killed", "linux" },
+	[OD_KIND_DATALOADER_KILLED] = { "dataloader_killed",
+	    "PyTorch DataLoader worker killed", "pytorch" },
+	[OD_KIND_SLURM_OOM] = { "slurm_oom", "Slurm out-of-memory kill",
+	    "slurm" },
+	[OD_KIND_K8S_OOMKILLED] = { "k8s_oomkilled",
+	    "Kubernetes container OOMKilled", "kubernetes" },
+	[OD_KIND_HOST_ALLOC] = { "host_alloc_failed",
+	    "Host memory allocation failed", "python" },
+	[OD_KIND_CUPY] = { "cupy", "CuPy out of memory", "cupy" },
+	[OD_KIND_ONNXRUNTIME] = { "onnxruntime",
+	    "ONNX Runtime could not allocate", "onnxruntime" },
+	[OD_KIND_TENSORRT] = { "tensorrt", "TensorRT could not allocate",
+	    "tensorrt" },
+	[OD_KIND_RAY] = { "ray_oom", "Ray killed a task: node low on memory",
+	    "ray" },
+	[OD_KIND_VLLM_KV_CACHE] = { "vllm_kv_cache",
+	    "vLLM: no memory left for the KV cache", "vllm" },
+	[OD_KIND_GGML] = { "ggml", "llama.cpp/ggml could not allocate a buffer",
+	    "ggml" },
+};
+
 const char *
 od_kind_name(od_kind kind)
 {
-	switch (kind) {
-	case OD_KIND_CUDA_CACHING_ALLOCATOR:
-		return "cuda_caching_allocator";
-	case OD_KIND_HIP:
-		return "hip";
-	case OD_KIND_XPU:
-		return "xpu";
-	case OD_KIND_COUNT:
-		break;
-	}
-	return "unknown";
+	return (unsigned)kind < OD_KIND_COUNT ? od_kinds[kind].name : "unknown";
 }
 
 const char *
 od_kind_title(od_kind kind)
 {
-	switch (kind) {
-	case OD_KIND_CUDA_CACHING_ALLOCATOR:
-		return "PyTorch CUDA caching allocator out of memory";
-	case OD_KIND_HIP:
-		return "PyTorch HIP (ROCm) allocator out of memory";
-	case OD_KIND_XPU:
-		return "PyTorch XPU allocator out of memory";
-	case OD_KIND_COUNT:
+	return (unsigned)kind < OD_KIND_COUNT ? od_kinds[kind].title :
+	    "out of memory";
+}
+
+const char *
+od_kind_framework(od_kind kind)
+{
+	return (unsigned)kind < OD_KIND_COUNT ? od_kinds[kind].framework : NULL;
+}
+
+const char *
+od_confidence_name(od_confidence c)
+{
+	switch (c) {
+	case OD_CONF_LOW:
+		return "low";
+	case OD_CONF_MEDIUM:
+		return "medium";
+	case OD_CONF_HIGH:
 		break;
 	}
-	return "out of memory";
+	return "high";
 }
 
 const char *
@@ -148,6 +252,7 @@ od_format_name(od_format fmt)
 		[OD_FMT_WARNING] = "allocator_warning",
 		[OD_FMT_NVML_ASSERT] = "nvml_assert",
 		[OD_FMT_HEAD_ONLY] = "head_only",
+		[OD_FMT_OTHER_STACK] = "stack",
 	};
 
 	return (unsigned)fmt < OD_FMT_COUNT ? names[fmt] : "unknown";

@@ -1,0 +1,697 @@
+/*
+ * stacks.c: the recognisers of every stack but PyTorch's caching allocator.
+ *
+ * Each recogniser is a row of a table: the kind, how sure its message makes
+ * us, the fixed strings the prefilter needs for it, and a PCRE2 pattern
+ * whose named groups say what they fill (st_set_field below):
+ *
+ *   req, total, free, alloc, limit, peak, other   memory figures
+ *   vm, anon, file, shmem, hlimit, husage         host figures
+ *   device, pid, exit, rank                        integers
+ *   comm, signal, error, shape, dtype, allocator   strings
+ *   nonfatal                                       the line is a warning
+ *
+ * A size group's suffix gives its unit: none for a number with its unit
+ * ("1.17GiB", "4.00G", "27.10GB"), _b for bytes, _kb for KiB, _gib for
+ * GiB.  Formats and sources: other-oom-formats.md (the R numbers in the
+ * comments are its section 8 rows) and pytorch-allocator.md section 5.
+ *
+ * A row may read on into the lines after its match (follow): the Stats
+ * block after a TensorFlow BFC warning, the "Cuda failure" line after an
+ * NCCL wrapper, the exit code after Kubernetes' OOMKilled.  A required
+ * follow is a condition: without it the row gives no event.
+ *
+ * In a pattern, a plain space stands for any run of blanks and line
+ * breaks (st_widen), so that wrapped messages still match; a space before
+ * a quantifier stands for one optional blank.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "stacks.h"
+
+#define ST_PATTERN_MAX 2048
+
+typedef struct {
+	od_kind kind;
+	od_confidence conf;
+	const char *anchors;    /* '|'-separated; a leading '~' is caseless */
+	const char *pattern;
+	const char *follow;     /* NULL, or a pattern for the lines after */
+	int follow_lines;
+	bool follow_required;
+} st_spec;
+
+static const char st_weak[] = "the node's kernel log (dmesg -T, journalctl "
+    "-k) showing 'Killed process <pid>' at that time, or the scheduler's "
+    "out-of-memory record";
+static const char st_k8s_weak[] = "the pod's last state 'Reason: OOMKilled' "
+    "(kubectl describe pod) or the node's kernel log";
+
+#define KB_STATS "(?<vm_kb>[\\d,]+)kB, anon-rss:(?<anon_kb>[\\d,]+)kB, " \
+    "file-rss:(?<file_kb>[\\d,]+)kB(?:, shmem-rss:(?<shmem_kb>[\\d,]+)kB)?"
+#define KILLED_PROCESS "Killed process (?<pid>\\d+) \\((?<comm>[^)\\n]*)\\)" \
+    "(?:,? (?:total-vm|vsz):" KB_STATS ")?"
+
+static const st_spec st_specs[] = {
+	/* R51: the CUDA runtime and driver, from PyTorch or anything. */
+	{ OD_KIND_CUDA_RAW, OD_CONF_HIGH,
+	  "CUDA error: out of memory|CUDA driver error: out of memory|"
+	  "cuda runtime error (2)|error=2 : out of memory|"
+	  "CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation|"
+	  "cudaMalloc failed: out of memory",
+	  "(?:CUDA error: out of memory|CUDA driver error: out of memory|"
+	  "cuda runtime error \\(2\\) : out of memory(?: at \\S+)?|"
+	  "THCudaCheck FAIL file=\\S+ line=\\d+ error=2 : out of memory|"
+	  "(?<error>CUDA_ERROR_OUT_OF_MEMORY)(?:: out of memory)?|"
+	  "cudaMalloc failed: out of memory)"
+	  "(?:\\s*Search for .(?<error>cudaErrorMemoryAllocation). in \\S+"
+	  "(?: for more information\\.)?)?"
+	  "|(?:Search for .)?(?<error>cudaErrorMemoryAllocation).?",
+	  NULL, 0, false },
+	{ OD_KIND_HIP, OD_CONF_HIGH,
+	  "HIP error: out of memory|hipErrorOutOfMemory|"
+	  "HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+	  "HIP error: out of memory(?:\\s*Search for .(?<error>"
+	  "hipErrorOutOfMemory).)?|(?:Search for .)?(?<error>"
+	  "hipErrorOutOfMemory).?|(?<error>HSA_STATUS_ERROR_OUT_OF_RESOURCES)",
+	  NULL, 0, false },
+	/* R16 */
+	{ OD_KIND_CUBLAS, OD_CONF_HIGH,
+	  "CUBLAS_STATUS_ALLOC_FAILED|HIPBLAS_STATUS_ALLOC_FAILED",
+	  "(?:CUDA error: )?(?<error>(?:CU|HIP)BLAS_STATUS_ALLOC_FAILED)"
+	  "(?: when calling `[^`\\n]*`)?",
+	  NULL, 0, false },
+	{ OD_KIND_CUBLAS, OD_CONF_MEDIUM, "CUBLAS_STATUS_NOT_INITIALIZED",
+	  "(?:CUDA error: )?(?<error>CUBLAS_STATUS_NOT_INITIALIZED) when "
+	  "calling `cublasCreate\\(handle\\)`",
+	  NULL, 0, false },
+	/* R17, R18 */
+	{ OD_KIND_CUDNN, OD_CONF_HIGH,
+	  "CUDNN_STATUS_ALLOC_FAILED|NOT_ENOUGH_WORKSPACE|"
+	  "Not enough memory for workspace",
+	  "(?:cuDNN error: |Error in CuDNN: )?(?<error>CUDNN_STATUS_ALLOC_FAILED|"
+	  "CUDNN_STATUS_NOT_ENOUGH_WORKSPACE)|Not enough memory for "
+	  "workspace!?",
+	  NULL, 0, false },
+	{ OD_KIND_CUDNN, OD_CONF_MEDIUM, "Unable to find a valid cuDNN algorithm",
+	  "Unable to find a valid cuDNN algorithm to run convolution",
+	  NULL, 0, false },
+	/* R12b, R13, R15 */
+	{ OD_KIND_NCCL, OD_CONF_HIGH, "Cuda failure",
+	  "(?:\\[(?<device>\\d+)\\] \\S+ NCCL WARN )?Cuda failure (?:2 )?"
+	  "'out of memory'",
+	  NULL, 0, false },
+	{ OD_KIND_NCCL, OD_CONF_HIGH, "Failed to CUDA calloc",
+	  "Failed to CUDA calloc(?: async)? (?<req_b>\\d+) bytes",
+	  NULL, 0, false },
+	{ OD_KIND_NCCL, OD_CONF_HIGH,
+	  "unhandled cuda error|ncclUnhandledCudaError",
+	  "(?:NCCL error in: \\S+, )?unhandled cuda error(?: \\(run with "
+	  "NCCL_DEBUG=INFO for details\\))?(?:, NCCL version [\\w.+-]+)?|"
+	  "ncclUnhandledCudaError(?:: Call to CUDA function failed\\.)?",
+	  "Cuda failure (?:2 (?:'out of memory')?|'out of memory')",
+	  8, true },
+	/* R43 and the Metal buffer limit. */
+	{ OD_KIND_MPS, OD_CONF_HIGH, "MPS backend out of memory",
+	  "MPS backend out of memory \\(MPS allocated: (?<alloc>[\\d.]+ ?"
+	  "(?:[KMGT]iB|bytes)), other allocations: (?<other>[\\d.]+ ?"
+	  "(?:[KMGT]iB|bytes))(?:, max allowed: (?<limit>[\\d.]+ ?"
+	  "(?:[KMGT]iB|bytes)))?\\)\\.(?: Tried to allocate (?<req>[\\d.]+ ?"
+	  "(?:[KMGT]iB|bytes)) on (?:shared|private) pool\\.)?",
+	  NULL, 0, false },
+	{ OD_KIND_MPS, OD_CONF_MEDIUM, "Invalid buffer size",
+	  "Invalid buffer size: (?<req>[\\d.]+ ?(?:[KMGT]iB|bytes))",
+	  NULL, 0, false },
+	/* R01 */
+	{ OD_KIND_TF, OD_CONF_HIGH, "OOM when allocating tensor",
+	  "OOM when allocating tensor (?:with|of) shape ?(?<shape>\\[[-0-9, ]*\\])"
+	  "(?: and type (?<dtype>\\w+))?(?: on (?:\\S*?device:GPU:(?<device>"
+	  "\\d+)\\S*|\\S+))?(?: by allocator (?<allocator>\\w+))?",
+	  NULL, 0, false },
+	/* R02, R03, R05 */
+	{ OD_KIND_TF, OD_CONF_HIGH, "ran out of memory trying to allocate",
+	  "Allocator \\((?<allocator>GPU_(?<device>\\d+)_bfc|[^)\\n]+)\\) ran "
+	  "out of memory trying to allocate (?<req>[\\d.]+ ?[KMGTPE]?i?B)"
+	  "(?: \\(rounded to (?<req_b>\\d+)\\))?(?<nonfatal>(?: from the \\w+ "
+	  "end)? with freed_by_count=\\d+|[^\\n]*?The caller indicates that "
+	  "this is not a failure)?",
+	  "(?m)^\\s*(?:Limit:\\s+(?<limit_b>\\d+)|InUse:\\s+(?<alloc_b>\\d+)|"
+	  "MaxInUse:\\s+(?<peak_b>\\d+))\\s*$",
+	  40, false },
+	/* R06 */
+	{ OD_KIND_TF, OD_CONF_HIGH, "bytes) from device",
+	  "failed to allocate (?<req>[\\d.]+ ?[KMGTPE]?i?B?) \\((?<req_b>\\d+) "
+	  "bytes\\) from device: (?<error>\\w+)(?:: out of memory)?",
+	  NULL, 0, false },
+	/* R08, R09, R11 */
+	{ OD_KIND_XLA, OD_CONF_HIGH, "memory while trying to allocate",
+	  "(?:RESOURCE_EXHAUSTED: )?Out of (?:host )?memory while trying to "
+	  "allocate (?<req_b>\\d+) bytes\\.?",
+	  NULL, 0, false },
+	{ OD_KIND_XLA, OD_CONF_HIGH, "Out of memory allocating",
+	  "(?:RESOURCE_EXHAUSTED: )?Out of memory allocating (?<req_b>\\d+) "
+	  "bytes\\.?",
+	  NULL, 0, false },
+	{ OD_KIND_XLA, OD_CONF_HIGH, "Failed to allocate request for",
+	  "(?:(?i:resource exhausted): )?Failed to allocate request for "
+	  "(?<req>[\\d.]+ ?[KMGT]?i?B) \\((?<req_b>\\d+)B\\) on device ordinal "
+	  "(?<device>\\d+)",
+	  NULL, 0, false },
+	{ OD_KIND_XLA, OD_CONF_HIGH, "Ran out of memory in memory space",
+	  "Ran out of memory in memory space (?<error>\\w+)\\. Used "
+	  "(?<alloc>[\\d.]+[KMGT]?) of (?<total>[\\d.]+[KMGT]?) \\w+\\.(?: "
+	  "Exceeded \\w+ capacity by [\\d.]+[KMGT]?\\.)?",
+	  NULL, 0, false },
+	/* R21 with the kill after it, R19, R22 */
+	{ OD_KIND_HOST_OOM_KILLER, OD_CONF_HIGH, "oom-kill:constraint=",
+	  "oom-kill:constraint=(?<error>CONSTRAINT_\\w+)[^\\n]*?,task=(?<comm>"
+	  "[^,\\n]*),pid= *(?<pid>\\d+)(?:,uid= *\\d+)?",
+	  "(?:(?:Memory cgroup out of memory|Out of memory(?: \\(oom_kill_"
+	  "allocating_task\\))?): )?" KILLED_PROCESS,
+	  3, false },
+	{ OD_KIND_HOST_OOM_KILLER, OD_CONF_HIGH, "Killed process",
+	  "(?:(?:Memory cgroup out of memory|Out of memory(?: \\(oom_kill_"
+	  "allocating_task\\))?): )?" KILLED_PROCESS,
+	  NULL, 0, false },
+	{ OD_KIND_HOST_OOM_KILLER, OD_CONF_HIGH, "Kill process",
+	  "Kill process (?<pid>\\d+) \\((?<comm>[^)\\n]*)\\) score -?\\d+ "
+	  "(?:or sacrifice child|and children)",
+	  NULL, 0, false },
+	/* R39, R40, R34, R35 and the IDE's wording: a SIGKILL, no more. */
+	{ OD_KIND_HOST_OOM_KILLER, OD_CONF_LOW, "Killed|\xe5\xb7\xb2\xe6\x9d\x80\xe6\xad\xbb",
+	  "line \\d+: +(?<pid>\\d+) (?<signal>Killed|\xe5\xb7\xb2\xe6\x9d\x80"
+	  "\xe6\xad\xbb) +(?<comm>[^\\n]*)|(?m)(?<![A-Za-z])(?<signal>Killed|"
+	  "\xe5\xb7\xb2\xe6\x9d\x80\xe6\xad\xbb)[ \\t]*$",
+	  NULL, 0, false },
+	{ OD_KIND_HOST_OOM_KILLER, OD_CONF_LOW,
+	  "exit code 137|exit status 137|exitcode|received by PID|"
+	  "exit status -9|Signals.SIGKILL|return code = -9|exit code: 137",
+	  "exit(?:ed with)? (?:code|status):? (?<exit>137)\\b(?: \\(interrupted "
+	  "by signal 9: (?<signal>SIGKILL)\\))?|"
+	  "failed \\(exitcode: (?<exit>-9)\\) local_rank: (?<rank>\\d+) \\(pid: "
+	  "(?<pid>\\d+)\\)|exitcode *: (?<exit>-9) \\(pid: (?<pid>\\d+)\\)|"
+	  "Signal 9 \\((?<signal>SIGKILL)\\) received by PID (?<pid>\\d+)|"
+	  "returned non-zero exit status (?<exit>137|-9)|died with <Signals\\."
+	  "(?<signal>SIGKILL): 9>|exits with return code = (?<exit>-9)",
+	  NULL, 0, false },
+	/* R32, R33 */
+	{ OD_KIND_DATALOADER_KILLED, OD_CONF_LOW, "is killed by signal: Killed",
+	  "DataLoader worker \\(pid(?:\\(s\\))? (?<pid>\\d+)[\\d, ]*\\) is "
+	  "killed by signal: (?<signal>Killed)\\.",
+	  NULL, 0, false },
+	{ OD_KIND_DATALOADER_KILLED, OD_CONF_HIGH,
+	  "is killed by signal: Bus error|Unexpected bus error",
+	  "DataLoader worker \\(pid(?:\\(s\\))? (?<pid>\\d+)[\\d, ]*\\) is "
+	  "killed by signal: (?<signal>Bus error)\\.(?: It is possible that "
+	  "dataloader's workers are out of shared memory\\. Please try to "
+	  "raise your shared memory limit\\.)?|ERROR: Unexpected (?<signal>bus "
+	  "error) encountered in worker\\. This might be caused by "
+	  "insufficient shared memory \\(shm\\)\\.?",
+	  NULL, 0, false },
+	/* R25 to R29 */
+	{ OD_KIND_SLURM_OOM, OD_CONF_HIGH, "oom-kill event|oom_kill event",
+	  "Detected \\d+ oom[-_]kill events?(?:\\(s\\))? in (?:step \\S+ cgroup|"
+	  "(?:StepId|JobId)=[\\w.+]+?(?: cgroup)?)\\.(?=\\s|$)(?: Some of (?:the "
+	  "step tasks have been OOM Killed|your processes may have been "
+	  "killed by the cgroup out-of-memory handler)\\.)?",
+	  NULL, 0, false },
+	{ OD_KIND_SLURM_OOM, OD_CONF_HIGH, "Out Of Memory",
+	  "tasks? [-\\d,]+: Out Of Memory",
+	  NULL, 0, false },
+	{ OD_KIND_SLURM_OOM, OD_CONF_HIGH, "exceeded memory limit|exceeded virtual memory limit",
+	  "exceeded (?:virtual )?memory limit \\((?<husage_b>\\d+) > "
+	  "(?<hlimit_b>\\d+)\\), being killed",
+	  NULL, 0, false },
+	{ OD_KIND_SLURM_OOM, OD_CONF_HIGH, "OUT_OF_ME",
+	  "(?<![A-Z_])OUT_OF_ME(?:MORY|\\+)",
+	  NULL, 0, false },
+	{ OD_KIND_SLURM_OOM, OD_CONF_MEDIUM,
+	  "limit at least once during execution|memory limit at some point",
+	  "(?<nonfatal>hit memory(?:\\+swap)? limit at least once during "
+	  "execution|Exceeded (?:step|job) memory limit at some point)\\.?",
+	  NULL, 0, false },
+	/* R30, R31 */
+	{ OD_KIND_K8S_OOMKILLED, OD_CONF_HIGH, "OOMKilled",
+	  "(?:Reason:\\s*)?OOMKilled",
+	  "Exit Code:\\s+(?<exit>\\d+)", 6, false },
+	{ OD_KIND_K8S_OOMKILLED, OD_CONF_LOW, "Exit Code:",
+	  "Exit Code:\\s+(?<exit>137)\\b",
+	  NULL, 0, false },
+	{ OD_KIND_K8S_OOMKILLED, OD_CONF_MEDIUM, "low on resource: memory",
+	  "The node was low on resource: memory\\.?",
+	  NULL, 0, false },
+	/* R41 */
+	{ OD_KIND_RAY, OD_CONF_HIGH,
+	  "running low on memory|killed due to memory pressure",
+	  "Task was killed due to the node running low on memory\\.?(?:[^\\n]*?"
+	  " was (?<husage>[\\d.]+ ?GB) / (?<hlimit>[\\d.]+ ?GB))?|killed due "
+	  "to memory pressure \\(OOM\\)",
+	  NULL, 0, false },
+	/* R45 to R48 */
+	{ OD_KIND_VLLM_KV_CACHE, OD_CONF_HIGH,
+	  "No available memory for the cache blocks|KV cache is needed|"
+	  "stored in KV cache|desired GPU memory utilization",
+	  "No available memory for the cache blocks\\.?|\\((?<req_gib>[\\d.]+) "
+	  "GiB KV cache is needed, which is larger than the available KV "
+	  "cache memory \\((?<free_gib>[\\d.]+) GiB\\)\\.?|The model's max seq "
+	  "len \\(\\d+\\) is larger than the maximum number of tokens that can "
+	  "be stored in KV cache \\(\\d+\\)\\.?|Free memory on device(?: \\S+)? "
+	  "\\((?<free_gib>[\\d.]+)/(?<total_gib>[\\d.]+) GiB\\) on startup is "
+	  "less than desired GPU memory utilization \\([\\d.]+, (?<req_gib>"
+	  "[\\d.]+) GiB\\)",
+	  NULL, 0, false },
+	/* llama.cpp */
+	{ OD_KIND_GGML, OD_CONF_HIGH, "cudaMalloc failed|buffer of size",
+	  "allocating (?<req>[\\d.]+ MiB) on device (?<device>\\d+): cudaMalloc "
+	  "failed: out of memory|failed to allocate (?<error>\\w+) buffer of "
+	  "size (?<req_b>\\d+)",
+	  NULL, 0, false },
+	{ OD_KIND_ONNXRUNTIME, OD_CONF_HIGH,
+	  "Failed to allocate memory for requested buffer|is smaller than requested bytes",
+	  "Failed to allocate memory for requested buffer of size (?<req_b>\\d+)"
+	  "|Available memory of (?<free_b>\\d+) is smaller than requested "
+	  "bytes of (?<req_b>\\d+)",
+	  NULL, 0, false },
+	{ OD_KIND_TENSORRT, OD_CONF_HIGH, "Requested amount of GPU memory",
+	  "Requested amount of GPU memory \\((?<req_b>\\d+) bytes\\) could not "
+	  "be allocated\\.?",
+	  NULL, 0, false },
+	{ OD_KIND_CUPY, OD_CONF_HIGH, "Out of memory allocating",
+	  "Out of memory allocating (?<req_b>\\d{1,3}(?:,\\d{3})+|\\d+) bytes "
+	  "\\(allocated so far: (?<alloc_b>[\\d,]+) bytes(?:, limit set to: "
+	  "(?<limit_b>[\\d,]+) bytes)?\\)\\.?",
+	  NULL, 0, false },
+	/* R36 to R38 */
+	{ OD_KIND_HOST_ALLOC, OD_CONF_HIGH, "DefaultCPUAllocator",
+	  "DefaultCPUAllocator: (?:can't allocate memory|not enough memory): "
+	  "you tried to allocate (?<req_b>\\d+) bytes\\.?(?: Error code \\d+ "
+	  "\\([^)\\n]*\\))?",
+	  NULL, 0, false },
+	{ OD_KIND_HOST_ALLOC, OD_CONF_HIGH, "MemoryError|Unable to allocate|"
+	  "Cannot allocate memory",
+	  "(?m)(?:(?<![\\w.])(?:[\\w.]*\\._)?(?:Array)?MemoryError(?::[ \\t]*|"
+	  "[ \\t]*$)|(?=Unable))(?:Unable to allocate (?<req>[\\d.]+ ?"
+	  "(?:[KMGTPE]iB|bytes)) for an array with shape (?<shape>\\([^)\\n]*"
+	  "\\)) and data type (?<dtype>\\w+))?|\\[Errno 12\\] Cannot allocate "
+	  "memory",
+	  NULL, 0, false },
+};
+
+#define ST_N ((int)(sizeof st_specs / sizeof st_specs[0]))
+
+struct st_set {
+	pcre2_code *re[ST_N];
+	pcre2_code *follow[ST_N];
+	pcre2_match_data *md;
+	pcre2_match_context *mc;
+};
+
+/* The anchors, made once from the table (and static after that). */
+static st_anchor st_anchor_list[256];
+static char st_anchor_text[8192];
+
+/*
+ * Writes pattern with each plain space outside a character class turned
+ * into \s+ (or \s before a quantifier).  False when it does not fit.
+ */
+static bool
+st_widen(const char *p, char *out, size_t cap)
+{
+	size_t n = 0;
+	bool cls = false;
+
+	for (; *p != '\0'; p++) {
+		const char *rep = NULL;
+		char one[3] = { *p, '\0', '\0' };
+
+		if (*p == '\\' && p[1] != '\0') {
+			one[1] = *++p;
+			rep = one;
+		} else if (*p == '[' && !cls) {
+			cls = true;
+		} else if (*p == ']' && cls) {
+			cls = false;
+		} else if (*p == ' ' && !cls) {
+			rep = strchr("?*+{", p[1]) != NULL && p[1] != '\0' ?
+			    "\\s" : "\\s+";
+		}
+		if (rep == NULL)
+			rep = one;
+		if (n + strlen(rep) + 1 > cap)
+			return false;
+		memcpy(out + n, rep, strlen(rep));
+		n += strlen(rep);
+	}
+	out[n] = '\0';
+	return true;
+}
+
+static pcre2_code *
+st_compile(const char *pattern, int row, od_error *err)
+{
+	char wide[ST_PATTERN_MAX];
+	pcre2_code *re;
+	PCRE2_SIZE off;
+	int code;
+
+	if (!st_widen(pattern, wide, sizeof wide)) {
+		od_error_set(err, "stacks.c", (uint64_t)row + 1, 0,
+		    "internal pattern too long");
+		return NULL;
+	}
+	re = pcre2_compile((PCRE2_SPTR)wide, PCRE2_ZERO_TERMINATED,
+	    PCRE2_DUPNAMES, &code, &off, NULL);
+	if (re == NULL) {
+		PCRE2_UCHAR msg[128];
+
+		pcre2_get_error_message(code, msg, sizeof msg);
+		od_error_set(err, "stacks.c", (uint64_t)row + 1,
+		    (uint64_t)off + 1, "internal pattern: %s", msg);
+		return NULL;
+	}
+	(void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+	return re;
+}
+
+st_set *
+st_new(od_error *err)
+{
+	st_set *s = calloc(1, sizeof *s);
+	int i;
+
+	if (s == NULL) {
+		od_error_set(err, NULL, 0, 0, "out of memory");
+		return NULL;
+	}
+	for (i = 0; i < ST_N; i++) {
+		s->re[i] = st_compile(st_specs[i].pattern, i, err);
+		if (s->re[i] == NULL ||
+		    (st_specs[i].follow != NULL && (s->follow[i] =
+		    st_compile(st_specs[i].follow, i, err)) == NULL)) {
+			st_free(s);
+			return NULL;
+		}
+	}
+	s->md = pcre2_match_data_create(64, NULL);
+	s->mc = pcre2_match_context_create(NULL);
+	if (s->md == NULL || s->mc == NULL) {
+		od_error_set(err, NULL, 0, 0, "out of memory");
+		st_free(s);
+		return NULL;
+	}
+	pcre2_set_match_limit(s->mc, 1000000);
+	pcre2_set_depth_limit(s->mc, 10000);
+	return s;
+}
+
+void
+st_free(st_set *s)
+{
+	int i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < ST_N; i++) {
+		pcre2_code_free(s->re[i]);
+		pcre2_code_free(s->follow[i]);
+	}
+	pcre2_match_data_free(s->md);
+	pcre2_match_context_free(s->mc);
+	free(s);
+}
+
+int
+st_count(const st_set *s)
+{
+	(void)s;
+	return ST_N;
+}
+
+const st_anchor *
+st_anchors(void)
+{
+	size_t n = 0, used = 0;
+	int i;
+
+	if (st_anchor_list[0].text != NULL)
+		return st_anchor_list;
+	for (i = 0; i < ST_N; i++) {
+		const char *a = st_specs[i].anchors;
+
+		while (*a != '\0') {
+			size_t len = strcspn(a, "|");
+			bool caseless = *a == '~';
+			size_t k;
+
+			if (caseless)
+				a++, len--;
+			for (k = 0; k < n; k++)
+				if (strlen(st_anchor_list[k].text) == len &&
+				    memcmp(st_anchor_list[k].text, a, len) == 0)
+					break;
+			if (k == n && n + 1 < sizeof st_anchor_list /
+			    sizeof st_anchor_list[0] &&
+			    used + len + 1 <= sizeof st_anchor_text) {
+				memcpy(st_anchor_text + used, a, len);
+				st_anchor_text[used + len] = '\0';
+				st_anchor_list[n].text = st_anchor_text + used;
+				st_anchor_list[n].caseless = caseless;
+				n++;
+				used += len + 1;
+			}
+			a += len;
+			if (*a == '|')
+				a++;
+		}
+	}
+	st_anchor_list[n].text = NULL;
+	return st_anchor_list;
+}
+
+static bool
+st_match(st_set *s, const pcre2_code *re, const char *t, size_t tlen,
+    size_t at, bool anchored)
+{
+	return pcre2_match(re, (PCRE2_SPTR)t, tlen, at,
+	    anchored ? PCRE2_ANCHORED : 0, s->md, s->mc) > 0;
+}
+
+int
+st_find(st_set *s, const char *t, size_t tlen, size_t ht, uint64_t skip,
+    size_t *ms)
+{
+	size_t from = ht > 200 ? ht - 200 : 0;
+	int best = -1, i;
+
+	*ms = SIZE_MAX;
+	for (i = 0; i < ST_N; i++) {
+		size_t at = from;
+
+		if (skip & (UINT64_C(1) << i))
+			continue;
+		while (st_match(s, s->re[i], t, tlen, at, false)) {
+			PCRE2_SIZE *ov = pcre2_get_ovector_pointer(s->md);
+
+			if (ov[1] < ht) {
+				at = ov[1] > at ? ov[1] : at + 1;
+				continue;
+			}
+			if (ov[0] <= ht + 8 && ov[0] < *ms) {
+				*ms = ov[0];
+				best = i;
+			}
+			break;
+		}
+	}
+	return best;
+}
+
+/* A decimal integer, maybe negative, maybe with thousands commas. */
+static bool
+st_int(const char *p, size_t n, int64_t *out)
+{
+	int64_t v = 0;
+	size_t i = 0;
+	bool neg = n > 0 && p[0] == '-', any = false;
+
+	for (i = neg; i < n; i++) {
+		if (p[i] == ',')
+			continue;
+		if (p[i] < '0' || p[i] > '9' || v > (INT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (p[i] - '0');
+		any = true;
+	}
+	*out = neg ? -v : v;
+	return any;
+}
+
+static void
+st_copy(char *dst, size_t cap, const char *p, size_t n)
+{
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, p, n);
+	dst[n] = '\0';
+}
+
+/* Reads the size in p[0..n) in the unit that the group's suffix names. */
+static bool
+st_size(const char *suffix, const char *p, size_t n, int64_t *out)
+{
+	char buf[64];
+	int64_t v;
+
+	if (strcmp(suffix, "b") == 0)
+		return st_int(p, n, out) && *out >= 0;
+	if (strcmp(suffix, "kb") == 0) {
+		if (!st_int(p, n, &v) || v < 0 || v > INT64_MAX / 1024)
+			return false;
+		*out = v * 1024;
+		return true;
+	}
+	if (strcmp(suffix, "gib") == 0) {
+		if (n + 4 > sizeof buf)
+			return false;
+		memcpy(buf, p, n);
+		memcpy(buf + n, "GiB", 3);
+		return od_size_parse_text(buf, n + 3, out);
+	}
+	return od_size_parse_text(p, n, out);
+}
+
+/* Fills the field that group name names from the text p[0..n). */
+static void
+st_set_field(od_event *ev, const char *name, const char *p, size_t n)
+{
+	static const struct {
+		const char *base;
+		size_t off;
+	} sizes[] = {
+		{ "req", offsetof(od_event, mem.requested) },
+		{ "total", offsetof(od_event, mem.total) },
+		{ "free", offsetof(od_event, mem.free) },
+		{ "alloc", offsetof(od_event, mem.allocated) },
+		{ "limit", offsetof(od_event, mem.allowed) },
+		{ "peak", offsetof(od_event, mem.peak) },
+		{ "other", offsetof(od_event, mem.non_framework) },
+		{ "vm", offsetof(od_event, host.total_vm) },
+		{ "anon", offsetof(od_event, host.anon_rss) },
+		{ "file", offsetof(od_event, host.file_rss) },
+		{ "shmem", offsetof(od_event, host.shmem_rss) },
+		{ "hlimit", offsetof(od_event, host.limit) },
+		{ "husage", offsetof(od_event, host.usage) },
+	};
+	char base[32];
+	const char *suffix = "";
+	const char *us = strrchr(name, '_');
+	int64_t v;
+	size_t i;
+
+	st_copy(base, sizeof base, name, strlen(name));
+	if (us != NULL && (strcmp(us, "_b") == 0 || strcmp(us, "_kb") == 0 ||
+	    strcmp(us, "_gib") == 0)) {
+		base[us - name] = '\0';
+		suffix = us + 1;
+	}
+	for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		if (strcmp(base, sizes[i].base) != 0)
+			continue;
+		/* An exact byte count beats a rounded one ("(rounded to N)",
+		 * "4.00G (4294967296 bytes)"): _b groups come later. */
+		if (st_size(suffix, p, n, &v))
+			*(int64_t *)(void *)((char *)ev + sizes[i].off) = v;
+		return;
+	}
+	if (strcmp(name, "device") == 0 && st_int(p, n, &v) && v < 1 << 20)
+		ev->device = (int)v;
+	else if (strcmp(name, "rank") == 0 && st_int(p, n, &v) && v < 1 << 30)
+		ev->rank = (int)v;
+	else if (strcmp(name, "pid") == 0 && st_int(p, n, &v))
+		ev->host.pid = v;
+	else if (strcmp(name, "exit") == 0 && st_int(p, n, &v)) {
+		ev->host.exit_code = v;
+		ev->host.has_exit = true;
+	} else if (strcmp(name, "comm") == 0)
+		st_copy(ev->host.process, sizeof ev->host.process, p, n);
+	else if (strcmp(name, "signal") == 0)
+		st_copy(ev->host.signal, sizeof ev->host.signal, p, n);
+	else if (strcmp(name, "error") == 0)
+		st_copy(ev->error, sizeof ev->error, p, n);
+	else if (strcmp(name, "shape") == 0)
+		st_copy(ev->tensor_shape, sizeof ev->tensor_shape, p, n);
+	else if (strcmp(name, "dtype") == 0)
+		st_copy(ev->dtype, sizeof ev->dtype, p, n);
+	else if (strcmp(name, "allocator") == 0)
+		st_copy(ev->allocator, sizeof ev->allocator, p, n);
+	else if (strcmp(name, "nonfatal") == 0)
+		ev->fatal = false;
+}
+
+/* Fills ev from every named group of the last match that took part. */
+static void
+st_fill_groups(st_set *s, const pcre2_code *re, const char *t, od_event *ev)
+{
+	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(s->md);
+	uint32_t count, size, i;
+	PCRE2_SPTR table;
+
+	pcre2_pattern_info(re, PCRE2_INFO_NAMECOUNT, &count);
+	pcre2_pattern_info(re, PCRE2_INFO_NAMEENTRYSIZE, &size);
+	pcre2_pattern_info(re, PCRE2_INFO_NAMETABLE, &table);
+	/* The table is sorted by name; the _b names follow their base. */
+	for (i = 0; i < count; i++) {
+		PCRE2_SPTR e = table + (size_t)i * size;
+		uint32_t g = ((uint32_t)e[0] << 8) | e[1];
+
+		if (g >= pcre2_get_ovector_count(s->md) ||
+		    ov[2 * g] == PCRE2_UNSET)
+			continue;
+		st_set_field(ev, (const char *)(e + 2), t + ov[2 * g],
+		    ov[2 * g + 1] - ov[2 * g]);
+	}
+}
+
+bool
+st_fill(st_set *s, int i, const char *t, size_t tlen, size_t ms, size_t *me,
+    od_event *ev)
+{
+	const st_spec *sp = &st_specs[i];
+	bool found = false;
+
+	if (!st_match(s, s->re[i], t, tlen, ms, true))
+		return false;
+	ev->kind = sp->kind;
+	ev->confidence = sp->conf;
+	ev->format = OD_FMT_OTHER_STACK;
+	ev->fatal = true;
+	*me = pcre2_get_ovector_pointer(s->md)[1];
+	st_fill_groups(s, s->re[i], t, ev);
+	if (sp->follow != NULL) {
+		/* Read on, at most follow_lines lines past the match. */
+		size_t end = *me, at = *me;
+		int lines = 0;
+
+		while (end < tlen && lines <= sp->follow_lines)
+			if (t[end++] == '\n')
+				lines++;
+		while (at < end && st_match(s, s->follow[i], t, end, at, false)) {
+			PCRE2_SIZE *ov = pcre2_get_ovector_pointer(s->md);
+
+			st_fill_groups(s, s->follow[i], t, ev);
+			found = true;
+			*me = ov[1];
+			at = ov[1] > at ? ov[1] : at + 1;
+		}
+		if (sp->follow_required && !found)
+			return false;
+	}
+	if (ev->confidence == OD_CONF_LOW)
+		ev->confirm_with = sp->kind == OD_KIND_K8S_OOMKILLED ?
+		    st_k8s_weak : st_weak;
+	return true;
+}

@@ -1,0 +1,46 @@
+/*
+ * stacks.h: the recognisers of every stack other than PyTorch's caching
+ * allocator (whose clause grammar lives in extract.c), as a table of
+ * patterns whose named groups say which field they fill.
+ */
+#ifndef OD_STACKS_H
+#define OD_STACKS_H
+
+#include "oomdoc.h"
+
+typedef struct st_set st_set;
+
+/* A fixed string for the prefilter. */
+typedef struct {
+	const char *text;
+	bool caseless;
+} st_anchor;
+
+st_set *st_new(od_error *err);
+void st_free(st_set *s);
+
+/* The number of recognisers (at most 64). */
+int st_count(const st_set *s);
+
+/*
+ * Finds, among the recognisers not in the mask skip, the match that
+ * starts earliest in t[0..tlen) and covers the hit at offset ht: it ends at
+ * or after ht and starts no later than ht + 8.  Returns its index with *ms
+ * set to its start, or -1.
+ */
+int st_find(st_set *s, const char *t, size_t tlen, size_t ht, uint64_t skip,
+    size_t *ms);
+
+/*
+ * Fills ev from recogniser i matched at ms, and from the lines after it
+ * where the recogniser reads on; *me is set to the end of what it took.
+ * Returns false when the recogniser's condition is not met (an NCCL
+ * wrapper without an out-of-memory CUDA failure, say).
+ */
+bool st_fill(st_set *s, int i, const char *t, size_t tlen, size_t ms,
+    size_t *me, od_event *ev);
+
+/* The prefilter's strings, terminated by one whose text is NULL. */
+const st_anchor *st_anchors(void);
+
+#endif
