@@ -55,6 +55,30 @@ test_rejects(void **state)
 	assert_int_equal(parse("9999999999999999999999999999999999", "bytes"), -1);
 }
 
+static int64_t
+parse_text(const char *s)
+{
+	int64_t v = -2;
+
+	return od_size_parse_text(s, strlen(s), &v) ? v : -1;
+}
+
+/* Other stacks' sizes: binary bare suffixes, SI GB, commas, bytes. */
+static void
+test_other_stacks(void **state)
+{
+	(void)state;
+	assert_int_equal(parse_text("4.00G"), 4294967296LL);
+	assert_int_equal(parse_text("1.17GiB"), 1256277934LL);
+	assert_int_equal(parse_text("3206250496B"), 3206250496LL);
+	assert_int_equal(parse_text("26,184,840kB"), 26184840LL * 1024);
+	assert_int_equal(parse_text("1,073,741,824"), 1073741824LL);
+	assert_int_equal(parse_text("27.10GB"), 27100000000LL);
+	assert_int_equal(parse_text("17.36G"), 18640158065LL);
+	assert_int_equal(parse_text("12 parsecs"), -1);
+	assert_int_equal(parse_text("99999999999999999999 TiB"), -1);
+}
+
 static void
 test_format(void **state)
 {
@@ -102,6 +126,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exact_inversion),
 		cmocka_unit_test(test_rejects),
+		cmocka_unit_test(test_other_stacks),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_round_trip),
 	};

@@ -1,0 +1,241 @@
+/*
+ * test_stacks.c: one line (or block) of each other stack, with the kind,
+ * confidence and numbers it must give; and lines that must give nothing.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "oomdoc.h"
+
+static od_scanner *sc;
+
+static int
+setup(void **state)
+{
+	od_error err;
+
+	(void)state;
+	sc = od_scanner_new(&err);
+	return sc == NULL;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	od_scanner_free(sc);
+	return 0;
+}
+
+static od_events *
+scan(const char *text)
+{
+	od_events *set = od_events_new();
+	od_input info;
+
+	od_scan_buffer(sc, text, strlen(text), 0, &info, set);
+	return set;
+}
+
+static const struct {
+	const char *text;
+	od_kind kind;
+	od_confidence conf;
+	int64_t requested;
+	int64_t pid;
+	const char *error;
+} cases[] = {
+	{ "RuntimeError: CUDA error: out of memory\nCUDA kernel errors might "
+	  "be asynchronously reported\n", OD_KIND_CUDA_RAW, OD_CONF_HIGH, -1, -1,
+	  "" },
+	{ "RuntimeError: cuda runtime error (2) : out of memory at /pytorch/"
+	  "aten/src/THC/THCCachingHostAllocator.cpp:296\n", OD_KIND_CUDA_RAW,
+	  OD_CONF_HIGH, -1, -1, "" },
+	{ "E0101 failed to allocate 4.00G (4294967296 bytes) from device: "
+	  "CUDA_ERROR_OUT_OF_MEMORY: out of memory\n", OD_KIND_TF, OD_CONF_HIGH,
+	  4294967296LL, -1, "CUDA_ERROR_OUT_OF_MEMORY" },
+	{ "CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate("
+	  "handle)`\n", OD_KIND_CUBLAS, OD_CONF_HIGH, -1, -1,
+	  "CUBLAS_STATUS_ALLOC_FAILED" },
+	{ "RuntimeError: Unable to find a valid cuDNN algorithm to run "
+	  "convolution\n", OD_KIND_CUDNN, OD_CONF_MEDIUM, -1, -1, "" },
+	{ "node1:123:456 [3] include/alloc.h:48 NCCL WARN Cuda failure 'out of "
+	  "memory'\n", OD_KIND_NCCL, OD_CONF_HIGH, -1, -1, "" },
+	{ "RuntimeError: MPS backend out of memory (MPS allocated: 42.28 GiB, "
+	  "other allocations: 720.00 KiB, max allowed: 42.43 GiB). Tried to "
+	  "allocate 384.00 MiB on shared pool.\n", OD_KIND_MPS, OD_CONF_HIGH,
+	  402653184, -1, "" },
+	{ "Resource exhausted: Failed to allocate request for 2.99GiB "
+	  "(3206250496B) on device ordinal 0\n", OD_KIND_XLA, OD_CONF_HIGH,
+	  3206250496LL, -1, "" },
+	{ "[ 99.1] Memory cgroup out of memory: Killed process 4242 (python) "
+	  "total-vm:1000kB, anon-rss:2000kB, file-rss:0kB, shmem-rss:0kB\n",
+	  OD_KIND_HOST_OOM_KILLER, OD_CONF_HIGH, -1, 4242, "" },
+	{ "Process finished with exit code 137 (interrupted by signal 9: "
+	  "SIGKILL)\n", OD_KIND_HOST_OOM_KILLER, OD_CONF_LOW, -1, -1, "" },
+	{ "./run.sh: line 12: 31337 Killed                  python train.py\n",
+	  OD_KIND_HOST_OOM_KILLER, OD_CONF_LOW, -1, 31337, "" },
+	{ "RuntimeError: DataLoader worker (pid 777) is killed by signal: Bus "
+	  "error. It is possible that dataloader's workers are out of shared "
+	  "memory. Please try to raise your shared memory limit.\n",
+	  OD_KIND_DATALOADER_KILLED, OD_CONF_HIGH, -1, 777, "" },
+	{ "slurmstepd: error: Detected 2 oom-kill event(s) in step 3756240.batch "
+	  "cgroup. Some of your processes may have been killed by the cgroup "
+	  "out-of-memory handler.\n", OD_KIND_SLURM_OOM, OD_CONF_HIGH, -1, -1,
+	  "" },
+	{ "cupy.cuda.memory.OutOfMemoryError: Out of memory allocating "
+	  "1,073,741,824 bytes (allocated so far: 2,147,483,648 bytes).\n",
+	  OD_KIND_CUPY, OD_CONF_HIGH, 1073741824, -1, "" },
+	{ "DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+	  "34359738368 bytes. Error code 12 (Cannot allocate memory)\n",
+	  OD_KIND_HOST_ALLOC, OD_CONF_HIGH, 34359738368LL, -1, "" },
+	{ "ValueError: No available memory for the cache blocks. Try "
+	  "increasing `gpu_memory_utilization` when initializing the engine.\n",
+	  OD_KIND_VLLM_KV_CACHE, OD_CONF_HIGH, -1, -1, "" },
+	{ "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1234.56 MiB "
+	  "on device 0: cudaMalloc failed: out of memory\n", OD_KIND_GGML,
+	  OD_CONF_HIGH, 1294529987, -1, "" },
+};
+
+static void
+test_each_stack(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		od_events *set = scan(cases[i].text);
+		od_event *ev = od_events_get(set, 0);
+
+		if (ev == NULL || od_events_count(set) != 1)
+			fail_msg("case %zu: %zu events", i, od_events_count(set));
+		assert_int_equal(ev->kind, cases[i].kind);
+		assert_int_equal(ev->confidence, cases[i].conf);
+		assert_int_equal(ev->mem.requested, cases[i].requested);
+		assert_int_equal(ev->host.pid, cases[i].pid);
+		assert_string_equal(ev->error, cases[i].error);
+		if (ev->confidence == OD_CONF_LOW)
+			assert_non_null(ev->confirm_with);
+		od_events_free(set);
+	}
+}
+
+/* The BFC warning reads on into its Stats block; the "not a failure"
+ * variant is a warning. */
+static void
+test_tf_bfc(void **state)
+{
+	od_events *set = scan("W bfc_allocator.cc:441] Allocator (GPU_1_bfc) "
+	    "ran out of memory trying to allocate 1.17GiB (rounded to "
+	    "1258291200)requested by op Conv2D\nStats:\nLimit:        "
+	    "7691630592\nInUse:        7580000000\nMaxInUse:     7600000000\n"
+	    "NumAllocs:    1234\nW bfc_allocator.cc:275] Allocator (GPU_0_bfc) "
+	    "ran out of memory trying to allocate 2.00GiB with freed_by_count=0."
+	    " The caller indicates that this is not a failure, but this may "
+	    "mean that there could be performance gains if more memory were "
+	    "available.\n");
+	od_event *ev = od_events_get(set, 0);
+
+	(void)state;
+	assert_int_equal(od_events_count(set), 2);
+	assert_int_equal(ev->device, 1);
+	assert_int_equal(ev->mem.requested, 1258291200);
+	assert_int_equal(ev->mem.allowed, 7691630592LL);
+	assert_int_equal(ev->mem.allocated, 7580000000LL);
+	assert_int_equal(ev->mem.peak, 7600000000LL);
+	assert_true(ev->fatal);
+	ev = od_events_get(set, 1);
+	assert_false(ev->fatal);
+	assert_int_equal(ev->mem.requested, 2147483648LL);
+	od_events_free(set);
+}
+
+/* The NCCL wrapper counts only with an out-of-memory CUDA failure. */
+static void
+test_nccl_wrapper(void **state)
+{
+	od_events *set = scan("DistBackendError: NCCL error in: x.cpp:1, "
+	    "unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL "
+	    "version 2.26.2\nncclUnhandledCudaError: Call to CUDA function "
+	    "failed.\nLast error:\nCuda failure 2 'out of memory'\n");
+
+	(void)state;
+	assert_int_equal(od_events_count(set), 1);
+	assert_int_equal(od_events_get(set, 0)->end_line, 4);
+	od_events_free(set);
+	set = scan("DistBackendError: NCCL error in: x.cpp:1, unhandled cuda "
+	    "error (run with NCCL_DEBUG=INFO for details), NCCL version 2.26.2\n"
+	    "ncclUnhandledCudaError: Call to CUDA function failed.\nLast error:"
+	    "\nCuda failure 999 'unknown error'\n");
+	assert_int_equal(od_events_count(set), 0);
+	od_events_free(set);
+}
+
+/* The kernel's lines about one kill are one event, with the surest
+ * figures; a torchrun table about the same pid joins it. */
+static void
+test_one_kill(void **state)
+{
+	od_events *set = scan("oom-kill:constraint=CONSTRAINT_MEMCG,nodemask="
+	    "(null),cpuset=/,mems_allowed=0,oom_memcg=/job,task_memcg=/job,"
+	    "task=python3,pid=4242,uid=0\nMemory cgroup out of memory: Killed "
+	    "process 4242 (python3) total-vm:8000kB, anon-rss:4000kB, "
+	    "file-rss:100kB, shmem-rss:0kB, UID:0 pgtables:100kB "
+	    "oom_score_adj:0\n[0]:\n  exitcode  : -9 (pid: 4242)\n");
+	od_event *ev = od_events_get(set, 0);
+
+	(void)state;
+	assert_int_equal(od_events_count(set), 1);
+	assert_int_equal(ev->confidence, OD_CONF_HIGH);
+	assert_int_equal(ev->host.anon_rss, 4000 * 1024);
+	assert_int_equal(ev->occurrences, 2);
+	assert_string_equal(ev->host.process, "python3");
+	od_events_free(set);
+}
+
+static void
+test_not_oom(void **state)
+{
+	static const char *const texts[] = {
+		"RuntimeError: CUDA error: an illegal memory access was "
+		"encountered\n",
+		"CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling "
+		"`cublasGemmEx(handle)`\n",
+		"DataLoader worker (pid 12) is killed by signal: Segmentation "
+		"fault.\n",
+		"Killed 3 stale processes\n",
+		"torchrun: exitcode  : -15 (pid: 99)\n",
+		"Exit Code:    0\n    Reason: Completed\n",
+		"we catch torch.cuda.OutOfMemoryError and retry\n",
+		"Created TensorFlow device with 14790 MB memory\n",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		od_events *set = scan(texts[i]);
+
+		if (od_events_count(set) != 0)
+			fail_msg("case %zu gave an event", i);
+		od_events_free(set);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_each_stack),
+		cmocka_unit_test(test_tf_bfc),
+		cmocka_unit_test(test_nccl_wrapper),
+		cmocka_unit_test(test_one_kill),
+		cmocka_unit_test(test_not_oom),
+	};
+
+	return cmocka_run_group_tests_name("stacks", tests, setup, teardown);
+}
