@@ -41,6 +41,10 @@ od_event_init(od_event *ev)
 	ev->host.shmem_rss = ev->host.limit = ev->host.usage = OD_UNKNOWN;
 	ev->confidence = OD_CONF_HIGH;
 	ev->framework = od_kind_framework(ev->kind);
+	ev->step = -1;
+	ev->ctx.batch_size = ev->ctx.accum_steps = ev->ctx.seq_len = -1;
+	ev->ctx.grad_ckpt = -1;
+	ev->ctx.mem_first = ev->ctx.mem_last = ev->ctx.mem_max = -1;
 }
 
 /*

@@ -140,6 +140,37 @@ typedef struct {
 	char signal[24];        /* "Killed", "Bus error", "SIGKILL" */
 } od_host;
 
+#define OD_FRAMES_MAX 8
+
+/* A frame of the Python traceback before the failure. */
+typedef struct {
+	char file[160];
+	int64_t line;
+	char func[64];
+	char code[160];         /* the source line the traceback shows */
+	bool user;              /* not in the framework's or Python's files */
+} od_frame;
+
+/*
+ * What the log says before an event about the job: the settings it ran
+ * with and the memory it reported (context.c).  Unknown numbers are -1,
+ * unknown strings empty.
+ */
+typedef struct {
+	char alloc_conf[160];   /* PYTORCH_CUDA_ALLOC_CONF and the like */
+	char xla_conf[160];     /* XLA_PYTHON_CLIENT_* settings */
+	char tf_allocator[64];  /* TF_GPU_ALLOCATOR, allow_growth */
+	int64_t batch_size;
+	int64_t accum_steps;
+	int64_t seq_len;
+	char precision[16];     /* "bf16", "fp16", "fp32" */
+	int grad_ckpt;          /* -1 unknown, 0 off, 1 on */
+	int64_t mem_first;      /* memory readings of the metric lines */
+	int64_t mem_last;
+	int64_t mem_max;
+	int nreadings;
+} od_logctx;
+
 typedef struct od_event {
 	od_kind kind;
 	const char *framework;  /* static: "pytorch", "tensorflow", ... */
@@ -165,6 +196,11 @@ typedef struct od_event {
 	bool message_cut;       /* the message was longer than OD_MESSAGE_MAX */
 	od_memory mem;
 	od_host host;
+	od_logctx ctx;
+	int64_t step;           /* -1 unknown */
+	char phase[16];         /* forward, backward, optimizer, ... */
+	od_frame frames[OD_FRAMES_MAX];
+	int nframes;
 	int *ranks;             /* owned, sorted, distinct */
 	int nranks;
 	int ranks_cap;

@@ -142,6 +142,65 @@ rp_input_name(const od_input *in)
 }
 
 static void
+rp_json_int(FILE *out, const char *name, int64_t v)
+{
+	fprintf(out, ", \"%s\": ", name);
+	rp_json_num(out, v);
+}
+
+/* The context facts: where the job was and what it ran with. */
+static void
+rp_json_context(FILE *out, const od_event *ev)
+{
+	const od_logctx *c = &ev->ctx;
+	int i;
+
+	fputs(",\n                  \"hint\": ", out);
+	rp_json_cstr(out, od_hint_name(ev->hint));
+	rp_json_int(out, "step", ev->step);
+	fputs(", \"phase\": ", out);
+	rp_json_cstr(out, ev->phase);
+	fputs(",\n                  \"frames\": [", out);
+	for (i = 0; i < ev->nframes; i++) {
+		const od_frame *f = &ev->frames[i];
+
+		fputs(i ? ",\n                             {\"file\": " :
+		    "{\"file\": ", out);
+		rp_json_cstr(out, f->file);
+		fprintf(out, ", \"line\": %lld, \"function\": ",
+		    (long long)f->line);
+		rp_json_cstr(out, f->func);
+		fputs(", \"code\": ", out);
+		rp_json_cstr(out, f->code);
+		fprintf(out, ", \"user\": %s}", f->user ? "true" : "false");
+	}
+	fputs("],\n                  \"alloc_conf\": ", out);
+	rp_json_cstr(out, c->alloc_conf);
+	fputs(", \"xla_conf\": ", out);
+	rp_json_cstr(out, c->xla_conf);
+	fputs(", \"tf_allocator\": ", out);
+	rp_json_cstr(out, c->tf_allocator);
+	fputs(",\n                  ", out);
+	fputs("\"precision\": ", out);
+	rp_json_cstr(out, c->precision);
+	fputs(", \"grad_checkpointing\": ", out);
+	fputs(c->grad_ckpt < 0 ? "null" : c->grad_ckpt ? "true" : "false", out);
+	rp_json_int(out, "batch_size", c->batch_size);
+	rp_json_int(out, "accum_steps", c->accum_steps);
+	rp_json_int(out, "seq_len", c->seq_len);
+	fputs(",\n                  \"memory_readings\": ", out);
+	if (c->nreadings == 0) {
+		fputs("null", out);
+	} else {
+		fprintf(out, "{\"count\": %d", c->nreadings);
+		rp_json_int(out, "first_bytes", c->mem_first);
+		rp_json_int(out, "last_bytes", c->mem_last);
+		rp_json_int(out, "max_bytes", c->mem_max);
+		fputc('}', out);
+	}
+}
+
+static void
 rp_json_event(FILE *out, const od_event *ev, const od_input *inputs)
 {
 	const od_memory *m = &ev->mem;
@@ -232,9 +291,7 @@ rp_json_event(FILE *out, const od_event *ev, const od_input *inputs)
 	rp_json_cstr(out, ev->dtype);
 	fputs(", \"allocator\": ", out);
 	rp_json_cstr(out, ev->allocator);
-	fputs(",\n                  \"step\": null, \"phase\": null, "
-	    "\"frames\": [], \"alloc_conf\": null, \"hint\": ", out);
-	rp_json_cstr(out, od_hint_name(ev->hint));
+	rp_json_context(out, ev);
 	fputs("},\n      \"causes\": [],\n      \"fingerprint\": null\n    }",
 	    out);
 }

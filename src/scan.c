@@ -27,6 +27,7 @@
 
 #include <hs/hs.h>
 
+#include "context.h"
 #include "extract.h"
 #include "input.h"
 #include "oomdoc.h"
@@ -54,15 +55,21 @@ static const char *const sc_pytorch_anchors[] = {
 
 #define SC_ANCHORS_MAX 256
 
-/* All anchors, NULL-terminated, made once. */
+/*
+ * All anchors, NULL-terminated, made once: first the OOM anchors
+ * (sc_noom of them), then the context anchors, whose sc_anchor_what says
+ * which setting they are about.
+ */
 static const char *sc_anchors[SC_ANCHORS_MAX + 1];
 static unsigned sc_anchor_flags[SC_ANCHORS_MAX];
-static int sc_nanchors;
+static int sc_anchor_what[SC_ANCHORS_MAX];
+static int sc_nanchors, sc_noom;
 
 static void
 sc_collect_anchors(void)
 {
 	const st_anchor *a;
+	const cx_anchor *c;
 	size_t i;
 
 	if (sc_nanchors > 0)
@@ -75,6 +82,12 @@ sc_collect_anchors(void)
 		sc_anchor_flags[sc_nanchors] = a->caseless ? HS_FLAG_CASELESS : 0;
 		sc_anchors[sc_nanchors++] = a->text;
 	}
+	sc_noom = sc_nanchors;
+	for (c = cx_anchors(); c->text != NULL && sc_nanchors < SC_ANCHORS_MAX;
+	    c++) {
+		sc_anchor_what[sc_nanchors] = c->what;
+		sc_anchors[sc_nanchors++] = c->text;
+	}
 	sc_anchors[sc_nanchors] = NULL;
 }
 
@@ -82,11 +95,13 @@ struct od_scanner {
 	hs_database_t *db;
 	hs_scratch_t *scratch;
 	ex_ctx *ex;
+	cx_ctx *cx;
 	char *buf;
 	size_t anchor_len[SC_ANCHORS_MAX];
 	size_t overlap;                 /* longest anchor - 1 */
-	/* Hits of the current scan call. */
+	/* Hits of the current scan call: where, and which anchor. */
 	size_t hits[SC_HITS_MAX];
+	int hit_ids[SC_HITS_MAX];
 	int nhits;
 	size_t hit_floor;               /* ignore hits ending at or before */
 	size_t hits_base;               /* offset of the scanned piece */
@@ -104,13 +119,20 @@ typedef struct {
 	size_t consumed;        /* nothing before this may start a message */
 	int index;
 	od_events *set;
+	od_logctx ctx;          /* the settings seen so far */
 } sc_state;
 
 const char *const *
 od_anchors(void)
 {
+	static const char *oom[SC_ANCHORS_MAX + 1];
+	int i;
+
 	sc_collect_anchors();
-	return sc_anchors;
+	for (i = 0; i < sc_noom; i++)
+		oom[i] = sc_anchors[i];
+	oom[i] = NULL;
+	return oom;
 }
 
 od_scanner *
@@ -149,7 +171,8 @@ od_scanner_new(od_error *err)
 		return NULL;
 	}
 	sc->ex = ex_new(err);
-	if (sc->ex == NULL) {
+	sc->cx = cx_new(err);
+	if (sc->ex == NULL || sc->cx == NULL) {
 		od_scanner_free(sc);
 		return NULL;
 	}
@@ -164,6 +187,7 @@ od_scanner_free(od_scanner *sc)
 	hs_free_scratch(sc->scratch);
 	hs_free_database(sc->db);
 	ex_free(sc->ex);
+	cx_free(sc->cx);
 	free(sc->buf);
 	free(sc);
 }
@@ -215,6 +239,7 @@ sc_on_match(unsigned id, unsigned long long from, unsigned long long to,
 		return 0;
 	if (end > sc->last_end)
 		sc->last_end = end;
+	sc->hit_ids[sc->nhits] = (int)id;
 	sc->hits[sc->nhits++] = end - sc->anchor_len[id];
 	return sc->nhits == SC_HITS_MAX;    /* full: stop, resume later */
 }
@@ -240,12 +265,39 @@ sc_line_start(const sc_state *st, size_t lo, size_t p, bool *known)
 	return i;
 }
 
-static int
-sc_cmp_offset(const void *a, const void *b)
+/* Sorts the hits by offset, carrying their anchor ids along. */
+static void
+sc_sort_hits(od_scanner *sc)
 {
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int i, j;
 
-	return x < y ? -1 : x > y;
+	/* Insertion sort: the hits come nearly sorted already. */
+	for (i = 1; i < sc->nhits; i++) {
+		size_t h = sc->hits[i];
+		int id = sc->hit_ids[i];
+
+		for (j = i; j > 0 && sc->hits[j - 1] > h; j--) {
+			sc->hits[j] = sc->hits[j - 1];
+			sc->hit_ids[j] = sc->hit_ids[j - 1];
+		}
+		sc->hits[j] = h;
+		sc->hit_ids[j] = id;
+	}
+}
+
+/* Reads the line around a context anchor into the running context. */
+static void
+sc_context(sc_state *st, size_t hit, int what, size_t lo)
+{
+	size_t b = hit, e = hit;
+
+	while (b > lo && hit - b < 512 && st->buf[b - 1] != '\n' &&
+	    st->buf[b - 1] != '\r')
+		b--;
+	while (e < st->len && e - hit < 512 && st->buf[e] != '\n' &&
+	    st->buf[e] != '\r')
+		e++;
+	cx_line(st->sc->cx, what, st->buf + b, e - b, &st->ctx);
 }
 
 /* Hands one hit to the extractor and keeps the event it gives. */
@@ -269,6 +321,8 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 		return;
 	}
 	sc_count_to(st, w.line_start);
+	ev.ctx = st->ctx;
+	cx_before(st->sc->cx, st->buf + lo, w.line_start - lo, &ev);
 	ev.input = st->index;
 	ev.line = st->lines + 1;
 	ev.end_line = ev.line + span.lines;
@@ -298,10 +352,14 @@ sc_region(sc_state *st, size_t from, size_t to, size_t floor, size_t lo)
 		    sc->scratch, sc_on_match, sc);
 		/* Matches come in the order of their ends; take them in the
 		 * order of their starts. */
-		qsort(sc->hits, (size_t)sc->nhits, sizeof sc->hits[0],
-		    sc_cmp_offset);
-		for (i = 0; i < sc->nhits; i++)
-			sc_hit(st, sc->hits[i], lo);
+		sc_sort_hits(sc);
+		for (i = 0; i < sc->nhits; i++) {
+			if (sc->hit_ids[i] >= sc_noom)
+				sc_context(st, sc->hits[i],
+				    sc_anchor_what[sc->hit_ids[i]], lo);
+			else
+				sc_hit(st, sc->hits[i], lo);
+		}
 		if (rc != HS_SCAN_TERMINATED || sc->nhits == 0)
 			break;
 		/* The hit list was full: go on after the last one. */
@@ -322,6 +380,7 @@ od_scan_buffer(od_scanner *sc, const char *data, size_t len, int index,
 	st.len = len;
 	st.index = index;
 	st.set = set;
+	cx_reset(&st.ctx);
 	sc_region(&st, 0, len, 0, 0);
 	sc_count_to(&st, len);
 	info->bytes = len;
@@ -353,6 +412,7 @@ od_scan_path(od_scanner *sc, const char *path, int index, od_input *info,
 	st.buf = sc->buf;
 	st.index = index;
 	st.set = set;
+	cx_reset(&st.ctx);
 	while (!eof) {
 		size_t limit, keep, floor;
 

@@ -1,0 +1,42 @@
+/*
+ * context.h: what the log says around an event besides the message: the
+ * settings the job ran with (allocator configuration, batch size, sequence
+ * length, precision, checkpointing), the memory its metric lines reported,
+ * and, from the traceback before the failure, the frames, the phase and
+ * the step.
+ */
+#ifndef OD_CONTEXT_H
+#define OD_CONTEXT_H
+
+#include "oomdoc.h"
+
+typedef struct cx_ctx cx_ctx;
+
+/* A fixed string that marks a line worth reading for context. */
+typedef struct {
+	const char *text;
+	int what;               /* which setting it is about (context.c) */
+} cx_anchor;
+
+cx_ctx *cx_new(od_error *err);
+void cx_free(cx_ctx *c);
+
+/* The context anchors, terminated by one whose text is NULL. */
+const cx_anchor *cx_anchors(void);
+
+/* Empties a running context (at the start of an input). */
+void cx_reset(od_logctx *state);
+
+/* Reads the line line[0..len), which holds an anchor about what, into
+ * the running context. */
+void cx_line(cx_ctx *c, int what, const char *line, size_t len,
+    od_logctx *state);
+
+/*
+ * Reads the text before an event, buf[0..len) (the event's line starts at
+ * len), for the last traceback's frames, the phase they show and the last
+ * step a progress bar or a metric line gave.
+ */
+void cx_before(cx_ctx *c, const char *buf, size_t len, od_event *ev);
+
+#endif
