@@ -20,7 +20,7 @@
 
 enum {
 	CX_ALLOC, CX_XLA, CX_TF, CX_BATCH, CX_ACCUM, CX_SEQ, CX_PREC, CX_CKPT,
-	CX_MEM,
+	CX_MEM, CX_XID,
 	/* Patterns read from the text before an event. */
 	CX_FRAME, CX_STEP,
 	CX_COUNT
@@ -51,6 +51,8 @@ static const char *const cx_patterns[CX_COUNT] = {
 	[CX_MEM] = "(?:max_memory_allocated|memory_allocated|max_memory_reserved"
 	    "|memory_reserved|gpu_mem|mem_gb|gpu_mem_gb|max_mem)" KV
 	    "([\\d.]+)\\s*(GiB|GB|MiB|MB)?",
+	[CX_XID] = "NVRM: Xid \\([^)\\n]*\\): (\\d{1,4})|(uncorrectable ECC error|"
+	    "Uncorrectable ECC error|ECC page retirement)",
 	[CX_FRAME] = "File \"([^\"\\n]{1,300})\", line (\\d{1,9}), in "
 	    "([^\\s\\n]{1,100})",
 	[CX_STEP] = "\\|\\s*(\\d{1,9})/\\d{1,9} \\[|[\"']?(?:global_)?step"
@@ -82,12 +84,16 @@ static const cx_anchor cx_anchor_list[] = {
 	{ "memory_reserved", CX_MEM },
 	{ "gpu_mem", CX_MEM },
 	{ "mem_gb", CX_MEM },
+	{ "NVRM: Xid", CX_XID },
+	{ "ncorrectable ECC", CX_XID },
+	{ "ECC page retirement", CX_XID },
 	{ NULL, 0 },
 };
 
 struct cx_ctx {
 	pcre2_code *re[CX_COUNT];
 	pcre2_match_data *md;
+	int rc;                 /* the last match's count of set pairs */
 	pcre2_match_context *mc;
 };
 
@@ -156,13 +162,15 @@ cx_reset(od_logctx *st)
 	st->batch_size = st->accum_steps = st->seq_len = -1;
 	st->grad_ckpt = -1;
 	st->mem_first = st->mem_last = st->mem_max = -1;
+	st->xid = -1;
 }
 
 static bool
 cx_match(cx_ctx *c, int re, const char *s, size_t len, size_t at)
 {
-	return pcre2_match(c->re[re], (PCRE2_SPTR)s, len, at, 0, c->md,
-	    c->mc) > 0;
+	c->rc = pcre2_match(c->re[re], (PCRE2_SPTR)s, len, at, 0, c->md,
+	    c->mc);
+	return c->rc > 0;
 }
 
 /* Group g of the last match as a string, or NULL. */
@@ -171,8 +179,8 @@ cx_group(cx_ctx *c, const char *s, int g, size_t *n)
 {
 	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
 
-	if ((uint32_t)g >= pcre2_get_ovector_count(c->md) ||
-	    ov[2 * g] == PCRE2_UNSET)
+	/* Pairs from rc on are not written by the match: stale. */
+	if (g >= c->rc || ov[2 * g] == PCRE2_UNSET)
 		return NULL;
 	*n = ov[2 * g + 1] - ov[2 * g];
 	return s + ov[2 * g];
@@ -316,6 +324,12 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, od_logctx *st)
 			st->mem_max = v;
 		break;
 	}
+	case CX_XID:
+		if (g != NULL)
+			st->xid = cx_int(g, n);
+		else
+			st->ecc = true;
+		break;
 	default:
 		break;
 	}

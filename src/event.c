@@ -45,6 +45,7 @@ od_event_init(od_event *ev)
 	ev->ctx.batch_size = ev->ctx.accum_steps = ev->ctx.seq_len = -1;
 	ev->ctx.grad_ckpt = -1;
 	ev->ctx.mem_first = ev->ctx.mem_last = ev->ctx.mem_max = -1;
+	ev->ctx.xid = -1;
 }
 
 /*
@@ -61,10 +62,34 @@ ev_by_pid(const od_event *ev)
 }
 
 void
+od_cause_clear(od_cause *c)
+{
+	int i;
+
+	free(c->explanation);
+	for (i = 0; i < c->nevidence; i++)
+		free(c->evidence[i]);
+	for (i = 0; i < c->nfixes; i++) {
+		free(c->fixes[i].text);
+		free(c->fixes[i].env_name);
+		free(c->fixes[i].env_value);
+		free(c->fixes[i].code);
+		free(c->fixes[i].config_key);
+		free(c->fixes[i].config_value);
+	}
+	memset(c, 0, sizeof *c);
+}
+
+void
 od_event_clear(od_event *ev)
 {
+	int i;
+
 	free(ev->message);
 	free(ev->ranks);
+	for (i = 0; i < ev->ncauses; i++)
+		od_cause_clear(&ev->causes[i]);
+	free(ev->causes);
 	od_event_init(ev);
 }
 

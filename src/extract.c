@@ -156,6 +156,7 @@ struct ex_ctx {
 	pcre2_code *re[RE_COUNT];
 	pcre2_match_data *md;
 	pcre2_match_context *mc;
+	int rc;                 /* the last match's count of set pairs */
 	char text[EX_TEXT_MAX];
 	size_t tlen;
 	ex_seg seg[EX_LINES_MAX];
@@ -230,10 +231,9 @@ static bool
 ex_match(ex_ctx *x, int re, const char *s, size_t len, size_t at,
     bool anchored)
 {
-	int rc = pcre2_match(x->re[re], (PCRE2_SPTR)s, len, at,
+	x->rc = pcre2_match(x->re[re], (PCRE2_SPTR)s, len, at,
 	    anchored ? PCRE2_ANCHORED : 0, x->md, x->mc);
-
-	return rc > 0;
+	return x->rc > 0;
 }
 
 static size_t
@@ -254,8 +254,8 @@ ex_group(ex_ctx *x, int g, size_t *start, size_t *len)
 {
 	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(x->md);
 
-	if ((uint32_t)g >= pcre2_get_ovector_count(x->md) ||
-	    ov[2 * g] == PCRE2_UNSET)
+	/* Pairs from rc on are not written by the match: stale. */
+	if (g >= x->rc || ov[2 * g] == PCRE2_UNSET)
 		return false;
 	*start = ov[2 * g];
 	*len = ov[2 * g + 1] - ov[2 * g];

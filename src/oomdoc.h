@@ -169,7 +169,38 @@ typedef struct {
 	int64_t mem_last;
 	int64_t mem_max;
 	int nreadings;
+	int64_t xid;            /* the last NVIDIA Xid error code seen */
+	bool ecc;               /* an uncorrectable ECC error was reported */
 } od_logctx;
+
+#define OD_CAUSES_MAX 8
+#define OD_FIXES_MAX 8
+#define OD_EVIDENCE_MAX 6
+
+/* A fix of a cause, rendered for this event (owned strings, or NULL). */
+typedef struct {
+	const char *id;         /* borrowed from the rule set */
+	char *text;
+	char *env_name;         /* an environment line: NAME=value */
+	char *env_value;
+	char *code;             /* a code change */
+	char *config_key;       /* a configuration key: key: value */
+	char *config_value;
+} od_fix;
+
+/* A likely cause of an event, as a rule found it (rules.c). */
+typedef struct {
+	const char *rule;       /* borrowed from the rule set, as below */
+	const char *title;
+	const char *confirm_with;
+	double score;
+	od_confidence confidence;
+	char *explanation;      /* owned */
+	char *evidence[OD_EVIDENCE_MAX];
+	int nevidence;
+	od_fix fixes[OD_FIXES_MAX];
+	int nfixes;
+} od_cause;
 
 typedef struct od_event {
 	od_kind kind;
@@ -201,6 +232,9 @@ typedef struct od_event {
 	char phase[16];         /* forward, backward, optimizer, ... */
 	od_frame frames[OD_FRAMES_MAX];
 	int nframes;
+	od_cause *causes;       /* owned, best first */
+	int ncauses;
+	char fingerprint[17];   /* 16 hex digits, "" before the rules ran */
 	int *ranks;             /* owned, sorted, distinct */
 	int nranks;
 	int ranks_cap;
@@ -256,6 +290,7 @@ od_event *od_events_get(od_events *set, size_t i);
 uint64_t od_events_dropped(const od_events *set);
 void od_event_init(od_event *ev);
 void od_event_clear(od_event *ev);
+void od_cause_clear(od_cause *c);
 void od_event_add_rank(od_event *ev, int rank);
 
 /* The scanner: reads one input and feeds events to an event set. */
@@ -277,10 +312,13 @@ void od_scan_buffer(od_scanner *sc, const char *data, size_t len, int index,
 const char *const *od_anchors(void);
 
 /* Reports. */
-typedef enum { OD_FORMAT_TEXT, OD_FORMAT_JSON } od_report_format;
+typedef enum {
+	OD_FORMAT_TEXT, OD_FORMAT_JSON, OD_FORMAT_MARKDOWN
+} od_report_format;
 typedef struct {
 	od_report_format format;
 	bool color;
+	char fingerprint[17];   /* the report's, "" when none */
 } od_report_opts;
 void od_report_write(FILE *out, const od_report_opts *opts,
     const od_input *inputs, int ninputs, od_events *set);

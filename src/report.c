@@ -148,6 +148,58 @@ rp_json_int(FILE *out, const char *name, int64_t v)
 	rp_json_num(out, v);
 }
 
+static void
+rp_json_cause(FILE *out, const od_cause *c, bool first)
+{
+	int i;
+
+	fputs(first ? "\n        {\"rule\": " : ",\n        {\"rule\": ", out);
+	rp_json_cstr(out, c->rule);
+	fputs(", \"title\": ", out);
+	rp_json_cstr(out, c->title);
+	fprintf(out, ", \"score\": %.2f, \"confidence\": \"%s\",\n"
+	    "         \"explanation\": ", c->score,
+	    od_confidence_name(c->confidence));
+	rp_json_cstr(out, c->explanation);
+	fputs(",\n         \"evidence\": [", out);
+	for (i = 0; i < c->nevidence; i++) {
+		if (i)
+			fputs(", ", out);
+		rp_json_cstr(out, c->evidence[i]);
+	}
+	fputs("],\n         \"fixes\": [", out);
+	for (i = 0; i < c->nfixes; i++) {
+		const od_fix *f = &c->fixes[i];
+
+		fputs(i ? ",\n                   {\"id\": " : "{\"id\": ", out);
+		rp_json_cstr(out, f->id);
+		fputs(", \"text\": ", out);
+		rp_json_cstr(out, f->text);
+		if (f->env_name != NULL) {
+			fputs(", \"env\": {", out);
+			rp_json_cstr(out, f->env_name);
+			fputs(": ", out);
+			rp_json_cstr(out, f->env_value);
+			fputc('}', out);
+		}
+		if (f->code != NULL) {
+			fputs(", \"code\": ", out);
+			rp_json_cstr(out, f->code);
+		}
+		if (f->config_key != NULL) {
+			fputs(", \"config\": {", out);
+			rp_json_cstr(out, f->config_key);
+			fputs(": ", out);
+			rp_json_cstr(out, f->config_value);
+			fputc('}', out);
+		}
+		fputc('}', out);
+	}
+	fputs("],\n         \"confirm_with\": ", out);
+	rp_json_cstr(out, c->confirm_with);
+	fputc('}', out);
+}
+
 /* The context facts: where the job was and what it ran with. */
 static void
 rp_json_context(FILE *out, const od_event *ev)
@@ -292,12 +344,40 @@ rp_json_event(FILE *out, const od_event *ev, const od_input *inputs)
 	fputs(", \"allocator\": ", out);
 	rp_json_cstr(out, ev->allocator);
 	rp_json_context(out, ev);
-	fputs("},\n      \"causes\": [],\n      \"fingerprint\": null\n    }",
-	    out);
+	fputs("},\n      \"causes\": [", out);
+	for (i = 0; i < ev->ncauses; i++)
+		rp_json_cause(out, &ev->causes[i], i == 0);
+	fputs(ev->ncauses ? "\n      ],\n      \"fingerprint\": " :
+	    "],\n      \"fingerprint\": ", out);
+	rp_json_cstr(out, ev->fingerprint);
+	fputs("\n    }", out);
+}
+
+/* The top cause of the report: that of its first fatal event, else of
+ * its first event. */
+static const char *
+rp_top_cause(od_events *set)
+{
+	size_t i, n = od_events_count(set);
+
+	for (i = 0; i < n; i++) {
+		od_event *ev = od_events_get(set, i);
+
+		if (ev->fatal && ev->ncauses > 0)
+			return ev->causes[0].rule;
+	}
+	for (i = 0; i < n; i++) {
+		od_event *ev = od_events_get(set, i);
+
+		if (ev->ncauses > 0)
+			return ev->causes[0].rule;
+	}
+	return NULL;
 }
 
 static void
-rp_json(FILE *out, const od_input *inputs, int ninputs, od_events *set)
+rp_json(FILE *out, const od_report_opts *o, const od_input *inputs,
+    int ninputs, od_events *set)
 {
 	size_t i, n = od_events_count(set);
 	int k;
@@ -320,8 +400,12 @@ rp_json(FILE *out, const od_input *inputs, int ninputs, od_events *set)
 	}
 	fputs(n ? "\n  ],\n" : "],\n", out);
 	fprintf(out, "  \"summary\": {\"events\": %zu, \"events_omitted\": "
-	    "%llu, \"top_cause\": null, \"fingerprint\": null}\n}\n", n,
+	    "%llu, \"top_cause\": ", n,
 	    (unsigned long long)od_events_dropped(set));
+	rp_json_cstr(out, rp_top_cause(set));
+	fputs(", \"fingerprint\": ", out);
+	rp_json_cstr(out, o->fingerprint);
+	fputs("}\n}\n", out);
 }
 
 /*
@@ -332,7 +416,7 @@ rp_json(FILE *out, const od_input *inputs, int ninputs, od_events *set)
  * below on the same scale.
  */
 static void
-rp_bar(FILE *out, const od_memory *m)
+rp_bar(FILE *out, const od_memory *m, const char *indent)
 {
 	static const char marks[] = "on#+.";
 	int64_t part[5], others = 0, known = 0, sum;
@@ -387,7 +471,7 @@ rp_bar(FILE *out, const od_memory *m)
 	while (used < RP_BAR_WIDTH)
 		bar[used++] = ' ';
 	bar[used] = '\0';
-	fprintf(out, "    [%s]\n", bar);
+	fprintf(out, "%s[%s]\n", indent, bar);
 	if (m->requested > 0) {
 		int w = (int)((double)m->requested / (double)sum * RP_BAR_WIDTH +
 		    0.5);
@@ -395,12 +479,12 @@ rp_bar(FILE *out, const od_memory *m)
 		w = w < 1 ? 1 : w > RP_BAR_WIDTH ? RP_BAR_WIDTH : w;
 		memset(bar, ' ', RP_BAR_WIDTH);
 		memset(bar, '=', (size_t)w);
-		fprintf(out, "    [%s]%s\n", bar,
+		fprintf(out, "%s[%s]%s\n", indent, bar,
 		    m->requested > m->total ? " >" : "");
 	}
-	fputs("     o other processes  n non-PyTorch  # allocated  "
-	    "+ reserved, unallocated\n     . free  = the request that "
-	    "failed\n", out);
+	fprintf(out, "%s o other processes  n non-PyTorch  # allocated  "
+	    "+ reserved, unallocated\n%s . free  = the request that "
+	    "failed\n", indent, indent);
 }
 
 static void
@@ -438,6 +522,77 @@ rp_has_figures(const od_event *ev)
 	    m->allowed >= 0 || m->peak >= 0 || m->non_framework >= 0 ||
 	    m->nprocs > 0 || h->total_vm >= 0 || h->anon_rss >= 0 ||
 	    h->usage >= 0 || h->limit >= 0;
+}
+
+/* The causes and fixes of an event, for a terminal. */
+static void
+rp_text_causes(FILE *out, const od_report_opts *o, const od_event *ev)
+{
+	const char *bold = o->color ? "\033[1m" : "";
+	const char *off = o->color ? "\033[0m" : "";
+	int i, k;
+
+	if (ev->ncauses == 0) {
+		fputs("    causes     no rule matched\n", out);
+		return;
+	}
+	fputs("    likely causes:\n", out);
+	for (i = 0; i < ev->ncauses; i++) {
+		const od_cause *c = &ev->causes[i];
+
+		fprintf(out, "    %d. %s%s%s (%s, score %.2f): ", i + 1, bold,
+		    c->rule, off, od_confidence_name(c->confidence), c->score);
+		rp_text_str(out, c->title, strlen(c->title), "");
+		fputc('\n', out);
+		if (c->explanation != NULL) {
+			fputs("       ", out);
+			rp_text_str(out, c->explanation, strlen(c->explanation),
+			    "       ");
+			fputc('\n', out);
+		}
+		for (k = 0; k < c->nevidence; k++) {
+			fputs("       evidence: ", out);
+			rp_text_str(out, c->evidence[k], strlen(c->evidence[k]),
+			    "       ");
+			fputc('\n', out);
+		}
+		for (k = 0; k < c->nfixes; k++) {
+			const od_fix *f = &c->fixes[k];
+
+			fputs("       fix: ", out);
+			rp_text_str(out, f->text, strlen(f->text), "         ");
+			fputc('\n', out);
+			if (f->env_name != NULL) {
+				fputs("            export ", out);
+				rp_text_str(out, f->env_name, strlen(f->env_name),
+				    "");
+				fputc('=', out);
+				rp_text_str(out, f->env_value,
+				    strlen(f->env_value), "");
+				fputc('\n', out);
+			}
+			if (f->code != NULL) {
+				fputs("            ", out);
+				rp_text_str(out, f->code, strlen(f->code),
+				    "            ");
+				fputc('\n', out);
+			}
+			if (f->config_key != NULL) {
+				fputs("            ", out);
+				rp_text_str(out, f->config_key,
+				    strlen(f->config_key), "");
+				fputs(": ", out);
+				rp_text_str(out, f->config_value,
+				    strlen(f->config_value), "");
+				fputc('\n', out);
+			}
+		}
+		if (c->confirm_with != NULL)
+			fprintf(out, "       live probe that can confirm it: %s\n",
+			    c->confirm_with);
+	}
+	if (ev->fingerprint[0] != '\0')
+		fprintf(out, "    fingerprint %s\n", ev->fingerprint);
 }
 
 static void
@@ -520,7 +675,9 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 		fputc('\n', out);
 	}
 	if (!rp_has_figures(ev)) {
-		fputs("    memory     no figures in the message\n\n", out);
+		fputs("    memory     no figures in the message\n", out);
+		rp_text_causes(out, o, ev);
+		fputc('\n', out);
 		return;
 	}
 	fputs("    memory at the failure:\n", out);
@@ -556,7 +713,8 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	if (m->procs_dropped > 0)
 		fprintf(out, "      (%d more processes not listed)\n",
 		    m->procs_dropped);
-	rp_bar(out, m);
+	rp_bar(out, m, "    ");
+	rp_text_causes(out, o, ev);
 	fputc('\n', out);
 }
 
@@ -589,12 +747,262 @@ rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
 		    OD_EVENTS_MAX);
 }
 
+/*
+ * Markdown for tickets.  Everything that comes from the log or from a rule
+ * goes out either escaped (every ASCII punctuation character gets a
+ * backslash, so no emphasis, link, autolink, mention, HTML tag or table
+ * break can form) or inside a fenced block longer than any backtick run in
+ * it, where nothing is interpreted.
+ */
+static void
+rp_md_text(FILE *out, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned cp;
+		size_t len = rp_utf8(p + i, n - i, &cp);
+
+		if (len == 0) {
+			fputs("\uFFFD", out);
+			i++;
+			continue;
+		}
+		if (cp == '\n' || cp == '\r' || cp == '\t')
+			fputc(' ', out);
+		else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
+			fprintf(out, "\\x%02x", cp);
+		else if (cp < 0x80 && strchr("\\`*_{}[]()#+-.!|<>&~@:\"'=^$%;,?/",
+		    (int)cp) != NULL)
+			fprintf(out, "\\%c", (char)cp);
+		else
+			fwrite(p + i, 1, len, out);
+		i += len;
+	}
+}
+
+static void
+rp_md_cstr(FILE *out, const char *s)
+{
+	rp_md_text(out, s, strlen(s));
+}
+
+/* A fenced block holding s verbatim (controls escaped). */
+static void
+rp_md_fence(FILE *out, const char *info, const char *s, size_t n)
+{
+	size_t run = 0, longest = 0, i;
+	int k, fence;
+
+	for (i = 0; i < n; i++) {
+		run = s[i] == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	fence = longest >= 3 ? (int)longest + 1 : 3;
+	for (k = 0; k < fence; k++)
+		fputc('`', out);
+	fprintf(out, "%s\n", info);
+	rp_text_str(out, s, n, "");
+	fputc('\n', out);
+	for (k = 0; k < fence; k++)
+		fputc('`', out);
+	fputs("\n\n", out);
+}
+
+static void
+rp_md_size_row(FILE *out, const char *label, int64_t v)
+{
+	char sz[48];
+
+	if (v < 0)
+		return;
+	od_size_format(v, sz, sizeof sz);
+	fprintf(out, "| %s | %s (%lld bytes) |\n", label, sz, (long long)v);
+}
+
+static void
+rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs)
+{
+	const od_memory *m = &ev->mem;
+	const char *name = rp_input_name(&inputs[ev->input]);
+	int i, k;
+
+	fprintf(out, "### %zu. ", n);
+	rp_md_cstr(out, od_kind_title(ev->kind));
+	fputs(ev->fatal ? "\n\n" : " (warning)\n\n", out);
+	fputs("| | |\n|---|---|\n| where | ", out);
+	rp_md_cstr(out, name);
+	fprintf(out, " line %llu", (unsigned long long)ev->line);
+	if (ev->end_line > ev->line)
+		fprintf(out, "\\-%llu", (unsigned long long)ev->end_line);
+	fputs(" |\n", out);
+	fprintf(out, "| kind | %s, confidence %s |\n", od_kind_name(ev->kind),
+	    od_confidence_name(ev->confidence));
+	if (ev->rank >= 0) {
+		fprintf(out, "| rank | %d", ev->rank);
+		if (ev->nranks > 1) {
+			fputs(" (printed by ranks ", out);
+			for (i = 0; i < ev->nranks; i++)
+				fprintf(out, "%s%d", i ? ", " : "", ev->ranks[i]);
+			fputc(')', out);
+		}
+		fputs(" |\n", out);
+	}
+	if (ev->device >= 0)
+		fprintf(out, "| GPU | %d |\n", ev->device);
+	if (ev->exception[0] != '\0') {
+		fputs("| exception | ", out);
+		rp_md_cstr(out, ev->exception);
+		fputs(" |\n", out);
+	}
+	if (ev->step >= 0)
+		fprintf(out, "| step | %lld |\n", (long long)ev->step);
+	if (ev->phase[0] != '\0')
+		fprintf(out, "| phase | %s |\n", ev->phase);
+	rp_md_size_row(out, "requested", m->requested);
+	rp_md_size_row(out, "total capacity", m->total);
+	rp_md_size_row(out, "free", m->free);
+	rp_md_size_row(out, "this process", m->process_in_use);
+	rp_md_size_row(out, "reserved by PyTorch", m->reserved);
+	rp_md_size_row(out, "allocated", m->allocated);
+	rp_md_size_row(out, "reserved, unallocated", m->reserved_unallocated);
+	rp_md_size_row(out, "private pools", m->private_pools);
+	rp_md_size_row(out, "non\\-framework", m->non_framework);
+	rp_md_size_row(out, "allowed / limit", m->allowed);
+	rp_md_size_row(out, "peak in use", m->peak);
+	for (i = 0; i < m->nprocs; i++) {
+		char label[48];
+
+		snprintf(label, sizeof label, "process %lld",
+		    (long long)m->procs[i].pid);
+		rp_md_size_row(out, label, m->procs[i].bytes);
+	}
+	if (ev->host.pid >= 0)
+		fprintf(out, "| killed process | %lld |\n",
+		    (long long)ev->host.pid);
+	rp_md_size_row(out, "host anonymous RSS", ev->host.anon_rss);
+	rp_md_size_row(out, "host usage", ev->host.usage);
+	rp_md_size_row(out, "host limit", ev->host.limit);
+	fputc('\n', out);
+	if (m->total > 0 && m->allocated >= 0) {
+		fputs("```text\n", out);
+		rp_bar(out, m, "");
+		fputs("```\n\n", out);
+	}
+	fputs("Message:\n\n", out);
+	rp_md_fence(out, "text", ev->message != NULL ? ev->message : "",
+	    ev->message_len);
+	if (ev->ncauses == 0)
+		fputs("No rule matched this event.\n\n", out);
+	for (i = 0; i < ev->ncauses; i++) {
+		const od_cause *c = &ev->causes[i];
+
+		fprintf(out, "%d\\. **", i + 1);
+		rp_md_cstr(out, c->rule);
+		fprintf(out, "** (confidence %s, score %.2f): ",
+		    od_confidence_name(c->confidence), c->score);
+		rp_md_cstr(out, c->title);
+		fputs("\n\n", out);
+		if (c->explanation != NULL) {
+			rp_md_cstr(out, c->explanation);
+			fputs("\n\n", out);
+		}
+		for (k = 0; k < c->nevidence; k++) {
+			fputs("- evidence: ", out);
+			rp_md_cstr(out, c->evidence[k]);
+			fputc('\n', out);
+		}
+		for (k = 0; k < c->nfixes; k++) {
+			const od_fix *f = &c->fixes[k];
+
+			fputs("- fix: ", out);
+			rp_md_cstr(out, f->text);
+			fputc('\n', out);
+		}
+		if (c->nevidence > 0 || c->nfixes > 0)
+			fputc('\n', out);
+		for (k = 0; k < c->nfixes; k++) {
+			const od_fix *f = &c->fixes[k];
+			char line[1024];
+
+			if (f->env_name != NULL) {
+				snprintf(line, sizeof line, "export %s=%s",
+				    f->env_name, f->env_value);
+				rp_md_fence(out, "sh", line, strlen(line));
+			}
+			if (f->code != NULL)
+				rp_md_fence(out, "python", f->code,
+				    strlen(f->code));
+			if (f->config_key != NULL) {
+				snprintf(line, sizeof line, "%s: %s",
+				    f->config_key, f->config_value);
+				rp_md_fence(out, "yaml", line, strlen(line));
+			}
+		}
+	}
+	if (ev->fingerprint[0] != '\0')
+		fprintf(out, "Fingerprint: `%s`\n\n", ev->fingerprint);
+}
+
+static void
+rp_markdown(FILE *out, const od_report_opts *o, const od_input *inputs,
+    int ninputs, od_events *set)
+{
+	size_t i, n = od_events_count(set);
+	const char *top = rp_top_cause(set);
+	int k;
+
+	fprintf(out, "## oomdoc: %zu out\\-of\\-memory event%s\n\n", n,
+	    n == 1 ? "" : "s");
+	fputs("**Summary:** ", out);
+	if (n == 0) {
+		fputs("no out\\-of\\-memory failure found", out);
+	} else {
+		od_event *ev = od_events_get(set, 0);
+
+		rp_md_cstr(out, od_kind_title(ev->kind));
+		if (ev->device >= 0)
+			fprintf(out, " on GPU %d", ev->device);
+		if (ev->rank >= 0)
+			fprintf(out, ", rank %d", ev->rank);
+		fputs(", in ", out);
+		rp_md_cstr(out, rp_input_name(&inputs[ev->input]));
+		fprintf(out, " line %llu", (unsigned long long)ev->line);
+		if (top != NULL) {
+			fputs("; likely cause: ", out);
+			rp_md_cstr(out, top);
+		}
+	}
+	fputs(".", out);
+	if (o->fingerprint[0] != '\0')
+		fprintf(out, " Fingerprint `%s`.", o->fingerprint);
+	fputs("\n\nInputs: ", out);
+	for (k = 0; k < ninputs; k++) {
+		if (k)
+			fputs(", ", out);
+		rp_md_cstr(out, rp_input_name(&inputs[k]));
+		fprintf(out, " (%llu lines%s)",
+		    (unsigned long long)inputs[k].lines,
+		    inputs[k].failed ? ", not read to the end" : "");
+	}
+	fputs("\n\n", out);
+	for (i = 0; i < n; i++)
+		rp_md_event(out, i + 1, od_events_get(set, i), inputs);
+	if (od_events_dropped(set) > 0)
+		fprintf(out, "%llu more events were not kept.\n",
+		    (unsigned long long)od_events_dropped(set));
+}
+
 void
 od_report_write(FILE *out, const od_report_opts *opts, const od_input *inputs,
     int ninputs, od_events *set)
 {
 	if (opts->format == OD_FORMAT_JSON)
-		rp_json(out, inputs, ninputs, set);
+		rp_json(out, opts, inputs, ninputs, set);
+	else if (opts->format == OD_FORMAT_MARKDOWN)
+		rp_markdown(out, opts, inputs, ninputs, set);
 	else
 		rp_text(out, opts, inputs, ninputs, set);
 }

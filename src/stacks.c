@@ -308,6 +308,7 @@ struct st_set {
 	pcre2_code *follow[ST_N];
 	pcre2_match_data *md;
 	pcre2_match_context *mc;
+	int rc;                 /* the last match's count of set pairs */
 };
 
 /* The anchors, made once from the table (and static after that). */
@@ -476,8 +477,9 @@ static bool
 st_match(st_set *s, const pcre2_code *re, const char *t, size_t tlen,
     size_t at, bool anchored)
 {
-	return pcre2_match(re, (PCRE2_SPTR)t, tlen, at,
-	    anchored ? PCRE2_ANCHORED : 0, s->md, s->mc) > 0;
+	s->rc = pcre2_match(re, (PCRE2_SPTR)t, tlen, at,
+	    anchored ? PCRE2_ANCHORED : 0, s->md, s->mc);
+	return s->rc > 0;
 }
 
 int
@@ -648,8 +650,8 @@ st_fill_groups(st_set *s, const pcre2_code *re, const char *t, od_event *ev)
 		PCRE2_SPTR e = table + (size_t)i * size;
 		uint32_t g = ((uint32_t)e[0] << 8) | e[1];
 
-		if (g >= pcre2_get_ovector_count(s->md) ||
-		    ov[2 * g] == PCRE2_UNSET)
+		/* Pairs from rc on are not written by the match. */
+		if ((int)g >= s->rc || ov[2 * g] == PCRE2_UNSET)
 			continue;
 		st_set_field(ev, (const char *)(e + 2), t + ov[2 * g],
 		    ov[2 * g + 1] - ov[2 * g]);

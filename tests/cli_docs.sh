@@ -68,13 +68,29 @@ err=$("$oomdoc" --no-such-option 2>&1 >/dev/null); rc=$?
 	case $err in *"unknown option '--no-such-option'"*) true ;; *) false ;; esac
 check "unknown option: status $rc, stderr: $err" $?
 
-# 4. Exit statuses: the man page's list and --help agree on 0, 1 and 2.
-for st in 0 1 2; do
+# 4. Exit statuses: the man page's list and --help agree on 0 to 3.
+for st in 0 1 2 3; do
 	sed -n '/^\.Sh EXIT STATUS/,/^\.Sh /p' "$man" | grep -q "^\.It $st\$"
 	check "EXIT STATUS does not list $st" $?
 	"$oomdoc" --help | tr '\n' ' ' | grep -q "$st"
 	check "--help does not mention status $st" $?
 done
+
+# 5. The facts the man page lists are the ones the rules can use.
+man_facts=$(sed -n '/^\.Ss FACTS/,/^\.El/p' "$man" | sed -n 's/^\.It Cm //p' |
+	sed 's/\\-/-/g')
+[ "$man_facts" = "$("$oomdoc" rules facts)" ]
+check "the FACTS of the man page differ from oomdoc rules facts:
+$(diff <(echo "$man_facts") <("$oomdoc" rules facts))" $?
+
+# 6. The shipped rules the man page names are the ones loaded, and they
+#    lint clean.
+man_rules=$(sed -n '/^The shipped rules:/,/^\.Pp/p' "$man" |
+	sed -n 's/^\.Cm \([a-z_]*\).*/\1/p' | sort)
+[ "$man_rules" = "$("$oomdoc" rules list | awk '{print $1}' | sort)" ]
+check "the shipped rules named in the man page differ from rules list" $?
+"$oomdoc" rules check >/dev/null
+check "oomdoc rules check finds errors in the shipped rules" $?
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -1,0 +1,106 @@
+# bench/lib.sh: shared helpers of run.sh and scaling.sh (sourced, not run).
+#
+# measure LABEL CMD: runs the shell command CMD once as a warm-up, then
+# $RUNS times (only once in all when the warm-up took more than $SLOW
+# seconds; MEASURE_SLOW is then 1), and appends one line to $RESULTS:
+#   LABEL <tab> median wall seconds <tab> max peak RSS KiB <tab> all walls
+# CMD is evaluated by bash.  It must wrap the process whose memory is
+# reported in "$T" (GNU time writing %M to $RSSF) and send its output to a
+# file or a pipe, never to /dev/null (GNU grep stops at the first match when
+# its output is /dev/null).
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(cd "$BENCH_DIR/.." && pwd)
+GNU_TIME=${GNU_TIME:-/usr/bin/time}
+SLOW=${SLOW:-60}
+
+bench_die() { echo "bench: $*" >&2; exit 2; }
+
+bench_need() {
+	[ -x "$GNU_TIME" ] || bench_die "$GNU_TIME is missing (apt-get install time)"
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || bench_die "$c is missing"
+	done
+}
+
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# now_ns: the time in nanoseconds.
+now_ns() { date +%s%N; }
+
+measure() {
+	local label=$1 cmd=$2 i s e walls="" rss=0 r w
+	RSSF=$(mktemp "$SCRATCH/rss.XXXXXX")
+	T="$GNU_TIME -o $RSSF -f %M"
+	MEASURE_SLOW=0
+	for ((i = 0; i <= RUNS; i++)); do
+		s=$(now_ns)
+		eval "$cmd"
+		e=$(now_ns)
+		w=$(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.3f", (e - s) / 1e9 }')
+		if [ "$i" -eq 0 ]; then
+			# The warm-up.  A command slower than $SLOW seconds is
+			# not run again: the warm-up is its one sample.
+			awk -v w="$w" -v m="$SLOW" 'BEGIN { exit !(w > m) }' || continue
+			MEASURE_SLOW=1
+		fi
+		walls="$walls $w"
+		# GNU time writes "Command exited with non-zero status N" first
+		r=$(tail -n 1 "$RSSF")
+		case $r in ''|*[!0-9]*) r=0 ;; esac
+		[ "$r" -gt "$rss" ] && rss=$r
+		[ "$MEASURE_SLOW" = 1 ] && break
+	done
+	rm -f "$RSSF"
+	[ "$MEASURE_SLOW" = 1 ] && walls="$walls (slow: one run, no warm-up)"
+	printf '%s\t%s\t%s\t%s\n' "$label" \
+	    "$(printf '%s\n' $walls | grep -E '^[0-9.]+$' | sort -g | awk '{ a[NR] = $1 } END {
+		if (NR % 2) print a[(NR + 1) / 2];
+		else printf "%.3f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }')" \
+	    "$rss" "${walls# }" >>"$RESULTS"
+	printf '  %-28s median %ss  (runs:%s)  peak RSS %s KiB\n' "$label" \
+	    "$(tail -n 1 "$RESULTS" | cut -f2)" "$walls" "$rss" >&2
+}
+
+# check_events JSON SIDECAR: prints OK or MISMATCH with the figures.
+# oomdoc keeps at most a fixed number of distinct events and counts the
+# reports beyond as summary.events_omitted; those are occurrences, not
+# distinct events, so an echo of an event that was not kept is counted
+# again.  The generator says how many echoes it wrote (echo_reports).
+check_events() {
+	python3 - "$1" "$2" <<'EOF'
+import json, sys
+try:
+    rep = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("MISMATCH (oomdoc's JSON does not parse: %s)" % e); sys.exit()
+try:
+    gen = json.load(open(sys.argv[2]))
+except Exception:
+    print("UNCHECKED (no generator sidecar %s)" % sys.argv[2]); sys.exit()
+ev, om = rep["summary"]["events"], rep["summary"].get("events_omitted", 0)
+want, echoes = gen["ooms"], gen.get("echo_reports", 0)
+if ev + om == want:
+    print("OK (%d events, generator wrote %d)" % (ev + om, want))
+elif om and want <= ev + om <= want + echoes:
+    print("OK (%d kept + %d omitted reports; generator wrote %d events and %d echo "
+          "reports, echoes of events past the cap are counted again)"
+          % (ev, om, want, echoes))
+else:
+    print("MISMATCH (oomdoc: %d events + %d omitted; generator wrote %d events, %d echo reports)"
+          % (ev, om, want, echoes))
+EOF
+}
+
+machine_info() {
+	echo "- date: $(date -u)"
+	echo "- machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(free -g | awk '/^Mem:/ { print $2 " GiB RAM" }')"
+	echo "- kernel: $(uname -sr)"
+	local state=""
+	[ "$OOMDOC_SRC" -ef "$REPO_DIR/build/oomdoc" ] && state=", working tree at HEAD $(git -C "$REPO_DIR" rev-parse --short HEAD 2>/dev/null || echo '?') with $(git -C "$REPO_DIR" status --porcelain -- src 2>/dev/null | wc -l) changed files under src/"
+	echo "- oomdoc: $("$OOMDOC" --version 2>&1 | head -n 1) ($OOMDOC_SRC$state)"
+	echo "- oomdoc binary sha256: $(sha256sum "$OOMDOC" | cut -c1-16)"
+	echo "- load average (1, 5, 15 min) at the start: ${LOAD_START:-?}; at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "- $(rg --version | head -n 1); $(grep --version | head -n 1); $(gzip --version | head -n 1); $(zstd --version)"
+}

@@ -1,0 +1,46 @@
+/*
+ * facts.h: the facts of an event, by name, for the rules' conditions and
+ * templates; and the facts the user supplies with --fact.
+ */
+#ifndef OD_FACTS_H
+#define OD_FACTS_H
+
+#include "expr.h"
+#include "oomdoc.h"
+
+#define FC_USER_MAX 32
+
+/* Facts the user gives (--fact NAME=VALUE); they win over the log's. */
+typedef struct {
+	char name[48];
+	char text[128];         /* the value as given, for strings */
+	xv_value value;
+} fc_user;
+
+typedef struct {
+	fc_user v[FC_USER_MAX];
+	int n;
+} fc_user_facts;
+
+/* What a lookup reads: one event and the user's facts. */
+typedef struct {
+	const od_event *ev;
+	const fc_user_facts *user;
+} fc_source;
+
+/* xp_fact_exists and xp_lookup for the rules; ctx is an fc_source. */
+bool fc_exists(void *ctx, const char *name, size_t len);
+bool fc_lookup(void *ctx, const char *name, size_t len, xv_value *out);
+
+/*
+ * Parses "NAME=VALUE" into the user's facts: a size with a unit ("2GiB")
+ * is a byte count, a number is a number, true/false a boolean, anything
+ * else a string.  False with err filled in for an unknown name, a
+ * malformed argument or too many facts.
+ */
+bool fc_user_add(fc_user_facts *u, const char *arg, od_error *err);
+
+/* The names of every fact, NULL-terminated, for the manual's checks. */
+const char *const *fc_names(void);
+
+#endif

@@ -1,0 +1,970 @@
+/*
+ * rules.c: loading the YAML rules and applying them to events.
+ *
+ * A rule file holds one rule, a list of rules, or a mapping whose "rules"
+ * key is such a list.  A rule:
+ *
+ *   id: fragmentation                      [a-z0-9_]+, unique
+ *   title: Fragmentation ...
+ *   kinds: [cuda_caching_allocator, hip]   optional: the kinds it is for
+ *   when: reserved_unallocated >= requested
+ *   score: 0.85                            0..1, how likely when it fires
+ *   explain: "{reserved_unallocated} ..."  a template
+ *   evidence: ["...", ...]                 optional templates
+ *   fixes:                                 optional, in order
+ *     - id: expandable_segments
+ *       when: not (expandable_segments == true)   optional
+ *       text: "..."                        a template
+ *       env: {PYTORCH_CUDA_ALLOC_CONF: "..."}      optional, one entry
+ *       code: "..."                        optional template
+ *       config: {key: "..."}               optional, one entry
+ *   confirm_with: fragmentation            optional: a live-mode probe
+ *
+ * The YAML is read in two passes with libyaml: the first walks the event
+ * stream and refuses aliases and deep nesting, so that an alias bomb or a
+ * pathological file cannot make the second (the document tree) expensive;
+ * the second checks the schema.  Every error is collected with its file,
+ * line and column, and a file with any error adds no rule.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <yaml.h>
+
+#include "expr.h"
+#include "facts.h"
+#include "rules.h"
+
+#define RL_FILE_MAX (1024 * 1024)
+#define RL_DEPTH_MAX 16
+#define RL_TEXT_MAX 2048
+
+#ifndef OOMDOC_RULES_DIR
+#define OOMDOC_RULES_DIR "/usr/local/share/oomdoc/rules"
+#endif
+#ifndef OOMDOC_SOURCE_RULES_DIR
+#define OOMDOC_SOURCE_RULES_DIR "rules"
+#endif
+
+typedef struct {
+	char *id;
+	xp_expr *when;
+	xp_template *text;
+	char *env_name;
+	xp_template *env_value;
+	xp_template *code;
+	char *config_key;
+	xp_template *config_value;
+} rl_fix;
+
+typedef struct {
+	char *id;
+	char *title;
+	char *file;
+	int line;
+	uint32_t kinds;         /* bit per od_kind; 0: every kind */
+	char *when_src;
+	xp_expr *when;
+	double score;
+	xp_expr *score_expr;    /* a score computed per event, or NULL */
+	char *explain_src;
+	xp_template *explain;
+	xp_template *evidence[OD_EVIDENCE_MAX];
+	int nevidence;
+	rl_fix fixes[OD_FIXES_MAX];
+	int nfixes;
+	char *confirm_with;
+} rl_rule;
+
+struct rl_set {
+	rl_rule *rules;
+	int n, cap;
+};
+
+/* The live-mode probes a rule may name (DESIGN.md section 5). */
+static const char *const rl_probes[] = {
+	"context_cost", "fits_now", "largest_allocation", "fragmentation",
+	"processes", "health", NULL,
+};
+
+/* One file being loaded. */
+typedef struct {
+	const char *file;
+	yaml_document_t doc;
+	rl_errors *errs;
+	int nerr;               /* errors of this file */
+} rl_load_ctx;
+
+static void
+rl_err(rl_load_ctx *lc, const yaml_node_t *node, uint64_t coladd,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void
+rl_err(rl_load_ctx *lc, const yaml_node_t *node, uint64_t coladd,
+    const char *fmt, ...)
+{
+	va_list ap;
+	od_error *e;
+
+	lc->nerr++;
+	if (lc->errs->n >= RL_ERRORS_MAX) {
+		lc->errs->dropped++;
+		return;
+	}
+	e = &lc->errs->v[lc->errs->n++];
+	snprintf(e->file, sizeof e->file, "%s", lc->file);
+	e->line = node != NULL ? (uint64_t)node->start_mark.line + 1 : 0;
+	e->col = node != NULL ? (uint64_t)node->start_mark.column + 1 + coladd :
+	    0;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	va_end(ap);
+}
+
+static void
+rl_err_at(rl_errors *errs, const char *file, yaml_mark_t mark, const char *msg)
+{
+	od_error *e;
+
+	if (errs->n >= RL_ERRORS_MAX) {
+		errs->dropped++;
+		return;
+	}
+	e = &errs->v[errs->n++];
+	/* A mark of (size_t)-1 means no position: line and column 0. */
+	od_error_set(e, file, (uint64_t)mark.line + 1, (uint64_t)mark.column + 1,
+	    "%s", msg);
+}
+
+/* An error about a whole file (it cannot be opened, it is too big). */
+static void
+rl_err_file(rl_errors *errs, const char *file, const char *msg)
+{
+	yaml_mark_t none = { 0, (size_t)-1, (size_t)-1 };
+
+	rl_err_at(errs, file, none, msg);
+}
+
+rl_set *
+rl_new(void)
+{
+	return calloc(1, sizeof(rl_set));
+}
+
+static void
+rl_rule_free(rl_rule *r)
+{
+	int i;
+
+	free(r->id);
+	free(r->title);
+	free(r->file);
+	free(r->when_src);
+	xp_free(r->when);
+	xp_free(r->score_expr);
+	free(r->explain_src);
+	xp_template_free(r->explain);
+	for (i = 0; i < r->nevidence; i++)
+		xp_template_free(r->evidence[i]);
+	for (i = 0; i < r->nfixes; i++) {
+		free(r->fixes[i].id);
+		xp_free(r->fixes[i].when);
+		xp_template_free(r->fixes[i].text);
+		free(r->fixes[i].env_name);
+		xp_template_free(r->fixes[i].env_value);
+		xp_template_free(r->fixes[i].code);
+		free(r->fixes[i].config_key);
+		xp_template_free(r->fixes[i].config_value);
+	}
+	free(r->confirm_with);
+	memset(r, 0, sizeof *r);
+}
+
+void
+rl_free(rl_set *s)
+{
+	int i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->n; i++)
+		rl_rule_free(&s->rules[i]);
+	free(s->rules);
+	free(s);
+}
+
+const char *
+rl_default_dir(void)
+{
+	struct stat st;
+
+	if (stat(OOMDOC_RULES_DIR, &st) == 0 && S_ISDIR(st.st_mode))
+		return OOMDOC_RULES_DIR;
+	return OOMDOC_SOURCE_RULES_DIR;
+}
+
+static yaml_node_t *
+rl_node(rl_load_ctx *lc, int index)
+{
+	return yaml_document_get_node(&lc->doc, index);
+}
+
+/* A scalar's text, or NULL (with an error) when the node is not one. */
+static const char *
+rl_scalar(rl_load_ctx *lc, yaml_node_t *n, const char *what)
+{
+	if (n == NULL || n->type != YAML_SCALAR_NODE) {
+		rl_err(lc, n, 0, "%s must be a plain value", what);
+		return NULL;
+	}
+	return (const char *)n->data.scalar.value;
+}
+
+static char *
+rl_strdup(const char *s)
+{
+	return s != NULL ? strdup(s) : NULL;
+}
+
+/* The column where a scalar's text starts: after a quote, if any. */
+static uint64_t
+rl_quote(const yaml_node_t *n)
+{
+	return n->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+	    n->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+}
+
+static xp_expr *
+rl_expr(rl_load_ctx *lc, yaml_node_t *n, const char *what)
+{
+	const char *src = rl_scalar(lc, n, what);
+	od_error e;
+	xp_expr *x;
+
+	if (src == NULL)
+		return NULL;
+	memset(&e, 0, sizeof e);
+	x = xp_parse(src, n->data.scalar.length, fc_exists, NULL, &e);
+	if (x == NULL)
+		rl_err(lc, n, rl_quote(n) + (e.col > 0 ? e.col - 1 : 0),
+		    "in %s: %s", what, e.msg);
+	return x;
+}
+
+static xp_template *
+rl_template(rl_load_ctx *lc, yaml_node_t *n, const char *what)
+{
+	const char *src = rl_scalar(lc, n, what);
+	od_error e;
+	xp_template *t;
+
+	if (src == NULL)
+		return NULL;
+	memset(&e, 0, sizeof e);
+	t = xp_template_parse(src, n->data.scalar.length, fc_exists, NULL, &e);
+	if (t == NULL)
+		rl_err(lc, n, rl_quote(n) + (e.col > 0 ? e.col - 1 : 0),
+		    "in %s: %s", what, e.msg);
+	return t;
+}
+
+/* A one-entry mapping NAME: template, for env and config. */
+static bool
+rl_pair(rl_load_ctx *lc, yaml_node_t *n, const char *what, char **name,
+    xp_template **value)
+{
+	yaml_node_pair_t *p;
+	const char *k;
+
+	if (n->type != YAML_MAPPING_NODE ||
+	    n->data.mapping.pairs.top - n->data.mapping.pairs.start != 1) {
+		rl_err(lc, n, 0, "%s must be a mapping with one entry, "
+		    "NAME: value", what);
+		return false;
+	}
+	p = n->data.mapping.pairs.start;
+	k = rl_scalar(lc, rl_node(lc, p->key), what);
+	if (k == NULL)
+		return false;
+	*name = strdup(k);
+	*value = rl_template(lc, rl_node(lc, p->value), what);
+	return *value != NULL;
+}
+
+static bool
+rl_key_is(const char *k, const char *name)
+{
+	return strcmp(k, name) == 0;
+}
+
+static void
+rl_load_fix(rl_load_ctx *lc, yaml_node_t *n, rl_fix *f)
+{
+	yaml_node_pair_t *p;
+
+	if (n->type != YAML_MAPPING_NODE) {
+		rl_err(lc, n, 0, "a fix must be a mapping (id, text, ...)");
+		return;
+	}
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	    p++) {
+		yaml_node_t *kn = rl_node(lc, p->key), *vn = rl_node(lc, p->value);
+		const char *k = rl_scalar(lc, kn, "a key");
+
+		if (k == NULL || vn == NULL)
+			continue;
+		if (rl_key_is(k, "id"))
+			f->id = rl_strdup(rl_scalar(lc, vn, "id"));
+		else if (rl_key_is(k, "when"))
+			f->when = rl_expr(lc, vn, "when");
+		else if (rl_key_is(k, "text"))
+			f->text = rl_template(lc, vn, "text");
+		else if (rl_key_is(k, "env"))
+			rl_pair(lc, vn, "env", &f->env_name, &f->env_value);
+		else if (rl_key_is(k, "code"))
+			f->code = rl_template(lc, vn, "code");
+		else if (rl_key_is(k, "config"))
+			rl_pair(lc, vn, "config", &f->config_key,
+			    &f->config_value);
+		else
+			rl_err(lc, kn, 0, "unknown key '%s' in a fix (expected "
+			    "id, when, text, env, code, config)", k);
+	}
+	if (f->id == NULL)
+		rl_err(lc, n, 0, "a fix needs an id");
+	if (f->text == NULL)
+		rl_err(lc, n, 0, "a fix needs a text");
+}
+
+static bool
+rl_valid_id(const char *id)
+{
+	size_t i;
+
+	if (id[0] == '\0' || strlen(id) > 48)
+		return false;
+	for (i = 0; id[i] != '\0'; i++)
+		if (!((id[i] >= 'a' && id[i] <= 'z') ||
+		    (id[i] >= '0' && id[i] <= '9') || id[i] == '_'))
+			return false;
+	return true;
+}
+
+static uint32_t
+rl_kinds(rl_load_ctx *lc, yaml_node_t *n)
+{
+	yaml_node_item_t *it;
+	uint32_t mask = 0;
+
+	if (n->type != YAML_SEQUENCE_NODE) {
+		rl_err(lc, n, 0, "kinds must be a list of kinds");
+		return 0;
+	}
+	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+	    it++) {
+		yaml_node_t *kn = rl_node(lc, *it);
+		const char *k = rl_scalar(lc, kn, "a kind");
+		int i;
+
+		if (k == NULL)
+			continue;
+		for (i = 0; i < OD_KIND_COUNT; i++)
+			if (strcmp(k, od_kind_name((od_kind)i)) == 0)
+				break;
+		if (i == OD_KIND_COUNT)
+			rl_err(lc, kn, 0, "unknown kind '%s'", k);
+		else
+			mask |= UINT32_C(1) << i;
+	}
+	return mask;
+}
+
+static void
+rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
+{
+	yaml_node_pair_t *p;
+	bool has_score = false;
+
+	r->line = n->start_mark.line + 1;
+	if (n->type != YAML_MAPPING_NODE) {
+		rl_err(lc, n, 0, "a rule must be a mapping (id, title, when, ...)");
+		return;
+	}
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	    p++) {
+		yaml_node_t *kn = rl_node(lc, p->key), *vn = rl_node(lc, p->value);
+		const char *k = rl_scalar(lc, kn, "a key"), *v;
+		char *end;
+
+		if (k == NULL || vn == NULL)
+			continue;
+		if (rl_key_is(k, "id")) {
+			v = rl_scalar(lc, vn, "id");
+			if (v != NULL && !rl_valid_id(v))
+				rl_err(lc, vn, 0, "a rule id is lower-case "
+				    "letters, digits and '_', not '%s'", v);
+			else
+				r->id = rl_strdup(v);
+		} else if (rl_key_is(k, "title")) {
+			r->title = rl_strdup(rl_scalar(lc, vn, "title"));
+		} else if (rl_key_is(k, "kinds")) {
+			r->kinds = rl_kinds(lc, vn);
+		} else if (rl_key_is(k, "when")) {
+			r->when = rl_expr(lc, vn, "when");
+			r->when_src = rl_strdup(rl_scalar(lc, vn, "when"));
+		} else if (rl_key_is(k, "score")) {
+			v = rl_scalar(lc, vn, "score");
+			if (v == NULL)
+				continue;
+			has_score = true;
+			r->score = strtod(v, &end);
+			if (end == v || *end != '\0') {
+				/* Not a number: an expression, computed per
+				 * event and kept within 0..1. */
+				r->score = 0.5;
+				r->score_expr = rl_expr(lc, vn, "score");
+			} else if (!(r->score >= 0 && r->score <= 1)) {
+				rl_err(lc, vn, 0, "score must be from 0 to 1, "
+				    "not '%s'", v);
+			}
+		} else if (rl_key_is(k, "explain")) {
+			r->explain = rl_template(lc, vn, "explain");
+			r->explain_src = rl_strdup(rl_scalar(lc, vn, "explain"));
+		} else if (rl_key_is(k, "evidence")) {
+			yaml_node_item_t *it;
+
+			if (vn->type != YAML_SEQUENCE_NODE) {
+				rl_err(lc, vn, 0, "evidence must be a list of "
+				    "texts");
+				continue;
+			}
+			for (it = vn->data.sequence.items.start;
+			    it < vn->data.sequence.items.top; it++) {
+				if (r->nevidence == OD_EVIDENCE_MAX) {
+					rl_err(lc, vn, 0, "at most %d evidence "
+					    "texts", OD_EVIDENCE_MAX);
+					break;
+				}
+				r->evidence[r->nevidence] = rl_template(lc,
+				    rl_node(lc, *it), "evidence");
+				if (r->evidence[r->nevidence] != NULL)
+					r->nevidence++;
+			}
+		} else if (rl_key_is(k, "fixes")) {
+			yaml_node_item_t *it;
+
+			if (vn->type != YAML_SEQUENCE_NODE) {
+				rl_err(lc, vn, 0, "fixes must be a list");
+				continue;
+			}
+			for (it = vn->data.sequence.items.start;
+			    it < vn->data.sequence.items.top; it++) {
+				if (r->nfixes == OD_FIXES_MAX) {
+					rl_err(lc, vn, 0, "at most %d fixes",
+					    OD_FIXES_MAX);
+					break;
+				}
+				rl_load_fix(lc, rl_node(lc, *it),
+				    &r->fixes[r->nfixes++]);
+			}
+		} else if (rl_key_is(k, "confirm_with")) {
+			int i;
+
+			v = rl_scalar(lc, vn, "confirm_with");
+			for (i = 0; v != NULL && rl_probes[i] != NULL; i++)
+				if (strcmp(v, rl_probes[i]) == 0)
+					break;
+			if (v != NULL && rl_probes[i] == NULL)
+				rl_err(lc, vn, 0, "unknown probe '%s' (expected "
+				    "context_cost, fits_now, largest_allocation, "
+				    "fragmentation, processes or health)", v);
+			else
+				r->confirm_with = rl_strdup(v);
+		} else {
+			rl_err(lc, kn, 0, "unknown key '%s' in a rule (expected "
+			    "id, title, kinds, when, score, explain, evidence, "
+			    "fixes, confirm_with)", k);
+		}
+	}
+	if (r->id == NULL)
+		rl_err(lc, n, 0, "a rule needs an id");
+	if (r->title == NULL)
+		rl_err(lc, n, 0, "rule '%s' needs a title", r->id ? r->id : "?");
+	if (r->when == NULL && r->when_src == NULL)
+		rl_err(lc, n, 0, "rule '%s' needs a when condition",
+		    r->id ? r->id : "?");
+	if (!has_score)
+		rl_err(lc, n, 0, "rule '%s' needs a score", r->id ? r->id : "?");
+	if (r->explain == NULL && r->explain_src == NULL)
+		rl_err(lc, n, 0, "rule '%s' needs an explanation (explain)",
+		    r->id ? r->id : "?");
+}
+
+/* First pass: no aliases, bounded nesting.  False on any problem. */
+static bool
+rl_prescan(const unsigned char *buf, size_t len, const char *file,
+    rl_errors *errs)
+{
+	yaml_parser_t p;
+	yaml_event_t ev;
+	int depth = 0;
+	bool ok = true, done = false;
+
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input_string(&p, buf, len);
+	while (ok && !done) {
+		if (!yaml_parser_parse(&p, &ev)) {
+			rl_err_at(errs, file, p.problem_mark, p.problem != NULL ?
+			    p.problem : "not YAML");
+			ok = false;
+			break;
+		}
+		switch (ev.type) {
+		case YAML_ALIAS_EVENT:
+			rl_err_at(errs, file, ev.start_mark, "aliases (*name) "
+			    "are not allowed in rule files");
+			ok = false;
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			if (++depth > RL_DEPTH_MAX) {
+				rl_err_at(errs, file, ev.start_mark, "nested "
+				    "too deeply for a rule file");
+				ok = false;
+			}
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			depth--;
+			break;
+		case YAML_STREAM_END_EVENT:
+			done = true;
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&p);
+	return ok;
+}
+
+/* Adds r to the set, replacing a rule with the same id. */
+static bool
+rl_add(rl_set *s, rl_rule *r)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++) {
+		if (strcmp(s->rules[i].id, r->id) == 0) {
+			rl_rule_free(&s->rules[i]);
+			s->rules[i] = *r;
+			return true;
+		}
+	}
+	if (s->n == s->cap) {
+		int cap = s->cap ? s->cap * 2 : 32;
+		rl_rule *nr = realloc(s->rules, (size_t)cap * sizeof *nr);
+
+		if (nr == NULL)
+			return false;
+		s->rules = nr;
+		s->cap = cap;
+	}
+	s->rules[s->n++] = *r;
+	return true;
+}
+
+static bool
+rl_load_file(rl_set *s, const char *path, rl_errors *errs)
+{
+	rl_load_ctx lc;
+	yaml_parser_t p;
+	yaml_node_t *root, *list = NULL;
+	rl_rule rules[64];
+	int nrules = 0, i, before = errs->n + errs->dropped;
+	unsigned char *buf;
+	size_t len = 0;
+	FILE *f;
+
+	f = fopen(path, "rb");
+	if (f == NULL) {
+		rl_err_file(errs, path, strerror(errno));
+		return false;
+	}
+	buf = malloc(RL_FILE_MAX + 1);
+	if (buf != NULL)
+		len = fread(buf, 1, RL_FILE_MAX + 1, f);
+	fclose(f);
+	if (buf == NULL || len > RL_FILE_MAX) {
+		rl_err_file(errs, path, buf == NULL ? "out of memory" :
+		    "a rule file may be at most 1 MiB");
+		free(buf);
+		return false;
+	}
+	if (!rl_prescan(buf, len, path, errs)) {
+		free(buf);
+		return false;
+	}
+	memset(&lc, 0, sizeof lc);
+	lc.file = path;
+	lc.errs = errs;
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input_string(&p, buf, len);
+	if (!yaml_parser_load(&p, &lc.doc)) {
+		rl_err_at(errs, path, p.problem_mark, p.problem != NULL ?
+		    p.problem : "not YAML");
+		yaml_parser_delete(&p);
+		free(buf);
+		return false;
+	}
+	yaml_parser_delete(&p);
+	free(buf);
+	root = yaml_document_get_root_node(&lc.doc);
+	if (root == NULL) {
+		yaml_document_delete(&lc.doc);
+		return true;    /* an empty file holds no rule */
+	}
+	/* A list of rules, {rules: [...]}, or one rule. */
+	if (root->type == YAML_SEQUENCE_NODE) {
+		list = root;
+	} else if (root->type == YAML_MAPPING_NODE &&
+	    root->data.mapping.pairs.top - root->data.mapping.pairs.start == 1) {
+		yaml_node_t *k = rl_node(&lc, root->data.mapping.pairs.start->key);
+
+		if (k != NULL && k->type == YAML_SCALAR_NODE &&
+		    strcmp((char *)k->data.scalar.value, "rules") == 0) {
+			list = rl_node(&lc, root->data.mapping.pairs.start->value);
+			if (list == NULL || list->type != YAML_SEQUENCE_NODE) {
+				rl_err(&lc, list, 0, "rules must be a list");
+				list = NULL;
+			}
+		}
+	}
+	memset(rules, 0, sizeof rules);
+	if (list != NULL) {
+		yaml_node_item_t *it;
+
+		for (it = list->data.sequence.items.start;
+		    it < list->data.sequence.items.top; it++) {
+			if (nrules == 64) {
+				rl_err(&lc, list, 0, "at most 64 rules a file");
+				break;
+			}
+			rl_load_rule(&lc, rl_node(&lc, *it), &rules[nrules++]);
+		}
+	} else if (lc.nerr == 0) {
+		rl_load_rule(&lc, root, &rules[nrules++]);
+	}
+	/* The same id twice in one file is a mistake. */
+	for (i = 0; i < nrules; i++) {
+		int j;
+
+		for (j = 0; j < i && rules[i].id != NULL; j++)
+			if (rules[j].id != NULL &&
+			    strcmp(rules[i].id, rules[j].id) == 0)
+				rl_err(&lc, NULL, 0, "rule id '%s' defined twice "
+				    "(lines %d and %d)", rules[i].id,
+				    rules[j].line, rules[i].line);
+	}
+	yaml_document_delete(&lc.doc);
+	if (errs->n + errs->dropped > before) {
+		for (i = 0; i < nrules; i++)
+			rl_rule_free(&rules[i]);
+		return false;
+	}
+	for (i = 0; i < nrules; i++) {
+		rules[i].file = strdup(path);
+		if (!rl_add(s, &rules[i]))
+			rl_rule_free(&rules[i]);
+	}
+	return true;
+}
+
+static int
+rl_cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+bool
+rl_load(rl_set *s, const char *path, rl_errors *errs)
+{
+	struct stat st;
+	char *names[256];
+	int n = 0, i;
+	bool ok = true;
+	DIR *d;
+	struct dirent *de;
+
+	if (stat(path, &st) != 0) {
+		rl_err_file(errs, path, strerror(errno));
+		return false;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return rl_load_file(s, path, errs);
+	d = opendir(path);
+	if (d == NULL) {
+		rl_err_file(errs, path, strerror(errno));
+		return false;
+	}
+	while ((de = readdir(d)) != NULL && n < 256) {
+		size_t len = strlen(de->d_name);
+
+		if (de->d_name[0] == '.' || !((len > 5 &&
+		    strcmp(de->d_name + len - 5, ".yaml") == 0) || (len > 4 &&
+		    strcmp(de->d_name + len - 4, ".yml") == 0)))
+			continue;
+		names[n] = malloc(strlen(path) + len + 2);
+		if (names[n] == NULL)
+			break;
+		sprintf(names[n], "%s/%s", path, de->d_name);
+		n++;
+	}
+	closedir(d);
+	qsort(names, (size_t)n, sizeof names[0], rl_cmp_names);
+	for (i = 0; i < n; i++) {
+		if (!rl_load_file(s, names[i], errs))
+			ok = false;
+		free(names[i]);
+	}
+	return ok;
+}
+
+/* Renders a template; NULL when a part of it is unknown. */
+static char *
+rl_render(const xp_template *t, fc_source *src, bool keep_unknown)
+{
+	char buf[RL_TEXT_MAX];
+
+	if (t == NULL)
+		return NULL;
+	if (!xp_template_render(t, fc_lookup, src, buf, sizeof buf) &&
+	    !keep_unknown)
+		return NULL;
+	return strdup(buf);
+}
+
+static int
+rl_cmp_causes(const void *a, const void *b)
+{
+	const od_cause *x = a, *y = b;
+
+	return x->score < y->score ? 1 : x->score > y->score ? -1 : 0;
+}
+
+/* FNV-1a of a string, continuing h. */
+static uint64_t
+rl_hash(uint64_t h, const char *s)
+{
+	for (; s != NULL && *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return (h ^ '|') * 1099511628211ULL;
+}
+
+/*
+ * The fingerprint names the failure, not the job: the kind, the top cause,
+ * the exception and the user's failing frame (file, line, function).  No
+ * figure, pid, rank or time goes in, so the same failure in another job
+ * hashes the same.
+ */
+static void
+rl_fingerprint(od_event *ev)
+{
+	uint64_t h = 1469598103934665603ULL;
+	const od_frame *uf = NULL;
+	char line[32];
+	int i;
+
+	for (i = ev->nframes - 1; i >= 0 && uf == NULL; i--)
+		if (ev->frames[i].user)
+			uf = &ev->frames[i];
+	h = rl_hash(h, od_kind_name(ev->kind));
+	h = rl_hash(h, ev->ncauses > 0 ? ev->causes[0].rule : "none");
+	h = rl_hash(h, ev->exception);
+	h = rl_hash(h, ev->error);
+	if (uf != NULL) {
+		snprintf(line, sizeof line, "%lld", (long long)uf->line);
+		h = rl_hash(h, uf->file);
+		h = rl_hash(h, line);
+		h = rl_hash(h, uf->func);
+	}
+	snprintf(ev->fingerprint, sizeof ev->fingerprint, "%016llx",
+	    (unsigned long long)h);
+}
+
+void
+rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
+{
+	fc_source src = { ev, user };
+	od_cause found[OD_CAUSES_MAX];
+	int n = 0, i, k;
+
+	for (i = 0; s != NULL && i < s->n && n < OD_CAUSES_MAX; i++) {
+		const rl_rule *r = &s->rules[i];
+		od_cause *c = &found[n];
+
+		if (r->kinds != 0 && !(r->kinds & (UINT32_C(1) << ev->kind)))
+			continue;
+		if (!xp_true(xp_eval(r->when, fc_lookup, &src)))
+			continue;
+		memset(c, 0, sizeof *c);
+		c->rule = r->id;
+		c->title = r->title;
+		c->confirm_with = r->confirm_with;
+		c->score = r->score;
+		if (r->score_expr != NULL) {
+			xv_value v = xp_eval(r->score_expr, fc_lookup, &src);
+
+			if (v.type == XV_NUM)
+				c->score = v.num < 0 ? 0 : v.num > 1 ? 1 : v.num;
+		}
+		c->confidence = r->score >= 0.75 ? OD_CONF_HIGH :
+		    r->score >= 0.5 ? OD_CONF_MEDIUM : OD_CONF_LOW;
+		/* A cause is no surer than the event it explains. */
+		if (ev->confidence < c->confidence)
+			c->confidence = ev->confidence;
+		c->explanation = rl_render(r->explain, &src, true);
+		for (k = 0; k < r->nevidence; k++) {
+			char *e = rl_render(r->evidence[k], &src, false);
+
+			if (e != NULL)
+				c->evidence[c->nevidence++] = e;
+		}
+		for (k = 0; k < r->nfixes; k++) {
+			const rl_fix *rf = &r->fixes[k];
+			od_fix *f = &c->fixes[c->nfixes];
+
+			if (rf->when != NULL &&
+			    !xp_true(xp_eval(rf->when, fc_lookup, &src)))
+				continue;
+			memset(f, 0, sizeof *f);
+			f->id = rf->id;
+			/* A fix whose numbers are unknown helps no one. */
+			f->text = rl_render(rf->text, &src, false);
+			if (rf->env_value != NULL) {
+				f->env_name = strdup(rf->env_name);
+				f->env_value = rl_render(rf->env_value, &src,
+				    false);
+			}
+			if (rf->code != NULL)
+				f->code = rl_render(rf->code, &src, false);
+			if (rf->config_value != NULL) {
+				f->config_key = strdup(rf->config_key);
+				f->config_value = rl_render(rf->config_value,
+				    &src, false);
+			}
+			if (f->text == NULL || (rf->env_value != NULL &&
+			    f->env_value == NULL) || (rf->code != NULL &&
+			    f->code == NULL) || (rf->config_value != NULL &&
+			    f->config_value == NULL)) {
+				od_cause tmp;
+
+				memset(&tmp, 0, sizeof tmp);
+				tmp.fixes[0] = *f;
+				tmp.nfixes = 1;
+				od_cause_clear(&tmp);
+				continue;
+			}
+			c->nfixes++;
+		}
+		n++;
+	}
+	qsort(found, (size_t)n, sizeof found[0], rl_cmp_causes);
+	for (i = 0; i < ev->ncauses; i++)
+		od_cause_clear(&ev->causes[i]);
+	free(ev->causes);
+	ev->causes = NULL;
+	ev->ncauses = 0;
+	if (n > 0) {
+		ev->causes = malloc((size_t)n * sizeof *ev->causes);
+		if (ev->causes != NULL) {
+			memcpy(ev->causes, found, (size_t)n * sizeof *ev->causes);
+			ev->ncauses = n;
+		} else {
+			for (i = 0; i < n; i++)
+				od_cause_clear(&found[i]);
+		}
+	}
+	rl_fingerprint(ev);
+}
+
+static int
+rl_cmp_fp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void
+rl_report_fingerprint(od_events *set, char out[17])
+{
+	const char *fps[OD_EVENTS_MAX];
+	uint64_t h = 1469598103934665603ULL;
+	size_t n = 0, i, count = od_events_count(set);
+	bool any_fatal = false;
+
+	for (i = 0; i < count; i++)
+		any_fatal |= od_events_get(set, i)->fatal;
+	for (i = 0; i < count; i++) {
+		od_event *ev = od_events_get(set, i);
+
+		if (ev->fatal || !any_fatal)
+			fps[n++] = ev->fingerprint;
+	}
+	out[0] = '\0';
+	if (n == 0)
+		return;
+	qsort(fps, n, sizeof fps[0], rl_cmp_fp);
+	for (i = 0; i < n; i++)
+		if (i == 0 || strcmp(fps[i], fps[i - 1]) != 0)
+			h = rl_hash(h, fps[i]);
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+int
+rl_count(const rl_set *s)
+{
+	return s->n;
+}
+
+int
+rl_find(const rl_set *s, const char *id)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		if (strcmp(s->rules[i].id, id) == 0)
+			return i;
+	return -1;
+}
+
+void
+rl_describe(const rl_set *s, int i, FILE *out, bool full)
+{
+	const rl_rule *r = &s->rules[i];
+	int k;
+
+	if (!full) {
+		fprintf(out, "%-24s %.2f  %s  (%s:%d)\n", r->id, r->score,
+		    r->title, r->file, r->line);
+		return;
+	}
+	fprintf(out, "id:           %s\ntitle:        %s\nfrom:         "
+	    "%s:%d\nkinds:        ", r->id, r->title, r->file, r->line);
+	if (r->kinds == 0)
+		fputs("every kind", out);
+	for (k = 0; k < OD_KIND_COUNT; k++)
+		if (r->kinds & (UINT32_C(1) << k))
+			fprintf(out, "%s ", od_kind_name((od_kind)k));
+	fprintf(out, "\nwhen:         %s\nscore:        %.2f\nexplain:      "
+	    "%s\n", r->when_src, r->score, r->explain_src);
+	for (k = 0; k < r->nfixes; k++)
+		fprintf(out, "fix:          %s\n", r->fixes[k].id);
+	if (r->confirm_with != NULL)
+		fprintf(out, "confirm_with: %s\n", r->confirm_with);
+}
