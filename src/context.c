@@ -20,7 +20,7 @@
 
 enum {
 	CX_ALLOC, CX_XLA, CX_TF, CX_BATCH, CX_ACCUM, CX_SEQ, CX_PREC, CX_CKPT,
-	CX_MEM, CX_XID,
+	CX_MEM, CX_XID, CX_MEMCG,
 	/* Patterns read from the text before an event. */
 	CX_FRAME, CX_STEP,
 	CX_COUNT
@@ -53,6 +53,7 @@ static const char *const cx_patterns[CX_COUNT] = {
 	    "([\\d.]+)\\s*(GiB|GB|MiB|MB)?",
 	[CX_XID] = "NVRM: Xid \\([^)\\n]*\\): (\\d{1,4})|(uncorrectable ECC error|"
 	    "Uncorrectable ECC error|ECC page retirement)",
+	[CX_MEMCG] = "memory: usage (\\d{1,15})kB, limit (\\d{1,15})kB",
 	[CX_FRAME] = "File \"([^\"\\n]{1,300})\", line (\\d{1,9}), in "
 	    "([^\\s\\n]{1,100})",
 	[CX_STEP] = "\\|\\s*(\\d{1,9})/\\d{1,9} \\[|[\"']?(?:global_)?step"
@@ -85,6 +86,7 @@ static const cx_anchor cx_anchor_list[] = {
 	{ "gpu_mem", CX_MEM },
 	{ "mem_gb", CX_MEM },
 	{ "NVRM: Xid", CX_XID },
+	{ "memory: usage", CX_MEMCG },
 	{ "ncorrectable ECC", CX_XID },
 	{ "ECC page retirement", CX_XID },
 	{ NULL, 0 },
@@ -163,6 +165,7 @@ cx_reset(od_logctx *st)
 	st->grad_ckpt = -1;
 	st->mem_first = st->mem_last = st->mem_max = -1;
 	st->xid = -1;
+	st->memcg_usage = st->memcg_limit = -1;
 }
 
 static bool
@@ -324,6 +327,12 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, od_logctx *st)
 			st->mem_max = v;
 		break;
 	}
+	case CX_MEMCG:
+		if (g != NULL && g2 != NULL) {
+			st->memcg_usage = cx_int(g, n) * 1024;
+			st->memcg_limit = cx_int(g2, n2) * 1024;
+		}
+		break;
 	case CX_XID:
 		if (g != NULL)
 			st->xid = cx_int(g, n);

@@ -21,8 +21,15 @@ struct od_events {
 	od_event *ev;           /* OD_EVENTS_MAX entries */
 	size_t n;
 	int slot[EV_SLOTS];     /* index + 1 into ev, 0 when empty */
+	int nslots;             /* slots in use */
 	uint64_t dropped;
+	/* The event the last report went into, for ev_near. */
+	int last;               /* index + 1, 0 when none */
+	int last_input;
+	uint64_t last_end;
 };
+
+#define EV_NEAR_LINES 20        /* lines between two reports of one failure */
 
 void
 od_event_init(od_event *ev)
@@ -40,12 +47,13 @@ od_event_init(od_event *ev)
 	ev->host.total_vm = ev->host.anon_rss = ev->host.file_rss = OD_UNKNOWN;
 	ev->host.shmem_rss = ev->host.limit = ev->host.usage = OD_UNKNOWN;
 	ev->confidence = OD_CONF_HIGH;
-	ev->framework = od_kind_framework(ev->kind);
+	ev->framework = NULL;
 	ev->step = -1;
 	ev->ctx.batch_size = ev->ctx.accum_steps = ev->ctx.seq_len = -1;
 	ev->ctx.grad_ckpt = -1;
 	ev->ctx.mem_first = ev->ctx.mem_last = ev->ctx.mem_max = -1;
 	ev->ctx.xid = -1;
+	ev->ctx.memcg_usage = ev->ctx.memcg_limit = -1;
 }
 
 /*
@@ -181,24 +189,133 @@ ev_same_text(const od_event *a, const od_event *b)
 	}
 }
 
-/* Moves what ev says into old, keeping old's count and ranks. */
-static void
-ev_take(od_event *old, od_event *ev)
-{
-	od_event keep = *old;
+/* Both known and different. */
+#define EV_DIFF(a, b) ((a) >= 0 && (b) >= 0 && (a) != (b))
 
-	free(old->message);
-	*old = *ev;
-	old->occurrences = keep.occurrences;
-	old->ranks = keep.ranks;
-	old->nranks = keep.nranks;
-	old->ranks_cap = keep.ranks_cap;
-	old->ranks_dropped = keep.ranks_dropped;
-	old->key = keep.key;
-	if (old->rank < 0)
-		old->rank = keep.rank;
-	ev->message = NULL;
-	ev->ranks = NULL;
+static bool
+ev_host_family(od_kind k)
+{
+	return k == OD_KIND_HOST_OOM_KILLER || k == OD_KIND_SLURM_OOM ||
+	    k == OD_KIND_K8S_OOMKILLED || k == OD_KIND_DATALOADER_KILLED;
+}
+
+/*
+ * Whether ev, reported just after old, is another report of the same
+ * failure by another part of the stack: the THC check line and its
+ * exception, a TensorFlow allocator warning and the op's error, a bash
+ * "Killed" and Slurm's oom_kill line, a DataLoader worker's message and
+ * its parent's.  Only the other stacks' messages are joined this way (a
+ * PyTorch allocator message is complete in itself), they must agree on
+ * every figure both give, and come from one process (rank).
+ */
+static bool
+ev_near(const od_event *old, const od_event *ev)
+{
+	const od_memory *a = &old->mem, *b = &ev->mem;
+
+	if (old->format != OD_FMT_OTHER_STACK || ev->format != OD_FMT_OTHER_STACK ||
+	    old->fatal != ev->fatal)
+		return false;
+	if (old->kind != ev->kind && !(ev_host_family(old->kind) &&
+	    ev_host_family(ev->kind)))
+		return false;
+	return !EV_DIFF(a->requested, b->requested) &&
+	    !EV_DIFF(a->total, b->total) && !EV_DIFF(a->free, b->free) &&
+	    !EV_DIFF(a->allocated, b->allocated) &&
+	    !EV_DIFF(a->allowed, b->allowed) && !EV_DIFF(a->peak, b->peak) &&
+	    !EV_DIFF(old->host.pid, ev->host.pid) &&
+	    !EV_DIFF(old->host.usage, ev->host.usage) &&
+	    !EV_DIFF(old->host.limit, ev->host.limit) &&
+	    !EV_DIFF(old->host.anon_rss, ev->host.anon_rss) &&
+	    !EV_DIFF(old->device, ev->device) && !EV_DIFF(old->rank, ev->rank);
+}
+
+#define EV_FILL(f) do { if (old->f < 0) old->f = ev->f; } while (0)
+#define EV_FILL_STR(f) do { \
+	if (old->f[0] == '\0') \
+		memcpy(old->f, ev->f, sizeof old->f); \
+} while (0)
+
+/*
+ * Joins ev into old: the surer report gives the kind and the message, and
+ * each figure or name that one of them lacks is taken from the other.
+ * old keeps its place (its first line).
+ */
+static void
+ev_absorb(od_event *old, od_event *ev)
+{
+	if (ev->confidence > old->confidence) {
+		char *msg = old->message;
+		size_t len = old->message_len;
+		bool cut = old->message_cut;
+
+		old->kind = ev->kind;
+		old->framework = ev->framework;
+		old->confidence = ev->confidence;
+		old->confirm_with = ev->confirm_with;
+		old->message = ev->message;
+		old->message_len = ev->message_len;
+		old->message_cut = ev->message_cut;
+		ev->message = msg;
+		ev->message_len = len;
+		ev->message_cut = cut;
+	}
+	EV_FILL(mem.requested);
+	EV_FILL(mem.total);
+	EV_FILL(mem.free);
+	EV_FILL(mem.allocated);
+	EV_FILL(mem.allowed);
+	EV_FILL(mem.peak);
+	EV_FILL(mem.non_framework);
+	EV_FILL(host.pid);
+	EV_FILL(host.total_vm);
+	EV_FILL(host.anon_rss);
+	EV_FILL(host.file_rss);
+	EV_FILL(host.shmem_rss);
+	EV_FILL(host.limit);
+	EV_FILL(host.usage);
+	EV_FILL(device);
+	EV_FILL(rank);
+	if (!old->host.has_exit && ev->host.has_exit) {
+		old->host.has_exit = true;
+		old->host.exit_code = ev->host.exit_code;
+	}
+	EV_FILL_STR(host.process);
+	EV_FILL_STR(host.signal);
+	EV_FILL_STR(error);
+	EV_FILL_STR(tensor_shape);
+	EV_FILL_STR(dtype);
+	EV_FILL_STR(allocator);
+	EV_FILL_STR(exception);
+	EV_FILL_STR(timestamp);
+	if (ev->end_line > old->end_line)
+		old->end_line = ev->end_line;
+}
+
+/* Files old under the key of what it now says, so that its echoes find
+ * it (the old slot stays; its key no longer matches and is skipped). */
+static void
+ev_rekey(od_events *set, od_event *old)
+{
+	size_t i;
+
+	old->key = ev_key(old);
+	if (set->nslots >= EV_SLOTS * 3 / 4)
+		return;
+	for (i = old->key & (EV_SLOTS - 1); set->slot[i] != 0;
+	    i = (i + 1) & (EV_SLOTS - 1))
+		;
+	set->slot[i] = (int)(old - set->ev) + 1;
+	set->nslots++;
+}
+
+/* Notes that the report ev went into old, for the next ev_near. */
+static void
+ev_remember(od_events *set, const od_event *old, const od_event *ev)
+{
+	set->last = (int)(old - set->ev) + 1;
+	set->last_input = ev->input;
+	set->last_end = ev->end_line;
 }
 
 od_events *
@@ -245,10 +362,10 @@ od_events_add(od_events *set, od_event *ev)
 		    old->host.pid != ev->host.pid :
 		    (old->fatal != ev->fatal || !ev_same_text(old, ev))))
 			continue;
-		/* A surer report of the same kill replaces the weaker one,
-		 * keeping the count and the ranks. */
-		if (ev->confidence > old->confidence)
-			ev_take(old, ev);
+		/* Another report of the same kill: the surer one gives the
+		 * kind and message, the other what the first lacks. */
+		if (ev_by_pid(ev))
+			ev_absorb(old, ev);
 		/* An echo: remember who echoed it. */
 		old->occurrences += ev->occurrences;
 		if (old->rank < 0)
@@ -257,8 +374,21 @@ od_events_add(od_events *set, od_event *ev)
 		if (old->timestamp[0] == '\0')
 			memcpy(old->timestamp, ev->timestamp,
 			    sizeof old->timestamp);
+		ev_remember(set, old, ev);
 		od_event_clear(ev);
 		return;
+	}
+	/* Another part of the stack reporting the failure just reported. */
+	if (set->last > 0) {
+		old = &set->ev[set->last - 1];
+		if (set->last_input == ev->input && ev->line >= set->last_end &&
+		    ev->line - set->last_end <= EV_NEAR_LINES && ev_near(old, ev)) {
+			ev_absorb(old, ev);
+			ev_rekey(set, old);
+			ev_remember(set, old, ev);
+			od_event_clear(ev);
+			return;
+		}
 	}
 	if (set->n >= OD_EVENTS_MAX) {
 		set->dropped += ev->occurrences;
@@ -272,6 +402,8 @@ od_events_add(od_events *set, od_event *ev)
 	od_event_add_rank(old, ev->rank);
 	free(ev->ranks);
 	set->slot[i] = (int)++set->n;
+	set->nslots++;
+	ev_remember(set, old, ev);
 	od_event_init(ev);
 }
 

@@ -769,11 +769,13 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 		ev->rank = rank;
 	if (ev->exception[0] == '\0')
 		ex_exception(t, ms, ev->exception);
-	ev->framework = od_kind_framework(ev->kind);
 	/* Device errors raised through Python come from a framework. */
-	if (ev->exception[0] != '\0' && (ev->kind == OD_KIND_CUDA_RAW ||
-	    ev->kind == OD_KIND_CUBLAS || ev->kind == OD_KIND_CUDNN))
+	if (ev->framework == NULL && ev->exception[0] != '\0' &&
+	    (ev->kind == OD_KIND_CUDA_RAW || ev->kind == OD_KIND_CUBLAS ||
+	    ev->kind == OD_KIND_CUDNN || ev->kind == OD_KIND_NCCL))
 		ev->framework = "pytorch";
+	if (ev->framework == NULL)
+		ev->framework = od_kind_framework(ev->kind);
 
 	/* The verbatim message, bounded. */
 	n = me - ms;

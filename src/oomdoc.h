@@ -170,6 +170,9 @@ typedef struct {
 	int64_t mem_max;
 	int nreadings;
 	int64_t xid;            /* the last NVIDIA Xid error code seen */
+	int64_t memcg_usage;    /* the kernel's "memory: usage N, limit M" */
+	int64_t memcg_limit;
+	uint64_t memcg_line;    /* where it was, for the kill just after */
 	bool ecc;               /* an uncorrectable ECC error was reported */
 } od_logctx;
 

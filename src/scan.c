@@ -297,7 +297,13 @@ sc_context(sc_state *st, size_t hit, int what, size_t lo)
 	while (e < st->len && e - hit < 512 && st->buf[e] != '\n' &&
 	    st->buf[e] != '\r')
 		e++;
+	int64_t usage = st->ctx.memcg_usage;
+
 	cx_line(st->sc->cx, what, st->buf + b, e - b, &st->ctx);
+	if (st->ctx.memcg_usage != usage) {
+		sc_count_to(st, b);
+		st->ctx.memcg_line = st->lines + 1;
+	}
 }
 
 /* Hands one hit to the extractor and keeps the event it gives. */
@@ -322,6 +328,13 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 	}
 	sc_count_to(st, w.line_start);
 	ev.ctx = st->ctx;
+	/* The kernel prints the cgroup's usage and limit just before it
+	 * names the process it kills. */
+	if (ev.kind == OD_KIND_HOST_OOM_KILLER && ev.host.limit < 0 &&
+	    st->ctx.memcg_limit >= 0 && st->ctx.memcg_line + 60 >= st->lines + 1) {
+		ev.host.limit = st->ctx.memcg_limit;
+		ev.host.usage = st->ctx.memcg_usage;
+	}
 	cx_before(st->sc->cx, st->buf + lo, w.line_start - lo, &ev);
 	ev.input = st->index;
 	ev.line = st->lines + 1;

@@ -25,6 +25,7 @@
  * breaks (st_widen), so that wrapped messages still match; a space before
  * a quantifier stands for one optional blank.
  */
+#define _GNU_SOURCE             /* memmem */
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,7 @@ typedef struct {
 	const char *follow;     /* NULL, or a pattern for the lines after */
 	int follow_lines;
 	bool follow_required;
+	const char *framework;  /* NULL: the kind's */
 } st_spec;
 
 static const char st_weak[] = "the node's kernel log (dmesg -T, journalctl "
@@ -57,38 +59,48 @@ static const char st_k8s_weak[] = "the pod's last state 'Reason: OOMKilled' "
     "(?:,? (?:total-vm|vsz):" KB_STATS ")?"
 
 static const st_spec st_specs[] = {
-	/* R51: the CUDA runtime and driver, from PyTorch or anything. */
+	/* R51: the CUDA runtime and driver.  The "Search for" suffix is
+	 * PyTorch's own (c10/cuda/CUDAMiscFunctions.cpp). */
+	{ OD_KIND_CUDA_RAW, OD_CONF_HIGH, "CUDA error: out of memory",
+	  "CUDA error: out of memory\\s*Search for .(?<error>"
+	  "cudaErrorMemoryAllocation). in \\S+(?: for more information\\.)?",
+	  NULL, 0, false, "pytorch" },
 	{ OD_KIND_CUDA_RAW, OD_CONF_HIGH,
 	  "CUDA error: out of memory|CUDA driver error: out of memory|"
-	  "cuda runtime error (2)|error=2 : out of memory|"
 	  "CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation|"
-	  "cudaMalloc failed: out of memory",
+	  "cudaMalloc failed: out of memory|Failed to cudaMalloc",
 	  "(?:CUDA error: out of memory|CUDA driver error: out of memory|"
-	  "cuda runtime error \\(2\\) : out of memory(?: at \\S+)?|"
-	  "THCudaCheck FAIL file=\\S+ line=\\d+ error=2 : out of memory|"
 	  "(?<error>CUDA_ERROR_OUT_OF_MEMORY)(?:: out of memory)?|"
 	  "cudaMalloc failed: out of memory)"
 	  "(?:\\s*Search for .(?<error>cudaErrorMemoryAllocation). in \\S+"
 	  "(?: for more information\\.)?)?"
-	  "|(?:Search for .)?(?<error>cudaErrorMemoryAllocation).?",
-	  NULL, 0, false },
+	  "|(?:Search for .)?(?<error>cudaErrorMemoryAllocation).?"
+	  "|Failed to cudaMalloc (?<req_b>\\d+) bytes on device (?<device>\\d+)"
+	  " \\(error 2 out of memory\\)?",
+	  NULL, 0, false, NULL },
+	/* PyTorch's THC (0.4 and 1.0): the check line, then the exception. */
+	{ OD_KIND_CUDA_RAW, OD_CONF_HIGH, "cuda runtime error (2)|error=2 : out of memory",
+	  "THCudaCheck FAIL file=\\S+ line=\\d+ error=2 : out of memory|"
+	  "cuda runtime error \\(2\\) : out of memory(?: at \\S+)?",
+	  "cuda runtime error \\(2\\) : out of memory(?: at \\S+)?", 4, false,
+	  "pytorch" },
 	{ OD_KIND_HIP, OD_CONF_HIGH,
 	  "HIP error: out of memory|hipErrorOutOfMemory|"
 	  "HSA_STATUS_ERROR_OUT_OF_RESOURCES",
 	  "HIP error: out of memory(?:\\s*Search for .(?<error>"
 	  "hipErrorOutOfMemory).)?|(?:Search for .)?(?<error>"
 	  "hipErrorOutOfMemory).?|(?<error>HSA_STATUS_ERROR_OUT_OF_RESOURCES)",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	/* R16 */
 	{ OD_KIND_CUBLAS, OD_CONF_HIGH,
 	  "CUBLAS_STATUS_ALLOC_FAILED|HIPBLAS_STATUS_ALLOC_FAILED",
 	  "(?:CUDA error: )?(?<error>(?:CU|HIP)BLAS_STATUS_ALLOC_FAILED)"
 	  "(?: when calling `[^`\\n]*`)?",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	{ OD_KIND_CUBLAS, OD_CONF_MEDIUM, "CUBLAS_STATUS_NOT_INITIALIZED",
 	  "(?:CUDA error: )?(?<error>CUBLAS_STATUS_NOT_INITIALIZED) when "
 	  "calling `cublasCreate\\(handle\\)`",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	/* R17, R18 */
 	{ OD_KIND_CUDNN, OD_CONF_HIGH,
 	  "CUDNN_STATUS_ALLOC_FAILED|NOT_ENOUGH_WORKSPACE|"
@@ -96,42 +108,46 @@ static const st_spec st_specs[] = {
 	  "(?:cuDNN error: |Error in CuDNN: )?(?<error>CUDNN_STATUS_ALLOC_FAILED|"
 	  "CUDNN_STATUS_NOT_ENOUGH_WORKSPACE)|Not enough memory for "
 	  "workspace!?",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	{ OD_KIND_CUDNN, OD_CONF_MEDIUM, "Unable to find a valid cuDNN algorithm",
 	  "Unable to find a valid cuDNN algorithm to run convolution",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	/* R12b, R13, R15 */
 	{ OD_KIND_NCCL, OD_CONF_HIGH, "Cuda failure",
 	  "(?:\\[(?<device>\\d+)\\] \\S+ NCCL WARN )?Cuda failure (?:2 )?"
 	  "'out of memory'",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	{ OD_KIND_NCCL, OD_CONF_HIGH, "Failed to CUDA calloc",
-	  "Failed to CUDA calloc(?: async)? (?<req_b>\\d+) bytes",
-	  NULL, 0, false },
+	  "(?:\\[(?<device>\\d+)\\] \\S+ NCCL WARN )?Failed to CUDA calloc"
+	  "(?: async)? (?<req_b>\\d+) bytes",
+	  NULL, 0, false, NULL },
 	{ OD_KIND_NCCL, OD_CONF_HIGH,
 	  "unhandled cuda error|ncclUnhandledCudaError",
 	  "(?:NCCL error in: \\S+, )?unhandled cuda error(?: \\(run with "
-	  "NCCL_DEBUG=INFO for details\\))?(?:, NCCL version [\\w.+-]+)?|"
-	  "ncclUnhandledCudaError(?:: Call to CUDA function failed\\.)?",
+	  "NCCL_DEBUG=INFO for details\\))?(?:, NCCL version [\\w.+-]+)?"
+	  "(?:\\s*(?<error>ncclUnhandledCudaError)(?:: Call to CUDA function "
+	  "failed\\.)?)?|"
+	  "(?<error>ncclUnhandledCudaError)(?:: Call to CUDA function "
+	  "failed\\.)?",
 	  "Cuda failure (?:2 (?:'out of memory')?|'out of memory')",
-	  8, true },
+	  8, true, NULL },
 	/* R43 and the Metal buffer limit. */
 	{ OD_KIND_MPS, OD_CONF_HIGH, "MPS backend out of memory",
-	  "MPS backend out of memory \\(MPS allocated: (?<alloc>[\\d.]+ ?"
-	  "(?:[KMGT]iB|bytes)), other allocations: (?<other>[\\d.]+ ?"
-	  "(?:[KMGT]iB|bytes))(?:, max allowed: (?<limit>[\\d.]+ ?"
-	  "(?:[KMGT]iB|bytes)))?\\)\\.(?: Tried to allocate (?<req>[\\d.]+ ?"
-	  "(?:[KMGT]iB|bytes)) on (?:shared|private) pool\\.)?",
-	  NULL, 0, false },
+	  "MPS backend out of memory \\(MPS allocated: (?<alloc_bin>[\\d.]+ ?"
+	  "(?:[KMGT]i?B|bytes)), other allocations: (?<other_bin>[\\d.]+ ?"
+	  "(?:[KMGT]i?B|bytes))(?:, max allowed: (?<limit_bin>[\\d.]+ ?"
+	  "(?:[KMGT]i?B|bytes)))?\\)\\.(?: Tried to allocate (?<req_bin>"
+	  "[\\d.]+ ?(?:[KMGT]i?B|bytes)) on (?:shared|private) pool\\.)?",
+	  NULL, 0, false, NULL },
 	{ OD_KIND_MPS, OD_CONF_MEDIUM, "Invalid buffer size",
 	  "Invalid buffer size: (?<req>[\\d.]+ ?(?:[KMGT]iB|bytes))",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	/* R01 */
 	{ OD_KIND_TF, OD_CONF_HIGH, "OOM when allocating tensor",
 	  "OOM when allocating tensor (?:with|of) shape ?(?<shape>\\[[-0-9, ]*\\])"
 	  "(?: and type (?<dtype>\\w+))?(?: on (?:\\S*?device:GPU:(?<device>"
 	  "\\d+)\\S*|\\S+))?(?: by allocator (?<allocator>\\w+))?",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	/* R02, R03, R05 */
 	{ OD_KIND_TF, OD_CONF_HIGH, "ran out of memory trying to allocate",
 	  "Allocator \\((?<allocator>GPU_(?<device>\\d+)_bfc|[^)\\n]+)\\) ran "
@@ -140,69 +156,65 @@ static const st_spec st_specs[] = {
 	  "end)? with freed_by_count=\\d+|[^\\n]*?The caller indicates that "
 	  "this is not a failure)?",
 	  "(?m)^\\s*(?:Limit:\\s+(?<limit_b>\\d+)|InUse:\\s+(?<alloc_b>\\d+)|"
-	  "MaxInUse:\\s+(?<peak_b>\\d+))\\s*$",
-	  40, false },
+	  "MaxInUse:\\s+(?<peak_b>\\d+))\\s*$|OOM when allocating tensor "
+	  "(?:with|of) shape ?(?<shape>\\[[-0-9, ]*\\])(?: and type "
+	  "(?<dtype>\\w+))?(?: on \\S+)?(?: by allocator \\w+)?",
+	  40, false, NULL },
 	/* R06 */
 	{ OD_KIND_TF, OD_CONF_HIGH, "bytes) from device",
 	  "failed to allocate (?<req>[\\d.]+ ?[KMGTPE]?i?B?) \\((?<req_b>\\d+) "
 	  "bytes\\) from device: (?<error>\\w+)(?:: out of memory)?",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	/* R08, R09, R11 */
 	{ OD_KIND_XLA, OD_CONF_HIGH, "memory while trying to allocate",
 	  "(?:RESOURCE_EXHAUSTED: )?Out of (?:host )?memory while trying to "
 	  "allocate (?<req_b>\\d+) bytes\\.?",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	{ OD_KIND_XLA, OD_CONF_HIGH, "Out of memory allocating",
 	  "(?:RESOURCE_EXHAUSTED: )?Out of memory allocating (?<req_b>\\d+) "
 	  "bytes\\.?",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	{ OD_KIND_XLA, OD_CONF_HIGH, "Failed to allocate request for",
 	  "(?:(?i:resource exhausted): )?Failed to allocate request for "
 	  "(?<req>[\\d.]+ ?[KMGT]?i?B) \\((?<req_b>\\d+)B\\) on device ordinal "
 	  "(?<device>\\d+)",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	{ OD_KIND_XLA, OD_CONF_HIGH, "Ran out of memory in memory space",
-	  "Ran out of memory in memory space (?<error>\\w+)\\. Used "
+	  "Ran out of memory in memory space \\w+\\. Used "
 	  "(?<alloc>[\\d.]+[KMGT]?) of (?<total>[\\d.]+[KMGT]?) \\w+\\.(?: "
 	  "Exceeded \\w+ capacity by [\\d.]+[KMGT]?\\.)?",
-	  NULL, 0, false },
-	/* R21 with the kill after it, R19, R22 */
-	{ OD_KIND_HOST_OOM_KILLER, OD_CONF_HIGH, "oom-kill:constraint=",
-	  "oom-kill:constraint=(?<error>CONSTRAINT_\\w+)[^\\n]*?,task=(?<comm>"
-	  "[^,\\n]*),pid= *(?<pid>\\d+)(?:,uid= *\\d+)?",
-	  "(?:(?:Memory cgroup out of memory|Out of memory(?: \\(oom_kill_"
-	  "allocating_task\\))?): )?" KILLED_PROCESS,
-	  3, false },
+	  NULL, 0, false, NULL },
+	/* R19, R22; the memcg lines before them are context (context.c). */
 	{ OD_KIND_HOST_OOM_KILLER, OD_CONF_HIGH, "Killed process",
 	  "(?:(?:Memory cgroup out of memory|Out of memory(?: \\(oom_kill_"
 	  "allocating_task\\))?): )?" KILLED_PROCESS,
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	{ OD_KIND_HOST_OOM_KILLER, OD_CONF_HIGH, "Kill process",
 	  "Kill process (?<pid>\\d+) \\((?<comm>[^)\\n]*)\\) score -?\\d+ "
 	  "(?:or sacrifice child|and children)",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	/* R39, R40, R34, R35 and the IDE's wording: a SIGKILL, no more. */
 	{ OD_KIND_HOST_OOM_KILLER, OD_CONF_LOW, "Killed|\xe5\xb7\xb2\xe6\x9d\x80\xe6\xad\xbb",
 	  "line \\d+: +(?<pid>\\d+) (?<signal>Killed|\xe5\xb7\xb2\xe6\x9d\x80"
-	  "\xe6\xad\xbb) +(?<comm>[^\\n]*)|(?m)(?<![A-Za-z])(?<signal>Killed|"
+	  "\xe6\xad\xbb) +[^\\n]*|(?m)(?<![A-Za-z])(?<signal>Killed|"
 	  "\xe5\xb7\xb2\xe6\x9d\x80\xe6\xad\xbb)[ \\t]*$",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	{ OD_KIND_HOST_OOM_KILLER, OD_CONF_LOW,
 	  "exit code 137|exit status 137|exitcode|received by PID|"
 	  "exit status -9|Signals.SIGKILL|return code = -9|exit code: 137",
 	  "exit(?:ed with)? (?:code|status):? (?<exit>137)\\b(?: \\(interrupted "
 	  "by signal 9: (?<signal>SIGKILL)\\))?|"
-	  "failed \\(exitcode: (?<exit>-9)\\) local_rank: (?<rank>\\d+) \\(pid: "
+	  "failed \\(exitcode: (?<exit>-9)\\) local_rank: \\d+ \\(pid: "
 	  "(?<pid>\\d+)\\)|exitcode *: (?<exit>-9) \\(pid: (?<pid>\\d+)\\)|"
 	  "Signal 9 \\((?<signal>SIGKILL)\\) received by PID (?<pid>\\d+)|"
 	  "returned non-zero exit status (?<exit>137|-9)|died with <Signals\\."
 	  "(?<signal>SIGKILL): 9>|exits with return code = (?<exit>-9)",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	/* R32, R33 */
 	{ OD_KIND_DATALOADER_KILLED, OD_CONF_LOW, "is killed by signal: Killed",
 	  "DataLoader worker \\(pid(?:\\(s\\))? (?<pid>\\d+)[\\d, ]*\\) is "
 	  "killed by signal: (?<signal>Killed)\\.",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	{ OD_KIND_DATALOADER_KILLED, OD_CONF_HIGH,
 	  "is killed by signal: Bus error|Unexpected bus error",
 	  "DataLoader worker \\(pid(?:\\(s\\))? (?<pid>\\d+)[\\d, ]*\\) is "
@@ -211,46 +223,50 @@ static const st_spec st_specs[] = {
 	  "raise your shared memory limit\\.)?|ERROR: Unexpected (?<signal>bus "
 	  "error) encountered in worker\\. This might be caused by "
 	  "insufficient shared memory \\(shm\\)\\.?",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	/* R25 to R29 */
 	{ OD_KIND_SLURM_OOM, OD_CONF_HIGH, "oom-kill event|oom_kill event",
 	  "Detected \\d+ oom[-_]kill events?(?:\\(s\\))? in (?:step \\S+ cgroup|"
 	  "(?:StepId|JobId)=[\\w.+]+?(?: cgroup)?)\\.(?=\\s|$)(?: Some of (?:the "
 	  "step tasks have been OOM Killed|your processes may have been "
 	  "killed by the cgroup out-of-memory handler)\\.)?",
-	  NULL, 0, false },
+	  "tasks? [-\\d,]+: Out Of Memory", 8, false, NULL },
 	{ OD_KIND_SLURM_OOM, OD_CONF_HIGH, "Out Of Memory",
 	  "tasks? [-\\d,]+: Out Of Memory",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	{ OD_KIND_SLURM_OOM, OD_CONF_HIGH, "exceeded memory limit|exceeded virtual memory limit",
-	  "exceeded (?:virtual )?memory limit \\((?<husage_b>\\d+) > "
-	  "(?<hlimit_b>\\d+)\\), being killed",
-	  NULL, 0, false },
+	  "(?:StepId|JobId)=\\S+ exceeded (?:virtual )?memory limit \\("
+	  "(?<husage_b>\\d+) > (?<hlimit_b>\\d+)\\), being killed|"
+	  "(?:Job|Step) [\\d.]+ exceeded (?:virtual )?memory limit \\("
+	  "(?<husage_kb>\\d+) > (?<hlimit_kb>\\d+)\\), being killed",
+	  NULL, 0, false, NULL },
 	{ OD_KIND_SLURM_OOM, OD_CONF_HIGH, "OUT_OF_ME",
 	  "(?<![A-Z_])OUT_OF_ME(?:MORY|\\+)",
-	  NULL, 0, false },
-	{ OD_KIND_SLURM_OOM, OD_CONF_MEDIUM,
+	  NULL, 0, false, NULL },
+	{ OD_KIND_SLURM_OOM, OD_CONF_HIGH,
 	  "limit at least once during execution|memory limit at some point",
 	  "(?<nonfatal>hit memory(?:\\+swap)? limit at least once during "
 	  "execution|Exceeded (?:step|job) memory limit at some point)\\.?",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	/* R30, R31 */
 	{ OD_KIND_K8S_OOMKILLED, OD_CONF_HIGH, "OOMKilled",
 	  "(?:Reason:\\s*)?OOMKilled",
-	  "Exit Code:\\s+(?<exit>\\d+)", 6, false },
+	  "Exit Code:\\s+(?<exit>\\d+)|Limits:\\s*\\n(?:[^\\n]*\\n){0,3}?\\s*"
+	  "memory:\\s+(?<hlimit>\\d+(?:\\.\\d+)?(?:[KMGT]i)?)", 14, false, NULL },
 	{ OD_KIND_K8S_OOMKILLED, OD_CONF_LOW, "Exit Code:",
 	  "Exit Code:\\s+(?<exit>137)\\b",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	{ OD_KIND_K8S_OOMKILLED, OD_CONF_MEDIUM, "low on resource: memory",
 	  "The node was low on resource: memory\\.?",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	/* R41 */
 	{ OD_KIND_RAY, OD_CONF_HIGH,
 	  "running low on memory|killed due to memory pressure",
-	  "Task was killed due to the node running low on memory\\.?(?:[^\\n]*?"
-	  " was (?<husage>[\\d.]+ ?GB) / (?<hlimit>[\\d.]+ ?GB))?|killed due "
-	  "to memory pressure \\(OOM\\)",
-	  NULL, 0, false },
+	  "Task was killed due to the node running low on memory\\.?(?:[\\s\\S]"
+	  "{0,800}?pid=(?<pid>\\d+))?(?:[\\s\\S]{0,400}? was (?<husage>[\\d.]+ ?"
+	  "GB) / (?<hlimit>[\\d.]+ ?GB))?|killed due to memory pressure "
+	  "\\(OOM\\)",
+	  NULL, 0, false, NULL },
 	/* R45 to R48 */
 	{ OD_KIND_VLLM_KV_CACHE, OD_CONF_HIGH,
 	  "No available memory for the cache blocks|KV cache is needed|"
@@ -263,42 +279,44 @@ static const st_spec st_specs[] = {
 	  "\\((?<free_gib>[\\d.]+)/(?<total_gib>[\\d.]+) GiB\\) on startup is "
 	  "less than desired GPU memory utilization \\([\\d.]+, (?<req_gib>"
 	  "[\\d.]+) GiB\\)",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	/* llama.cpp */
 	{ OD_KIND_GGML, OD_CONF_HIGH, "cudaMalloc failed|buffer of size",
 	  "allocating (?<req>[\\d.]+ MiB) on device (?<device>\\d+): cudaMalloc "
 	  "failed: out of memory|failed to allocate (?<error>\\w+) buffer of "
 	  "size (?<req_b>\\d+)",
-	  NULL, 0, false },
+	  "failed to allocate \\w+ buffer of size (?<req_b>\\d+)|(?<nonfatal>"
+	  "retrying without)", 4, false, NULL },
 	{ OD_KIND_ONNXRUNTIME, OD_CONF_HIGH,
 	  "Failed to allocate memory for requested buffer|is smaller than requested bytes",
 	  "Failed to allocate memory for requested buffer of size (?<req_b>\\d+)"
 	  "|Available memory of (?<free_b>\\d+) is smaller than requested "
 	  "bytes of (?<req_b>\\d+)",
-	  NULL, 0, false },
-	{ OD_KIND_TENSORRT, OD_CONF_HIGH, "Requested amount of GPU memory",
-	  "Requested amount of GPU memory \\((?<req_b>\\d+) bytes\\) could not "
-	  "be allocated\\.?",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
+	{ OD_KIND_TENSORRT, OD_CONF_HIGH, "Requested amount of",
+	  "Requested amount of (?:GPU )?memory \\((?<req_b>\\d+) bytes\\) could "
+	  "not be allocated\\.?",
+	  "(?<nonfatal>Skipping tactic)", 3, false, NULL },
 	{ OD_KIND_CUPY, OD_CONF_HIGH, "Out of memory allocating",
 	  "Out of memory allocating (?<req_b>\\d{1,3}(?:,\\d{3})+|\\d+) bytes "
 	  "\\(allocated so far: (?<alloc_b>[\\d,]+) bytes(?:, limit set to: "
 	  "(?<limit_b>[\\d,]+) bytes)?\\)\\.?",
-	  NULL, 0, false },
+	  NULL, 0, false, NULL },
 	/* R36 to R38 */
 	{ OD_KIND_HOST_ALLOC, OD_CONF_HIGH, "DefaultCPUAllocator",
 	  "DefaultCPUAllocator: (?:can't allocate memory|not enough memory): "
 	  "you tried to allocate (?<req_b>\\d+) bytes\\.?(?: Error code \\d+ "
 	  "\\([^)\\n]*\\))?",
-	  NULL, 0, false },
-	{ OD_KIND_HOST_ALLOC, OD_CONF_HIGH, "MemoryError|Unable to allocate|"
-	  "Cannot allocate memory",
-	  "(?m)(?:(?<![\\w.])(?:[\\w.]*\\._)?(?:Array)?MemoryError(?::[ \\t]*|"
-	  "[ \\t]*$)|(?=Unable))(?:Unable to allocate (?<req>[\\d.]+ ?"
+	  NULL, 0, false, "pytorch" },
+	{ OD_KIND_HOST_ALLOC, OD_CONF_HIGH, "Unable to allocate",
+	  "(?:[\\w.]*_ArrayMemoryError: )?Unable to allocate (?<req>[\\d.]+ ?"
 	  "(?:[KMGTPE]iB|bytes)) for an array with shape (?<shape>\\([^)\\n]*"
-	  "\\)) and data type (?<dtype>\\w+))?|\\[Errno 12\\] Cannot allocate "
-	  "memory",
-	  NULL, 0, false },
+	  "\\)) and data type (?<dtype>\\w+)",
+	  NULL, 0, false, "numpy" },
+	{ OD_KIND_HOST_ALLOC, OD_CONF_HIGH, "MemoryError|Cannot allocate memory",
+	  "(?m)(?<![\\w.])MemoryError(?::[ \\t]*|[ \\t]*$)|\\[Errno 12\\] Cannot "
+	  "allocate memory",
+	  NULL, 0, false, "python" },
 };
 
 #define ST_N ((int)(sizeof st_specs / sizeof st_specs[0]))
@@ -482,6 +500,22 @@ st_match(st_set *s, const pcre2_code *re, const char *t, size_t tlen,
 	return s->rc > 0;
 }
 
+/*
+ * Whether the match at t[ms] is a message quoted in source code that a
+ * traceback shows ("raise ValueError(\"No available memory ...\"").
+ */
+static bool
+st_quoted_in_source(const char *t, size_t ms)
+{
+	size_t b = ms;
+
+	if (ms == 0 || (t[ms - 1] != '"' && t[ms - 1] != '\''))
+		return false;
+	while (b > 0 && t[b - 1] != '\n' && ms - b < 200)
+		b--;
+	return memmem(t + b, ms - b, "raise ", 6) != NULL;
+}
+
 int
 st_find(st_set *s, const char *t, size_t tlen, size_t ht, uint64_t skip,
     size_t *ms)
@@ -498,7 +532,7 @@ st_find(st_set *s, const char *t, size_t tlen, size_t ht, uint64_t skip,
 		while (st_match(s, s->re[i], t, tlen, at, false)) {
 			PCRE2_SIZE *ov = pcre2_get_ovector_pointer(s->md);
 
-			if (ov[1] < ht) {
+			if (ov[1] < ht || st_quoted_in_source(t, ov[0])) {
 				at = ov[1] > at ? ov[1] : at + 1;
 				continue;
 			}
@@ -556,6 +590,18 @@ st_size(const char *suffix, const char *p, size_t n, int64_t *out)
 		*out = v * 1024;
 		return true;
 	}
+	if (strcmp(suffix, "bin") == 0) {
+		/* A unit written "GB" that means GiB (old MPS messages). */
+		if (n + 2 > sizeof buf)
+			return false;
+		memcpy(buf, p, n);
+		if (n >= 2 && buf[n - 1] == 'B' && strchr("KMGT", buf[n - 2]) &&
+		    buf[n - 2] != '\0') {
+			buf[n - 1] = 'i';
+			buf[n++] = 'B';
+		}
+		return od_size_parse_text(buf, n, out);
+	}
 	if (strcmp(suffix, "gib") == 0) {
 		if (n + 4 > sizeof buf)
 			return false;
@@ -596,7 +642,7 @@ st_set_field(od_event *ev, const char *name, const char *p, size_t n)
 
 	st_copy(base, sizeof base, name, strlen(name));
 	if (us != NULL && (strcmp(us, "_b") == 0 || strcmp(us, "_kb") == 0 ||
-	    strcmp(us, "_gib") == 0)) {
+	    strcmp(us, "_gib") == 0 || strcmp(us, "_bin") == 0)) {
 		base[us - name] = '\0';
 		suffix = us + 1;
 	}
@@ -621,7 +667,8 @@ st_set_field(od_event *ev, const char *name, const char *p, size_t n)
 	} else if (strcmp(name, "comm") == 0)
 		st_copy(ev->host.process, sizeof ev->host.process, p, n);
 	else if (strcmp(name, "signal") == 0)
-		st_copy(ev->host.signal, sizeof ev->host.signal, p, n);
+		st_copy(ev->host.signal, sizeof ev->host.signal,
+		    n == 9 && strncmp(p, "bus error", 9) == 0 ? "Bus error" : p, n);
 	else if (strcmp(name, "error") == 0)
 		st_copy(ev->error, sizeof ev->error, p, n);
 	else if (strcmp(name, "shape") == 0)
@@ -668,6 +715,7 @@ st_fill(st_set *s, int i, const char *t, size_t tlen, size_t ms, size_t *me,
 	if (!st_match(s, s->re[i], t, tlen, ms, true))
 		return false;
 	ev->kind = sp->kind;
+	ev->framework = sp->framework;
 	ev->confidence = sp->conf;
 	ev->format = OD_FMT_OTHER_STACK;
 	ev->fatal = true;

@@ -117,6 +117,8 @@ od_size_parse_text(const char *s, size_t n, int64_t *out)
 		{ "T", 40, 0 }, { "TiB", 40, 0 }, { "P", 50, 0 }, { "PiB", 50, 0 },
 		{ "KB", 0, 1000 }, { "MB", 0, 1000000 }, { "GB", 0, 1000000000 },
 		{ "TB", 0, 1000000000000LL },
+		/* Kubernetes quantities. */
+		{ "Ki", 10, 0 }, { "Mi", 20, 0 }, { "Gi", 30, 0 }, { "Ti", 40, 0 },
 	};
 	char num[64];
 	size_t i = 0, k = 0, u;
@@ -198,7 +200,7 @@ static const struct {
 	    "ONNX Runtime could not allocate", "onnxruntime" },
 	[OD_KIND_TENSORRT] = { "tensorrt", "TensorRT could not allocate",
 	    "tensorrt" },
-	[OD_KIND_RAY] = { "ray_oom", "Ray killed a task: node low on memory",
+	[OD_KIND_RAY] = { "ray", "Ray killed a task: node low on memory",
 	    "ray" },
 	[OD_KIND_VLLM_KV_CACHE] = { "vllm_kv_cache",
 	    "vLLM: no memory left for the KV cache", "vllm" },

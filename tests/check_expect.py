@@ -13,12 +13,6 @@ import os
 import subprocess
 import sys
 
-MEMORY = ["requested_bytes", "total_bytes", "free_bytes", "allocated_bytes",
-          "reserved_bytes", "reserved_unallocated_bytes",
-          "process_in_use_bytes", "non_framework_bytes", "allowed_bytes",
-          "private_pools_bytes"]
-
-
 def show(v):
     if v is None:
         return "null"
@@ -29,16 +23,19 @@ def show(v):
     return str(v)
 
 
-def actual(ev):
-    got = {"kind": ev["kind"], "line": ev["line"], "device": ev["device"],
-           "rank": ev["rank"], "ranks": ",".join(map(str, ev["ranks"])),
-           "fatal": ev["fatal"]}
-    for k in MEMORY:
-        got["memory." + k] = ev["memory"][k]
-    got["memory.other_processes"] = ",".join(
-        "%s:%s" % (p["pid"], show(p["bytes"]))
-        for p in ev["memory"]["other_processes"])
-    return {k: show(v) for k, v in got.items()}
+def lookup(ev, path):
+    """The value at a dotted path of an event, shown as .expect files do."""
+    if path == "ranks":
+        return ",".join(map(str, ev["ranks"]))
+    if path == "memory.other_processes":
+        return ",".join("%s:%s" % (p["pid"], show(p["bytes"]))
+                        for p in ev["memory"]["other_processes"])
+    v = ev
+    for part in path.split("."):
+        if not isinstance(v, dict) or part not in v:
+            return "<no such field>"
+        v = v[part]
+    return show(v)
 
 
 def main():
@@ -66,11 +63,15 @@ def main():
                 continue
             if str(len(events)) != exp["events"]:
                 diffs.append(("events", exp["events"], len(events)))
-            for i, ev in enumerate(events[:int(exp["events"])]):
-                for k, v in actual(ev).items():
-                    want = exp.get("%d.%s" % (i, k))
-                    if want is not None and want != v:
-                        diffs.append(("%d.%s" % (i, k), want, v))
+            for key, want in sorted(exp.items()):
+                if key == "events":
+                    continue
+                i, path = key.split(".", 1)
+                if int(i) >= len(events):
+                    continue
+                got = lookup(events[int(i)], path)
+                if got != want:
+                    diffs.append((key, want, got))
             want_rc = 0 if exp["events"] != "0" else 1
             if r.returncode != want_rc:
                 diffs.append(("exit status", want_rc, r.returncode))
