@@ -39,7 +39,7 @@ enum {
 	FC_ALLOC_CONF, FC_ALLOC_CONF_PREFIX, FC_EXPANDABLE_SEGMENTS,
 	FC_EXPANDABLE_AVAILABLE, FC_MAX_SPLIT_SIZE_MB, FC_MALLOC_ASYNC,
 	FC_XLA_CONF, FC_XLA_PREALLOCATE, FC_XLA_MEM_FRACTION, FC_TF_ALLOCATOR,
-	FC_TF_ALLOW_GROWTH, FC_XID, FC_ECC,
+	FC_TF_ALLOW_GROWTH, FC_TF_GPU_ALLOCATOR, FC_XID, FC_ECC,
 	FC_COUNT
 };
 
@@ -111,6 +111,7 @@ static const struct {
 	[FC_XLA_MEM_FRACTION] = { "xla_mem_fraction", F_NUM },
 	[FC_TF_ALLOCATOR] = { "tf_allocator", F_STR },
 	[FC_TF_ALLOW_GROWTH] = { "tf_allow_growth", F_BOOL },
+	[FC_TF_GPU_ALLOCATOR] = { "tf_gpu_allocator", F_STR },
 	[FC_XID] = { "xid", F_NUM },
 	[FC_ECC] = { "ecc_error", F_BOOL },
 };
@@ -437,6 +438,14 @@ fc_event(const od_event *ev, int id, xv_value *out)
 		if (o == NULL)
 			o = fc_setting(c->tf_allocator, "allow_growth");
 		return fc_bool(out, fc_truth(o));
+	case FC_TF_GPU_ALLOCATOR:
+		o = fc_setting(c->tf_allocator, "TF_GPU_ALLOCATOR");
+		if (o == NULL)
+			return false;
+		out->type = XV_STR;
+		out->str = o;
+		out->len = strcspn(o, " ");
+		return true;
 	case FC_XID: return fc_num(out, c->xid, false);
 	case FC_ECC: return fc_bool(out, c->ecc);
 	default:

@@ -159,7 +159,7 @@ typedef struct {
 typedef struct {
 	char alloc_conf[160];   /* PYTORCH_CUDA_ALLOC_CONF and the like */
 	char xla_conf[160];     /* XLA_PYTHON_CLIENT_* settings */
-	char tf_allocator[64];  /* TF_GPU_ALLOCATOR, allow_growth */
+	char tf_allocator[160]; /* TF_GPU_ALLOCATOR, allow_growth */
 	int64_t batch_size;
 	int64_t accum_steps;
 	int64_t seq_len;

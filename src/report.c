@@ -749,11 +749,19 @@ rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
 
 /*
  * Markdown for tickets.  Everything that comes from the log or from a rule
- * goes out either escaped (every ASCII punctuation character gets a
- * backslash, so no emphasis, link, autolink, mention, HTML tag or table
- * break can form) or inside a fenced block longer than any backtick run in
- * it, where nothing is interpreted.
+ * goes out either escaped (each character that can start emphasis, a
+ * link, an HTML tag or a table cell gets a backslash; an '@', a '.' before
+ * a letter and a ':' before a letter or '/' get an invisible word joiner,
+ * so that no mention or autolink can form) or
+ * inside a fenced block longer than any backtick run in it, where nothing
+ * is interpreted.
  */
+static bool
+rp_alpha(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
 static void
 rp_md_text(FILE *out, const char *s, size_t n)
 {
@@ -773,8 +781,17 @@ rp_md_text(FILE *out, const char *s, size_t n)
 			fputc(' ', out);
 		else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
 			fprintf(out, "\\x%02x", cp);
-		else if (cp < 0x80 && strchr("\\`*_{}[]()#+-.!|<>&~@:\"'=^$%;,?/",
-		    (int)cp) != NULL)
+		else if (cp == '@' || (cp == '.' && i + 1 < n &&
+		    rp_alpha(p[i + 1])) || (cp == ':' && i + 1 < n &&
+		    (rp_alpha(p[i + 1]) || p[i + 1] == '/')))
+			/*
+			 * A word joiner after it, invisible: no @mention,
+			 * autolink (www.host, host.py, http:) or e-mail
+			 * address can form, whatever the renderer.
+			 */
+			fprintf(out, "%c\u2060", (char)cp);
+		else if (cp < 0x80 && strchr("\\`*_{}[]()#+-!|<>&~:", (int)cp) !=
+		    NULL)
 			fprintf(out, "\\%c", (char)cp);
 		else
 			fwrite(p + i, 1, len, out);

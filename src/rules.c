@@ -408,8 +408,9 @@ rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
 			if (v != NULL && !rl_valid_id(v))
 				rl_err(lc, vn, 0, "a rule id is lower-case "
 				    "letters, digits and '_', not '%s'", v);
-			else
-				r->id = rl_strdup(v);
+			/* Kept even when wrong: the file is refused anyway,
+			 * and the id names the rule in later errors. */
+			r->id = rl_strdup(v);
 		} else if (rl_key_is(k, "title")) {
 			r->title = rl_strdup(rl_scalar(lc, vn, "title"));
 		} else if (rl_key_is(k, "kinds")) {
@@ -505,6 +506,19 @@ rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
 		    r->id ? r->id : "?");
 }
 
+/* libyaml's own error, with what it was reading when it found it. */
+static void
+rl_yaml_error(rl_errors *errs, const char *file, const yaml_parser_t *p)
+{
+	char msg[200];
+
+	snprintf(msg, sizeof msg, "not valid YAML: %s%s%s",
+	    p->context != NULL ? p->context : "",
+	    p->context != NULL ? ": " : "",
+	    p->problem != NULL ? p->problem : "unknown error");
+	rl_err_at(errs, file, p->problem_mark, msg);
+}
+
 /* First pass: no aliases, bounded nesting.  False on any problem. */
 static bool
 rl_prescan(const unsigned char *buf, size_t len, const char *file,
@@ -519,8 +533,7 @@ rl_prescan(const unsigned char *buf, size_t len, const char *file,
 	yaml_parser_set_input_string(&p, buf, len);
 	while (ok && !done) {
 		if (!yaml_parser_parse(&p, &ev)) {
-			rl_err_at(errs, file, p.problem_mark, p.problem != NULL ?
-			    p.problem : "not YAML");
+			rl_yaml_error(errs, file, &p);
 			ok = false;
 			break;
 		}
@@ -617,8 +630,7 @@ rl_load_file(rl_set *s, const char *path, rl_errors *errs)
 	yaml_parser_initialize(&p);
 	yaml_parser_set_input_string(&p, buf, len);
 	if (!yaml_parser_load(&p, &lc.doc)) {
-		rl_err_at(errs, path, p.problem_mark, p.problem != NULL ?
-		    p.problem : "not YAML");
+		rl_yaml_error(errs, path, &p);
 		yaml_parser_delete(&p);
 		free(buf);
 		return false;
@@ -665,12 +677,19 @@ rl_load_file(rl_set *s, const char *path, rl_errors *errs)
 	for (i = 0; i < nrules; i++) {
 		int j;
 
-		for (j = 0; j < i && rules[i].id != NULL; j++)
-			if (rules[j].id != NULL &&
-			    strcmp(rules[i].id, rules[j].id) == 0)
-				rl_err(&lc, NULL, 0, "rule id '%s' defined twice "
-				    "(lines %d and %d)", rules[i].id,
-				    rules[j].line, rules[i].line);
+		for (j = 0; j < i && rules[i].id != NULL; j++) {
+			char msg[160];
+			yaml_mark_t at = { 0, (size_t)rules[i].line - 1, 0 };
+
+			if (rules[j].id == NULL ||
+			    strcmp(rules[i].id, rules[j].id) != 0)
+				continue;
+			snprintf(msg, sizeof msg, "rule id '%s' is defined "
+			    "twice (first on line %d)", rules[i].id,
+			    rules[j].line);
+			rl_err_at(errs, path, at, msg);
+			lc.nerr++;
+		}
 	}
 	yaml_document_delete(&lc.doc);
 	if (errs->n + errs->dropped > before) {

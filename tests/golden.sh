@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Golden CLI tests: runs oomdoc over every fixtures/*/*.log in each report
-# format and compares standard output with tests/golden/<dir>/<name>.<fmt>,
+# format (text, json, markdown) and compares standard output with
+# tests/golden/<dir>/<name>.{text,json,md},
 # byte for byte.  Standard error must be empty and the exit status 0 or 1.
 #
 # Usage: tests/golden.sh OOMDOC [--update]
@@ -18,8 +19,9 @@ trap 'rm -rf "$tmp"' EXIT
 for log in fixtures/*/*.log; do
 	dir=$(basename "$(dirname "$log")")
 	name=$(basename "$log" .log)
-	for fmt in text json; do
-		want=tests/golden/$dir/$name.$fmt
+	for fmt in text json markdown; do
+		ext=$fmt; [ $fmt = markdown ] && ext=md
+		want=tests/golden/$dir/$name.$ext
 		"$oomdoc" --format "$fmt" --color never "$log" >"$tmp/out" 2>"$tmp/err"
 		rc=$?
 		if [ "$update" = --update ]; then

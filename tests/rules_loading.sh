@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The rule loader: every error of a bad file at once, each as
+# file:line:col: message, with status 3 (tests/rules/bad/*.err hold the
+# exact lines); a diagnosis refuses to run with broken rules; user rules
+# replace shipped ones by id, from --rules and from OOMDOC_RULES;
+# --no-default-rules loads none.
+#
+# Usage: tests/rules_loading.sh OOMDOC [--update]   (from the repository root)
+set -u
+oomdoc=$1
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+ko() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+for f in tests/rules/bad/*.yaml; do
+	err=$("$oomdoc" rules check "$f" 2>&1 >/dev/null)
+	rc=$?
+	[ "${2:-}" = --update ] && printf '%s\n' "$err" >"${f%.yaml}.err"
+	if [ $rc -eq 3 ] && [ "$err" = "$(cat "${f%.yaml}.err")" ]; then ok; else
+		ko "$f: exit $rc; stderr differs from ${f%.yaml}.err:"
+		diff <(printf '%s\n' "$err") "${f%.yaml}.err" | head -10
+	fi
+done
+
+out=$("$oomdoc" --rules tests/rules/bad/many-errors.yaml fixtures/sample/job.log 2>/dev/null)
+rc=$?
+[ $rc -eq 3 ] && [ -z "$out" ] && ok || ko "a diagnosis with broken rules: exit $rc"
+
+"$oomdoc" rules check rules >/dev/null && ok || ko "the shipped rules do not lint clean"
+
+top() { "$oomdoc" -f json "$@" | python3 -c \
+	'import json,sys; print(json.load(sys.stdin)["summary"]["top_cause"])'; }
+[ "$(top --rules tests/rules/override fixtures/rules/capacity-top.log)" = capacity ] &&
+	"$oomdoc" --rules tests/rules/override -f json fixtures/rules/capacity-top.log |
+	grep -q 'Site policy' && ok || ko "--rules did not replace the shipped capacity rule"
+OOMDOC_RULES=tests/rules/override "$oomdoc" rules show capacity |
+	grep -q 'tests/rules/override/capacity.yaml' && ok ||
+	ko "OOMDOC_RULES did not replace the shipped capacity rule"
+[ "$("$oomdoc" rules list --no-default-rules 2>&1)" = "" ] &&
+	ok || ko "--no-default-rules still loaded rules"
+[ "$(top --no-default-rules fixtures/rules/capacity-top.log)" = None ] && ok ||
+	ko "--no-default-rules: a cause was found without rules"
+"$oomdoc" rules show no_such_rule 2>/dev/null; [ $? -eq 2 ] && ok || ko "rules show of an unknown id"
+"$oomdoc" rules frobnicate 2>/dev/null; [ $? -eq 2 ] && ok || ko "an unknown rules verb"
+
+# --fact supplies what the log lacks, and refuses what it cannot use.
+"$oomdoc" --fact batch_size=64 -f json fixtures/rules/capacity-top.log |
+	grep -q 'Lower the per-device batch size from 64 to' && ok ||
+	ko "--fact batch_size=64 was not used by the capacity fix"
+"$oomdoc" --fact bogus=1 fixtures/sample/job.log >/dev/null 2>&1; [ $? -eq 2 ] && ok ||
+	ko "--fact with an unknown name was accepted"
+"$oomdoc" --fact total=lots fixtures/sample/job.log >/dev/null 2>&1; [ $? -eq 2 ] && ok ||
+	ko "--fact total=lots was accepted"
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
