@@ -3,9 +3,10 @@
 # measure LABEL CMD: runs the shell command CMD once as a warm-up, then
 # $RUNS times (only once in all when the warm-up took more than $SLOW
 # seconds; MEASURE_SLOW is then 1), and appends one line to $RESULTS:
-#   LABEL <tab> median wall seconds <tab> max peak RSS KiB <tab> all walls
+#   LABEL <tab> median wall s <tab> max peak RSS KiB <tab> all walls <tab>
+#   median CPU s (user + system of the process wrapped in "$T")
 # CMD is evaluated by bash.  It must wrap the process whose memory is
-# reported in "$T" (GNU time writing %M to $RSSF) and send its output to a
+# reported in "$T" (GNU time writing %U+%S:%M to $RSSF) and send its output to a
 # file or a pipe, never to /dev/null (GNU grep stops at the first match when
 # its output is /dev/null).
 
@@ -29,10 +30,17 @@ LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 # now_ns: the time in nanoseconds.
 now_ns() { date +%s%N; }
 
+# median X...: the median of the numbers among the arguments.
+median() {
+	printf '%s\n' "$@" | grep -E '^[0-9.]+$' | sort -g | awk '{ a[NR] = $1 } END {
+		if (NR % 2) print a[(NR + 1) / 2];
+		else printf "%.3f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
 measure() {
-	local label=$1 cmd=$2 i s e walls="" rss=0 r w
+	local label=$1 cmd=$2 i s e walls="" cpus="" rss=0 r w c
 	RSSF=$(mktemp "$SCRATCH/rss.XXXXXX")
-	T="$GNU_TIME -o $RSSF -f %M"
+	T="$GNU_TIME -o $RSSF -f %U+%S:%M"
 	MEASURE_SLOW=0
 	for ((i = 0; i <= RUNS; i++)); do
 		s=$(now_ns)
@@ -48,17 +56,17 @@ measure() {
 		walls="$walls $w"
 		# GNU time writes "Command exited with non-zero status N" first
 		r=$(tail -n 1 "$RSSF")
+		c=$(awk -v x="${r%%:*}" 'BEGIN { split(x, a, "+"); printf "%.2f", a[1] + a[2] }')
+		cpus="$cpus $c"
+		r=${r##*:}
 		case $r in ''|*[!0-9]*) r=0 ;; esac
 		[ "$r" -gt "$rss" ] && rss=$r
 		[ "$MEASURE_SLOW" = 1 ] && break
 	done
 	rm -f "$RSSF"
 	[ "$MEASURE_SLOW" = 1 ] && walls="$walls (slow: one run, no warm-up)"
-	printf '%s\t%s\t%s\t%s\n' "$label" \
-	    "$(printf '%s\n' $walls | grep -E '^[0-9.]+$' | sort -g | awk '{ a[NR] = $1 } END {
-		if (NR % 2) print a[(NR + 1) / 2];
-		else printf "%.3f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }')" \
-	    "$rss" "${walls# }" >>"$RESULTS"
+	printf '%s\t%s\t%s\t%s\t%s\n' "$label" "$(median $walls)" "$rss" \
+	    "${walls# }" "$(median $cpus)" >>"$RESULTS"
 	printf '  %-28s median %ss  (runs:%s)  peak RSS %s KiB\n' "$label" \
 	    "$(tail -n 1 "$RESULTS" | cut -f2)" "$walls" "$rss" >&2
 }
@@ -99,8 +107,8 @@ machine_info() {
 	echo "- kernel: $(uname -sr)"
 	local state=""
 	[ "$OOMDOC_SRC" -ef "$REPO_DIR/build/oomdoc" ] && state=", working tree at HEAD $(git -C "$REPO_DIR" rev-parse --short HEAD 2>/dev/null || echo '?') with $(git -C "$REPO_DIR" status --porcelain -- src 2>/dev/null | wc -l) changed files under src/"
-	echo "- oomdoc: $("$OOMDOC" --version 2>&1 | head -n 1) ($OOMDOC_SRC$state)"
+	echo "- oomdoc: $("$OOMDOC" --version 2>&1 | sed -n 1p) ($OOMDOC_SRC$state)"
 	echo "- oomdoc binary sha256: $(sha256sum "$OOMDOC" | cut -c1-16)"
 	echo "- load average (1, 5, 15 min) at the start: ${LOAD_START:-?}; at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "- $(rg --version | head -n 1); $(grep --version | head -n 1); $(gzip --version | head -n 1); $(zstd --version)"
+	echo "- $(rg --version | sed -n 1p); $(grep --version | sed -n 1p); $(gzip --version | sed -n 1p); $(zstd --version)"
 }

@@ -127,13 +127,15 @@ import sys
 rows = {}
 order = []
 for ln in open(sys.argv[1]):
-    label, med, rss, walls = ln.rstrip("\n").split("\t")
+    label, med, rss, walls, cpu = ln.rstrip("\n").split("\t")
     mode, tool = label.split("|", 1)
-    rows[(mode, tool)] = (float(med), int(rss), walls)
+    rows[(mode, tool)] = (float(med), int(rss), walls, float(cpu))
     order.append((mode, tool))
 nbytes = int(sys.argv[2])
-names = {"file": "file", "pipe": "pipe (cat FILE |)", "gzip": "gzip (.gz)",
-         "zstd": "zstd (.zst)"}
+names = {"file": "file", "pipe": "pipe", "gzip": "gzip (.gz)", "zstd": "zstd (.zst)"}
+def code(s):
+    # a table cell: | must be escaped even inside a code span
+    return "`%s`" % s.replace("|", "\\|")
 cmds = {
     ("file", "oomdoc"): "oomdoc --format json FILE",
     ("file", "rg"): "rg -c -F -f ANCHORS FILE",
@@ -148,17 +150,19 @@ cmds = {
     ("zstd", "rg"): "zstdcat FILE.zst | rg -c -F -f ANCHORS",
     ("zstd", "grep"): "zstdcat FILE.zst | grep -c -F -f ANCHORS",
 }
-print("| input | command | wall s | MB/s | vs rg | vs grep | peak RSS KiB |")
-print("|---|---|---:|---:|---:|---:|---:|")
+print("| input | command | wall s | MB/s | vs rg | vs grep | CPU s | CPU vs rg | peak RSS KiB |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
 for mode, tool in order:
     if mode == "ctx":
         continue
-    med, rss, _ = rows[(mode, tool)]
+    med, rss, _, cpu = rows[(mode, tool)]
     rg = rows.get((mode, "rg"), (0,))[0]
     gr = rows.get((mode, "grep"), (0,))[0]
-    print("| %s | `%s` | %.2f | %.0f | %s | %s | %d |" % (
-        names[mode], cmds[(mode, tool)], med, nbytes / med / 1e6,
-        "%.2f" % (med / rg) if rg else "-", "%.2f" % (med / gr) if gr else "-", rss))
+    rgc = rows.get((mode, "rg"), (0, 0, 0, 0))[3]
+    print("| %s | %s | %.2f | %.0f | %s | %s | %.2f | %s | %d |" % (
+        names[mode], code(cmds[(mode, tool)]), med, nbytes / med / 1e6,
+        "%.2f" % (med / rg) if rg else "-", "%.2f" % (med / gr) if gr else "-",
+        cpu, "%.2f" % (cpu / rgc) if rgc and mode in ("file", "pipe") else "-", rss))
 ctx = [(t, rows[(m, t)]) for m, t in order if m == "ctx"]
 if ctx:
     print()
@@ -167,8 +171,8 @@ if ctx:
     print()
     print("| command | wall s | MB/s | peak RSS KiB |")
     print("|---|---:|---:|---:|")
-    for t, (med, rss, _) in ctx:
-        print("| `%s` | %.2f | %.0f | %d |" % (t, med, nbytes / med / 1e6, rss))
+    for t, (med, rss, _, _) in ctx:
+        print("| %s | %.2f | %.0f | %d |" % (code(t), med, nbytes / med / 1e6, rss))
 print()
 print("Wall times of every run (s): " + "; ".join(
     "%s/%s %s" % (m, t, rows[(m, t)][2]) for m, t in order))
@@ -179,6 +183,11 @@ echo "compressed input too.  'vs rg' and 'vs grep' divide a row's wall time by"
 echo "rg's and grep's on the same input: above 1 is slower.  Peak RSS is the"
 echo "largest maximum resident set size (GNU time %M) of the timed process over the"
 echo "runs: oomdoc itself, or the rg/grep that reads the pipe (not cat, zcat, zstdcat)."
+echo "CPU s is the median user + system time of that same process (so it leaves out"
+echo "cat, zcat and zstdcat, and oomdoc's own decompression is in it); it is less"
+echo "disturbed than wall time by other work on the machine.  'CPU vs rg' is given"
+echo "for file and pipe only: on compressed input oomdoc's CPU time includes the"
+echo "decompression and rg's does not."
 echo
 echo "### Correctness"
 echo

@@ -223,19 +223,22 @@ cx_setting(char *list, size_t cap, const char *name, size_t nlen,
 	item[nlen] = '=';
 	memcpy(item + nlen + 1, val, vlen);
 	item[nlen + 1 + vlen] = '\0';
-	/* Drop an earlier value of the same name. */
-	p = list;
-	while ((p = strstr(p, name)) != NULL) {
-		if ((p == list || p[-1] == ' ') && p[nlen] == '=') {
+	/* Drop an earlier value of the same name ("NAME=" at a word start). */
+	for (p = list; (p = strstr(p, "=")) != NULL; p++) {
+		char *start = p;
+
+		while (start > list && start[-1] != ' ')
+			start--;
+		if ((size_t)(p - start) == nlen &&
+		    memcmp(start, item, nlen) == 0) {
 			char *end = strchr(p, ' ');
 
 			cx_copy(rest, sizeof rest, end != NULL ? end + 1 : "",
 			    end != NULL ? strlen(end + 1) : 0);
-			*p = '\0';
+			*start = '\0';
 			strncat(list, rest, cap - strlen(list) - 1);
 			break;
 		}
-		p += nlen;
 	}
 	if (strlen(list) + strlen(item) + 2 > cap)
 		return;

@@ -407,6 +407,26 @@ od_events_add(od_events *set, od_event *ev)
 	od_event_init(ev);
 }
 
+bool
+od_events_known(od_events *set, od_event *ev)
+{
+	size_t i;
+
+	ev->key = ev_key(ev);
+	for (i = ev->key & (EV_SLOTS - 1); set->slot[i] != 0;
+	    i = (i + 1) & (EV_SLOTS - 1)) {
+		const od_event *old = &set->ev[set->slot[i] - 1];
+
+		if (old->key == ev->key && old->kind == ev->kind &&
+		    ev_by_pid(old) == ev_by_pid(ev) && (ev_by_pid(ev) ?
+		    old->host.pid == ev->host.pid : (old->fatal == ev->fatal &&
+		    ev_same_text(old, ev))))
+			return true;
+	}
+	/* A full set keeps no more events: nothing to read for them. */
+	return set->n >= OD_EVENTS_MAX;
+}
+
 size_t
 od_events_count(const od_events *set)
 {

@@ -156,6 +156,7 @@ struct ex_ctx {
 	pcre2_code *re[RE_COUNT];
 	pcre2_match_data *md;
 	pcre2_match_context *mc;
+	pcre2_match_context *mc_start;  /* with an offset limit: starters */
 	int rc;                 /* the last match's count of set pairs */
 	char text[EX_TEXT_MAX];
 	size_t tlen;
@@ -177,8 +178,10 @@ ex_new(od_error *err)
 		int code;
 		PCRE2_SIZE off;
 
+		/* Starters are searched for with an offset limit. */
 		x->re[i] = pcre2_compile((PCRE2_SPTR)ex_patterns[i],
-		    PCRE2_ZERO_TERMINATED, 0, &code, &off, NULL);
+		    PCRE2_ZERO_TERMINATED, i >= RE_HEAD && i <= RE_NVML ?
+		    PCRE2_USE_OFFSET_LIMIT : 0, &code, &off, NULL);
 		if (x->re[i] == NULL) {
 			PCRE2_UCHAR msg[128];
 
@@ -198,12 +201,15 @@ ex_new(od_error *err)
 	}
 	x->md = pcre2_match_data_create(32, NULL);
 	x->mc = pcre2_match_context_create(NULL);
-	if (x->md == NULL || x->mc == NULL) {
+	x->mc_start = pcre2_match_context_create(NULL);
+	if (x->md == NULL || x->mc == NULL || x->mc_start == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
 		ex_free(x);
 		return NULL;
 	}
 	pcre2_set_match_limit(x->mc, 1000000);
+	pcre2_set_match_limit(x->mc_start, 1000000);
+	pcre2_set_depth_limit(x->mc_start, 10000);
 	pcre2_set_depth_limit(x->mc, 10000);
 	return x;
 }
@@ -220,6 +226,7 @@ ex_free(ex_ctx *x)
 	st_free(x->st);
 	pcre2_match_data_free(x->md);
 	pcre2_match_context_free(x->mc);
+	pcre2_match_context_free(x->mc_start);
 	free(x);
 }
 
@@ -608,6 +615,8 @@ ex_derive(od_event *ev)
 /*
  * Finds the earliest starter that covers the hit at text offset ht: it
  * must end at or after the hit and start no later than just after it.
+ * The offset limit stops each search at the last start that could do, so
+ * that a hit costs the same whatever the text after it holds.
  */
 static int
 ex_find_start(ex_ctx *x, size_t ht, size_t *ms)
@@ -616,11 +625,13 @@ ex_find_start(ex_ctx *x, size_t ht, size_t *ms)
 	size_t from = ht > 200 ? ht - 200 : 0;
 
 	*ms = SIZE_MAX;
+	pcre2_set_offset_limit(x->mc_start, ht + 8);
 	for (i = 0; i < EX_NSTARTERS; i++) {
 		int re = ex_starters[i];
 		size_t at = from;
 
-		while (ex_match(x, re, x->text, x->tlen, at, false)) {
+		while ((x->rc = pcre2_match(x->re[re], (PCRE2_SPTR)x->text,
+		    x->tlen, at, 0, x->md, x->mc_start)) > 0) {
 			if (ex_mend(x) < ht) {
 				at = ex_mend(x) > at ? ex_mend(x) : at + 1;
 				continue;

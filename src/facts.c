@@ -221,7 +221,7 @@ fc_truth(const char *v)
  * usage covers PyTorch's reservation, with at most a context's worth of
  * memory beyond it, is taken to be this one.
  */
-static int
+int
 fc_self(const od_event *ev)
 {
 	const od_memory *m = &ev->mem;

@@ -40,6 +40,10 @@ bool fc_lookup(void *ctx, const char *name, size_t len, xv_value *out);
  */
 bool fc_user_add(fc_user_facts *u, const char *arg, od_error *err);
 
+/* Which of ev's "Process N" clauses is the process itself, or -1 (live
+ * mode leaves it off the fake device it builds from the log). */
+int fc_self(const od_event *ev);
+
 /* The names of every fact, NULL-terminated, for the manual's checks. */
 const char *const *fc_names(void);
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "facts.h"
+#include "live.h"
 #include "oomdoc.h"
 #include "rules.h"
 
@@ -211,8 +212,8 @@ cli_parse(int argc, char **argv, cli_config *cfg)
 			cli_help(stdout);
 			return 0;
 		case 'V':
-			printf("oomdoc %s\nCUDA live mode: not built\n",
-			    OD_VERSION);
+			printf("oomdoc %s\n%s\n", OD_VERSION,
+			    od_live_version_line());
 			return 0;
 		case ':':
 			return cli_usage("this option needs an argument:", arg);
@@ -337,6 +338,9 @@ main(int argc, char **argv)
 	size_t e;
 	bool failed = false;
 
+	if (argc > 1 && (strcmp(argv[1], "live") == 0 ||
+	    strcmp(argv[1], "probe") == 0))
+		return od_live_main(argc, argv);
 	memset(&err, 0, sizeof err);
 	memset(&cfg, 0, sizeof cfg);
 	cfg.report.format = OD_FORMAT_TEXT;

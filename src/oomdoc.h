@@ -289,6 +289,9 @@ void od_events_free(od_events *set);
  * fields in both cases (ev is left empty). */
 void od_events_add(od_events *set, od_event *ev);
 size_t od_events_count(const od_events *set);
+/* Whether ev would be merged into an event already kept (or dropped):
+ * then the scanner need not read its context. */
+bool od_events_known(od_events *set, od_event *ev);
 od_event *od_events_get(od_events *set, size_t i);
 uint64_t od_events_dropped(const od_events *set);
 void od_event_init(od_event *ev);

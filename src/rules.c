@@ -302,10 +302,36 @@ rl_key_is(const char *k, const char *name)
 	return strcmp(k, name) == 0;
 }
 
+/*
+ * Whether key k was given already in this mapping (an error: the second
+ * would silently win).  seen holds a bit per known key name.
+ */
+static bool
+rl_twice(rl_load_ctx *lc, yaml_node_t *kn, const char *k, uint32_t *seen)
+{
+	static const char *const keys[] = {
+		"id", "title", "kinds", "when", "score", "explain", "evidence",
+		"fixes", "confirm_with", "text", "env", "code", "config",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		if (strcmp(k, keys[i]) != 0)
+			continue;
+		if (*seen & (UINT32_C(1) << i)) {
+			rl_err(lc, kn, 0, "key '%s' is given twice", k);
+			return true;
+		}
+		*seen |= UINT32_C(1) << i;
+	}
+	return false;
+}
+
 static void
 rl_load_fix(rl_load_ctx *lc, yaml_node_t *n, rl_fix *f)
 {
 	yaml_node_pair_t *p;
+	uint32_t seen = 0;
 
 	if (n->type != YAML_MAPPING_NODE) {
 		rl_err(lc, n, 0, "a fix must be a mapping (id, text, ...)");
@@ -316,7 +342,7 @@ rl_load_fix(rl_load_ctx *lc, yaml_node_t *n, rl_fix *f)
 		yaml_node_t *kn = rl_node(lc, p->key), *vn = rl_node(lc, p->value);
 		const char *k = rl_scalar(lc, kn, "a key");
 
-		if (k == NULL || vn == NULL)
+		if (k == NULL || vn == NULL || rl_twice(lc, kn, k, &seen))
 			continue;
 		if (rl_key_is(k, "id"))
 			f->id = rl_strdup(rl_scalar(lc, vn, "id"));
@@ -389,6 +415,7 @@ rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
 {
 	yaml_node_pair_t *p;
 	bool has_score = false;
+	uint32_t seen = 0;
 
 	r->line = n->start_mark.line + 1;
 	if (n->type != YAML_MAPPING_NODE) {
@@ -401,7 +428,7 @@ rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
 		const char *k = rl_scalar(lc, kn, "a key"), *v;
 		char *end;
 
-		if (k == NULL || vn == NULL)
+		if (k == NULL || vn == NULL || rl_twice(lc, kn, k, &seen))
 			continue;
 		if (rl_key_is(k, "id")) {
 			v = rl_scalar(lc, vn, "id");
@@ -596,13 +623,9 @@ rl_add(rl_set *s, rl_rule *r)
 static bool
 rl_load_file(rl_set *s, const char *path, rl_errors *errs)
 {
-	rl_load_ctx lc;
-	yaml_parser_t p;
-	yaml_node_t *root, *list = NULL;
-	rl_rule rules[64];
-	int nrules = 0, i, before = errs->n + errs->dropped;
 	unsigned char *buf;
 	size_t len = 0;
+	bool ok;
 	FILE *f;
 
 	f = fopen(path, "rb");
@@ -620,10 +643,28 @@ rl_load_file(rl_set *s, const char *path, rl_errors *errs)
 		free(buf);
 		return false;
 	}
-	if (!rl_prescan(buf, len, path, errs)) {
-		free(buf);
+	ok = rl_load_buffer(s, path, (const char *)buf, len, errs);
+	free(buf);
+	return ok;
+}
+
+bool
+rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
+    rl_errors *errs)
+{
+	const unsigned char *buf = (const unsigned char *)text;
+	rl_load_ctx lc;
+	yaml_parser_t p;
+	yaml_node_t *root, *list = NULL;
+	rl_rule rules[64];
+	int nrules = 0, i, before = errs->n + errs->dropped;
+
+	if (len > RL_FILE_MAX) {
+		rl_err_file(errs, path, "a rule file may be at most 1 MiB");
 		return false;
 	}
+	if (!rl_prescan(buf, len, path, errs))
+		return false;
 	memset(&lc, 0, sizeof lc);
 	lc.file = path;
 	lc.errs = errs;
@@ -632,11 +673,9 @@ rl_load_file(rl_set *s, const char *path, rl_errors *errs)
 	if (!yaml_parser_load(&p, &lc.doc)) {
 		rl_yaml_error(errs, path, &p);
 		yaml_parser_delete(&p);
-		free(buf);
 		return false;
 	}
 	yaml_parser_delete(&p);
-	free(buf);
 	root = yaml_document_get_root_node(&lc.doc);
 	if (root == NULL) {
 		yaml_document_delete(&lc.doc);

@@ -35,6 +35,10 @@ void rl_free(rl_set *s);
  */
 bool rl_load(rl_set *s, const char *path, rl_errors *errs);
 
+/* Loads the rules of one file's text, named path in errors and listings. */
+bool rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
+    rl_errors *errs);
+
 /* The directory of the shipped rules (installed, or the source tree's). */
 const char *rl_default_dir(void);
 

@@ -328,6 +328,15 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 	}
 	sc_count_to(st, w.line_start);
 	ev.ctx = st->ctx;
+	/* The text just before the event, for its traceback and step: at
+	 * most SC_HISTORY bytes, and only for an event not seen before (an
+	 * echo takes nothing from it). */
+	if (!od_events_known(st->set, &ev)) {
+		size_t from = w.line_start > lo + SC_HISTORY ?
+		    w.line_start - SC_HISTORY : lo;
+
+		cx_before(st->sc->cx, st->buf + from, w.line_start - from, &ev);
+	}
 	/* The kernel prints the cgroup's usage and limit just before it
 	 * names the process it kills. */
 	if (ev.kind == OD_KIND_HOST_OOM_KILLER && ev.host.limit < 0 &&
@@ -335,7 +344,6 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 		ev.host.limit = st->ctx.memcg_limit;
 		ev.host.usage = st->ctx.memcg_usage;
 	}
-	cx_before(st->sc->cx, st->buf + lo, w.line_start - lo, &ev);
 	ev.input = st->index;
 	ev.line = st->lines + 1;
 	ev.end_line = ev.line + span.lines;

@@ -326,6 +326,7 @@ struct st_set {
 	pcre2_code *follow[ST_N];
 	pcre2_match_data *md;
 	pcre2_match_context *mc;
+	pcre2_match_context *mc_start;  /* with an offset limit: st_find */
 	int rc;                 /* the last match's count of set pairs */
 };
 
@@ -370,7 +371,7 @@ st_widen(const char *p, char *out, size_t cap)
 }
 
 static pcre2_code *
-st_compile(const char *pattern, int row, od_error *err)
+st_compile(const char *pattern, int row, uint32_t options, od_error *err)
 {
 	char wide[ST_PATTERN_MAX];
 	pcre2_code *re;
@@ -383,7 +384,7 @@ st_compile(const char *pattern, int row, od_error *err)
 		return NULL;
 	}
 	re = pcre2_compile((PCRE2_SPTR)wide, PCRE2_ZERO_TERMINATED,
-	    PCRE2_DUPNAMES, &code, &off, NULL);
+	    PCRE2_DUPNAMES | options, &code, &off, NULL);
 	if (re == NULL) {
 		PCRE2_UCHAR msg[128];
 
@@ -407,22 +408,26 @@ st_new(od_error *err)
 		return NULL;
 	}
 	for (i = 0; i < ST_N; i++) {
-		s->re[i] = st_compile(st_specs[i].pattern, i, err);
+		s->re[i] = st_compile(st_specs[i].pattern, i,
+		    PCRE2_USE_OFFSET_LIMIT, err);
 		if (s->re[i] == NULL ||
 		    (st_specs[i].follow != NULL && (s->follow[i] =
-		    st_compile(st_specs[i].follow, i, err)) == NULL)) {
+		    st_compile(st_specs[i].follow, i, 0, err)) == NULL)) {
 			st_free(s);
 			return NULL;
 		}
 	}
 	s->md = pcre2_match_data_create(64, NULL);
 	s->mc = pcre2_match_context_create(NULL);
-	if (s->md == NULL || s->mc == NULL) {
+	s->mc_start = pcre2_match_context_create(NULL);
+	if (s->md == NULL || s->mc == NULL || s->mc_start == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
 		st_free(s);
 		return NULL;
 	}
 	pcre2_set_match_limit(s->mc, 1000000);
+	pcre2_set_match_limit(s->mc_start, 1000000);
+	pcre2_set_depth_limit(s->mc_start, 10000);
 	pcre2_set_depth_limit(s->mc, 10000);
 	return s;
 }
@@ -440,6 +445,7 @@ st_free(st_set *s)
 	}
 	pcre2_match_data_free(s->md);
 	pcre2_match_context_free(s->mc);
+	pcre2_match_context_free(s->mc_start);
 	free(s);
 }
 
@@ -524,12 +530,15 @@ st_find(st_set *s, const char *t, size_t tlen, size_t ht, uint64_t skip,
 	int best = -1, i;
 
 	*ms = SIZE_MAX;
+	/* No start past ht + 8 can do: stop every search there. */
+	pcre2_set_offset_limit(s->mc_start, ht + 8);
 	for (i = 0; i < ST_N; i++) {
 		size_t at = from;
 
 		if (skip & (UINT64_C(1) << i))
 			continue;
-		while (st_match(s, s->re[i], t, tlen, at, false)) {
+		while ((s->rc = pcre2_match(s->re[i], (PCRE2_SPTR)t, tlen, at, 0,
+		    s->md, s->mc_start)) > 0) {
 			PCRE2_SIZE *ov = pcre2_get_ovector_pointer(s->md);
 
 			if (ov[1] < ht || st_quoted_in_source(t, ov[0])) {

@@ -1,0 +1,428 @@
+/*
+ * device.c: the device wrapper that probes use.  It picks the backend,
+ * keeps the cap on the bytes held at once (a request that would pass it is
+ * refused before the device sees it), and keeps every allocation in a
+ * table, so that dv_close releases whatever a probe left behind, on every
+ * exit path: a probe that fails halfway, an error, a signal.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+
+typedef struct {
+	void *h;                /* the backend's handle; NULL: a free slot */
+	int64_t bytes;
+	bool vmm;
+} dv_rec;
+
+struct dv_device {
+	const dv_backend *be;
+	void *st;
+	dv_info info;
+	double time_limit;
+	int64_t cap;            /* < 0: none */
+	int64_t held, peak;
+	dv_rec recs[DV_ALLOCS_MAX];
+	int nrecs;              /* slots used, free ones included */
+};
+
+static volatile sig_atomic_t dv_stop_sig;
+
+void
+dv_request_stop(int sig)
+{
+	dv_stop_sig = sig;
+}
+
+void
+dv_clear_stop(void)
+{
+	dv_stop_sig = 0;
+}
+
+bool
+dv_stopped(void)
+{
+	return dv_stop_sig != 0;
+}
+
+int
+dv_stop_signal(void)
+{
+	return (int)dv_stop_sig;
+}
+
+const char *
+dv_status_name(dv_status st)
+{
+	switch (st) {
+	case DV_OK: return "ok";
+	case DV_OOM: return "out of memory";
+	case DV_CAP: return "over the cap";
+	case DV_UNSUPPORTED: return "not supported";
+	case DV_TIMEOUT: return "time limit";
+	case DV_STOPPED: return "stopped";
+	case DV_ERROR: break;
+	}
+	return "error";
+}
+
+dv_device *
+dv_open(const char *backend, const dv_config *cfg, dv_status *st,
+    od_error *err)
+{
+	const dv_backend *be = NULL;
+	dv_device *d;
+
+	if (strcmp(backend, "fake") == 0)
+		be = &dv_fake_backend;
+#ifdef OOMDOC_HAVE_CUDA
+	else if (strcmp(backend, "cuda") == 0)
+		be = &dv_cuda_backend;
+#else
+	else if (strcmp(backend, "cuda") == 0) {
+		od_error_set(err, NULL, 0, 0, "this oomdoc was built without "
+		    "CUDA: live mode can only use --backend fake");
+		*st = DV_UNSUPPORTED;
+		return NULL;
+	}
+#endif
+	if (be == NULL) {
+		od_error_set(err, NULL, 0, 0, "unknown backend '%s'", backend);
+		*st = DV_ERROR;
+		return NULL;
+	}
+	d = calloc(1, sizeof *d);
+	if (d == NULL) {
+		od_error_set(err, NULL, 0, 0, "out of memory");
+		*st = DV_ERROR;
+		return NULL;
+	}
+	d->be = be;
+	d->cap = -1;
+	d->time_limit = cfg->time_limit;
+	d->info.index = cfg->index;
+	d->info.mem_clock_khz = -1;
+	d->info.bus_width_bits = -1;
+	d->info.ecc_enabled = -1;
+	d->info.driver_cuda = d->info.runtime_cuda = -1;
+	snprintf(d->info.backend, sizeof d->info.backend, "%s", be->name);
+	*st = be->open(cfg, &d->st, &d->info, err);
+	if (*st != DV_OK) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void
+dv_close(dv_device *d)
+{
+	if (d == NULL)
+		return;
+	dv_free_from(d, 0);
+	d->be->close(d->st);
+	free(d);
+}
+
+const dv_info *
+dv_info_of(const dv_device *d)
+{
+	return &d->info;
+}
+
+int
+dv_processes(dv_device *d, dv_proc *v, int cap, bool *known)
+{
+	return d->be->processes(d->st, v, cap, known);
+}
+
+dv_status
+dv_start(dv_device *d, int64_t *context_bytes, od_error *err)
+{
+	return d->be->start(d->st, context_bytes, err);
+}
+
+dv_status
+dv_mem_info(dv_device *d, int64_t *free_b, int64_t *total, od_error *err)
+{
+	return d->be->mem_info(d->st, free_b, total, err);
+}
+
+void
+dv_set_cap(dv_device *d, int64_t cap)
+{
+	d->cap = cap;
+}
+
+int64_t
+dv_cap(const dv_device *d)
+{
+	return d->cap;
+}
+
+int64_t
+dv_held(const dv_device *d)
+{
+	return d->held;
+}
+
+int64_t
+dv_peak(const dv_device *d)
+{
+	return d->peak;
+}
+
+double
+dv_time_limit(const dv_device *d)
+{
+	return d->time_limit;
+}
+
+int
+dv_count(const dv_device *d)
+{
+	return d->nrecs;
+}
+
+/* Checks a request against the cap and the table; false with *st set. */
+static bool
+dv_admit(dv_device *d, int64_t bytes, dv_status *st, od_error *err)
+{
+	if (dv_stopped()) {
+		*st = DV_STOPPED;
+		od_error_set(err, NULL, 0, 0, "stopped by a signal");
+		return false;
+	}
+	if (bytes <= 0) {
+		*st = DV_ERROR;
+		od_error_set(err, NULL, 0, 0, "an allocation of %lld bytes",
+		    (long long)bytes);
+		return false;
+	}
+	if (d->cap >= 0 && (bytes > d->cap || d->held > d->cap - bytes)) {
+		*st = DV_CAP;
+		od_error_set(err, NULL, 0, 0, "%lld more bytes would pass the "
+		    "cap of %lld", (long long)bytes, (long long)d->cap);
+		return false;
+	}
+	if (d->nrecs == DV_ALLOCS_MAX) {
+		*st = DV_ERROR;
+		od_error_set(err, NULL, 0, 0, "more than %d allocations at once",
+		    DV_ALLOCS_MAX);
+		return false;
+	}
+	return true;
+}
+
+static int
+dv_keep(dv_device *d, void *h, int64_t bytes, bool vmm)
+{
+	int id = d->nrecs++;
+
+	d->recs[id].h = h;
+	d->recs[id].bytes = bytes;
+	d->recs[id].vmm = vmm;
+	d->held += bytes;
+	if (d->held > d->peak)
+		d->peak = d->held;
+	return id;
+}
+
+dv_status
+dv_alloc(dv_device *d, int64_t bytes, int *id, od_error *err)
+{
+	dv_status st;
+	void *h = NULL;
+
+	*id = -1;
+	if (!dv_admit(d, bytes, &st, err))
+		return st;
+	st = d->be->alloc(d->st, bytes, &h, err);
+	if (st == DV_OK)
+		*id = dv_keep(d, h, bytes, false);
+	return st;
+}
+
+dv_status
+dv_vmm_map(dv_device *d, int64_t bytes, int64_t chunk, int *id, int *nchunks,
+    od_error *err)
+{
+	dv_status st;
+	void *h = NULL;
+
+	*id = -1;
+	*nchunks = 0;
+	if (!d->info.vmm) {
+		od_error_set(err, NULL, 0, 0, "no virtual memory management "
+		    "on this device");
+		return DV_UNSUPPORTED;
+	}
+	if (!dv_admit(d, bytes, &st, err))
+		return st;
+	st = d->be->vmm_map(d->st, bytes, chunk, &h, nchunks, err);
+	if (st == DV_OK)
+		*id = dv_keep(d, h, bytes, true);
+	return st;
+}
+
+/*
+ * Whether a request past the cap can only fail: the device says it has
+ * less than bytes free.  Then the cap is lifted for that one request.
+ */
+static bool
+dv_bound_to_fail(dv_device *d, int64_t bytes, dv_status *st, od_error *err)
+{
+	int64_t free_b = 0, total = 0;
+
+	*st = DV_OK;
+	if (d->cap < 0 || (bytes <= d->cap && d->held <= d->cap - bytes))
+		return false;
+	*st = dv_mem_info(d, &free_b, &total, err);
+	return *st == DV_OK && free_b < bytes;
+}
+
+dv_status
+dv_try(dv_device *d, int64_t bytes, od_error *err)
+{
+	int64_t cap = d->cap;
+	dv_status st;
+	int id;
+
+	if (dv_bound_to_fail(d, bytes, &st, err))
+		d->cap = -1;
+	else if (st != DV_OK)
+		return st;
+	st = dv_alloc(d, bytes, &id, err);
+	d->cap = cap;
+	if (st == DV_OK)
+		dv_free(d, id);
+	return st;
+}
+
+dv_status
+dv_vmm_try(dv_device *d, int64_t bytes, int64_t chunk, int *nchunks,
+    od_error *err)
+{
+	int64_t cap = d->cap;
+	dv_status st;
+	int id;
+
+	if (dv_bound_to_fail(d, bytes, &st, err))
+		d->cap = -1;
+	else if (st != DV_OK)
+		return st;
+	st = dv_vmm_map(d, bytes, chunk, &id, nchunks, err);
+	d->cap = cap;
+	if (st == DV_OK) {
+		st = dv_fill(d, id, err);
+		dv_free(d, id);
+	}
+	return st;
+}
+
+void
+dv_free(dv_device *d, int id)
+{
+	dv_rec *r;
+
+	if (id < 0 || id >= d->nrecs || d->recs[id].h == NULL)
+		return;
+	r = &d->recs[id];
+	if (r->vmm)
+		d->be->vmm_release(d->st, r->h);
+	else
+		d->be->release(d->st, r->h);
+	d->held -= r->bytes;
+	r->h = NULL;
+	/* Trailing free slots are reused. */
+	while (d->nrecs > 0 && d->recs[d->nrecs - 1].h == NULL)
+		d->nrecs--;
+}
+
+void
+dv_free_from(dv_device *d, int n)
+{
+	int i;
+
+	for (i = d->nrecs - 1; i >= n && i >= 0; i--)
+		dv_free(d, i);
+}
+
+static void *
+dv_handle(dv_device *d, int id, int64_t *bytes)
+{
+	if (id < 0 || id >= d->nrecs)
+		return NULL;
+	*bytes = d->recs[id].bytes;
+	return d->recs[id].h;
+}
+
+dv_status
+dv_fill(dv_device *d, int id, od_error *err)
+{
+	int64_t bytes = 0;
+	void *h = dv_handle(d, id, &bytes);
+
+	if (h == NULL) {
+		od_error_set(err, NULL, 0, 0, "no allocation %d", id);
+		return DV_ERROR;
+	}
+	return d->be->fill(d->st, h, bytes, d->time_limit, err);
+}
+
+dv_status
+dv_pattern_test(dv_device *d, int id, dv_pattern *out, od_error *err)
+{
+	int64_t bytes = 0;
+	void *h = dv_handle(d, id, &bytes);
+
+	memset(out, 0, sizeof *out);
+	if (h == NULL) {
+		od_error_set(err, NULL, 0, 0, "no allocation %d", id);
+		return DV_ERROR;
+	}
+	return d->be->pattern(d->st, h, bytes, d->time_limit, out, err);
+}
+
+dv_status
+dv_bandwidth_test(dv_device *d, int a, int b, int c, dv_bandwidth *out,
+    od_error *err)
+{
+	int64_t na = 0, nb = 0, nc = 0;
+	void *ha = dv_handle(d, a, &na), *hb = dv_handle(d, b, &nb);
+	void *hc = dv_handle(d, c, &nc);
+
+	memset(out, 0, sizeof *out);
+	if (ha == NULL || hb == NULL || hc == NULL || na != nb || nb != nc) {
+		od_error_set(err, NULL, 0, 0, "bandwidth needs three equal "
+		    "allocations");
+		return DV_ERROR;
+	}
+	return d->be->bandwidth(d->st, ha, hb, hc, na, d->time_limit, out, err);
+}
+
+dv_status
+dv_health_read(dv_device *d, dv_health *out)
+{
+	memset(out, 0, sizeof *out);
+	return d->be->health(d->st, out);
+}
+
+void
+dv_activity_take(dv_device *d, dv_activity *out)
+{
+	memset(out, 0, sizeof *out);
+	d->be->activity(d->st, out);
+}
+
+double
+dv_peak_bandwidth(const dv_info *info)
+{
+	if (info->mem_clock_khz <= 0 || info->bus_width_bits <= 0)
+		return -1;
+	return 2.0 * (double)info->mem_clock_khz * 1000.0 *
+	    (double)info->bus_width_bits / 8.0;
+}

@@ -1,0 +1,275 @@
+/*
+ * device.h: the device layer of live mode.  One small interface (open,
+ * processes, start a context, memory info, allocate and free, map with
+ * virtual memory management, run a kernel, health counters, memory
+ * activity, close) with two backends: the CUDA one (device_cuda.c, built
+ * when CMake finds the toolkit) and a fake GPU (device_fake.c, always
+ * built) that simulates a device of a given capacity with a first-fit
+ * address-space allocator, so that every probe's logic is tested on
+ * machines without a GPU.
+ *
+ * The probes (probe.c) only see dv_device, the wrapper in device.c, which
+ * enforces the cap on the memory taken and keeps a table of everything
+ * allocated so that dv_close releases it on every exit path.
+ *
+ * Ownership: dv_open returns a device that the caller closes with
+ * dv_close; allocation ids are valid until dv_free or dv_close.
+ */
+#ifndef OD_DEVICE_H
+#define OD_DEVICE_H
+
+#include "oomdoc.h"
+
+#define DV_PROCS_MAX 32         /* processes listed per device */
+#define DV_ALLOCS_MAX 8192      /* allocations held at once */
+#define DV_BAD_MAX 8            /* mismatching addresses kept */
+#define DV_SOURCES_MAX 4        /* allocation sources CUPTI names */
+
+/* What a device call came to. */
+typedef enum {
+	DV_OK,
+	DV_OOM,                 /* the device had no room */
+	DV_CAP,                 /* it would take more than the cap */
+	DV_UNSUPPORTED,         /* not on this device or driver */
+	DV_TIMEOUT,             /* a kernel ran past the time limit */
+	DV_STOPPED,             /* a signal asked us to stop */
+	DV_ERROR,               /* anything else; the error says what */
+} dv_status;
+
+/* A process holding memory on the device. */
+typedef struct {
+	int64_t pid;
+	int64_t bytes;          /* OD_UNKNOWN where NVML cannot say */
+	bool self;              /* this process */
+} dv_proc;
+
+/* Static facts of the device, read when it is opened. */
+typedef struct {
+	char backend[8];        /* "cuda" or "fake" */
+	char name[96];
+	int index;
+	int64_t total;          /* capacity, bytes */
+	int cc_major, cc_minor;
+	int sm_count;
+	int64_t l2_bytes;
+	int64_t mem_clock_khz;  /* -1 unknown */
+	int bus_width_bits;     /* -1 unknown */
+	int ecc_enabled;        /* -1 unknown, 0, 1 */
+	bool vmm;               /* virtual memory management (cuMemMap) */
+	int64_t vmm_granularity;
+	char pci_bus_id[32];
+	int driver_cuda;        /* CUDA version the driver supports: 13000 */
+	int runtime_cuda;       /* the runtime this oomdoc was built with */
+	char driver_release[32];/* "580.65.06" from NVML, "" unknown */
+	bool nvml;              /* NVML could be loaded */
+	char nvml_note[200];    /* why not, or "" */
+	bool cupti;             /* CUPTI records the memory activity */
+	char cupti_note[200];
+} dv_info;
+
+/* Health counters (NVML): unknown ones have their _known false. */
+typedef struct {
+	bool ecc_known;
+	int64_t ecc_uncorrected;        /* volatile: since the driver loaded */
+	int64_t ecc_corrected;
+	int64_t ecc_uncorrected_total;  /* aggregate: over the GPU's life */
+	bool remap_known;
+	int64_t remapped_uncorrectable;
+	int64_t remapped_correctable;
+	bool remap_pending;             /* a reset is needed */
+	bool remap_failure;             /* remapping failed: service the GPU */
+	bool retired_known;
+	int64_t retired_sbe, retired_dbe;
+	bool retired_pending;
+	char note[200];                 /* what could not be read */
+} dv_health;
+
+/* A pattern write/read pass over a buffer (memtest style). */
+typedef struct {
+	int64_t bytes;          /* bytes tested per pass */
+	int passes;             /* patterns written and read back */
+	int64_t errors;         /* words that read back wrong */
+	uint64_t bad[DV_BAD_MAX];  /* device addresses of the first ones */
+	int nbad;
+	double seconds;
+	bool cut;               /* the time limit ended it early */
+} dv_pattern;
+
+/*
+ * Bandwidth of copy (c = a) and triad (a = b + s * c) over 8-byte
+ * elements, best of the trials after a warm-up.  Bytes per second count
+ * every byte read and every byte written (copy 2 x N x 8, triad 3 x N x
+ * 8), as BabelStream does.
+ */
+typedef struct {
+	int64_t array_bytes;
+	int trials;
+	double copy_bps;
+	double triad_bps;
+	double seconds;
+	bool cut;
+} dv_bandwidth;
+
+/* Memory activity seen by CUPTI (or the fake) since the last reading. */
+typedef struct {
+	bool available;
+	int64_t allocs, releases;
+	int64_t alloc_bytes, release_bytes;
+	int64_t device_bytes;   /* of which device memory */
+	int64_t other_bytes;    /* pinned, pageable, static, pools */
+	int64_t dropped;        /* records CUPTI could not keep */
+	char sources[DV_SOURCES_MAX][64];  /* who allocated (shared objects) */
+	int64_t source_allocs[DV_SOURCES_MAX];
+	int nsources;
+} dv_activity;
+
+/* The fake GPU: what device_fake.c simulates. */
+typedef struct {
+	char name[64];
+	int64_t total;          /* capacity */
+	int64_t reserved;       /* held by the driver, never free */
+	int64_t context;        /* what a CUDA context costs */
+	int64_t page;           /* allocations round up to this */
+	int64_t granularity;    /* VMM granularity */
+	dv_proc procs[DV_PROCS_MAX];
+	int nprocs;
+	bool vmm, nvml, cupti;
+	int ecc_enabled;
+	int64_t mem_clock_khz;
+	int bus_width_bits;
+	double bandwidth;       /* the fraction of the peak kernels reach */
+	int64_t pattern_errors; /* injected: words that read back wrong */
+	int64_t ecc_uncorrected, ecc_corrected;
+	int64_t remapped_uncorrectable;
+	bool remap_pending, remap_failure;
+	int fail_alloc;         /* injected: the Nth allocation fails, 0 never */
+	bool hang;              /* injected: kernels never finish */
+	int64_t delay_ms;       /* each kernel takes this long, for real */
+	bool no_gpu;            /* injected: opening fails as with no GPU */
+} dv_fake_spec;
+
+/* What dv_open needs. */
+typedef struct {
+	int index;              /* device ordinal */
+	const dv_fake_spec *fake;  /* for the fake backend */
+	double time_limit;      /* seconds per kernel */
+	const char *nvml_path;  /* library overrides, NULL for the defaults */
+	const char *cupti_path;
+} dv_config;
+
+/*
+ * A backend: the functions device.c calls.  Each returns DV_OK or a
+ * status with err filled in (where there is one); handles are the
+ * backend's own.  time_limit bounds each kernel; backends check
+ * dv_stop_requested() between kernel launches.
+ */
+typedef struct {
+	const char *name;
+	dv_status (*open)(const dv_config *cfg, void **st, dv_info *info,
+	    od_error *err);
+	/* Processes holding memory on the device; *known false without NVML. */
+	int (*processes)(void *st, dv_proc *v, int cap, bool *known);
+	/* Creates the context and says what it cost (-1 unknown). */
+	dv_status (*start)(void *st, int64_t *context_bytes, od_error *err);
+	dv_status (*mem_info)(void *st, int64_t *free_b, int64_t *total,
+	    od_error *err);
+	dv_status (*alloc)(void *st, int64_t bytes, void **h, od_error *err);
+	void (*release)(void *st, void *h);
+	/* Reserves bytes of address space and maps them in chunks. */
+	dv_status (*vmm_map)(void *st, int64_t bytes, int64_t chunk, void **h,
+	    int *nchunks, od_error *err);
+	void (*vmm_release)(void *st, void *h);
+	/* Writes over the memory of h (a plain or a mapped allocation). */
+	dv_status (*fill)(void *st, void *h, int64_t bytes, double time_limit,
+	    od_error *err);
+	dv_status (*pattern)(void *st, void *h, int64_t bytes,
+	    double time_limit, dv_pattern *out, od_error *err);
+	dv_status (*bandwidth)(void *st, void *a, void *b, void *c,
+	    int64_t bytes, double time_limit, dv_bandwidth *out, od_error *err);
+	dv_status (*health)(void *st, dv_health *out);
+	/* The activity since the last call (and resets it). */
+	void (*activity)(void *st, dv_activity *out);
+	void (*close)(void *st);
+} dv_backend;
+
+extern const dv_backend dv_fake_backend;
+#ifdef OOMDOC_HAVE_CUDA
+extern const dv_backend dv_cuda_backend;
+#endif
+
+typedef struct dv_device dv_device;
+
+/*
+ * Opens device cfg->index with the backend named ("cuda" or "fake").
+ * Creates no context yet.  NULL with err filled in (and *st set) when
+ * there is no such backend, no driver, no GPU or no such device.
+ */
+dv_device *dv_open(const char *backend, const dv_config *cfg, dv_status *st,
+    od_error *err);
+/* Releases everything still allocated, then closes.  NULL is a no-op. */
+void dv_close(dv_device *d);
+
+const dv_info *dv_info_of(const dv_device *d);
+int dv_processes(dv_device *d, dv_proc *v, int cap, bool *known);
+dv_status dv_start(dv_device *d, int64_t *context_bytes, od_error *err);
+dv_status dv_mem_info(dv_device *d, int64_t *free_b, int64_t *total,
+    od_error *err);
+
+/* The cap on the bytes held at once (negative: none), and what is held. */
+void dv_set_cap(dv_device *d, int64_t cap);
+int64_t dv_cap(const dv_device *d);
+int64_t dv_held(const dv_device *d);
+int64_t dv_peak(const dv_device *d);
+double dv_time_limit(const dv_device *d);
+
+/*
+ * Allocates bytes (cudaMalloc: one contiguous block), or maps them with
+ * virtual memory management in chunks of chunk bytes (cuMemCreate and
+ * cuMemMap, what PyTorch's expandable segments use).  Sets *id, to pass
+ * to dv_free.  DV_CAP, without touching the device, when the cap would be
+ * passed.
+ */
+dv_status dv_alloc(dv_device *d, int64_t bytes, int *id, od_error *err);
+dv_status dv_vmm_map(dv_device *d, int64_t bytes, int64_t chunk, int *id,
+    int *nchunks, od_error *err);
+/*
+ * Tries one allocation of bytes and frees it at once.  It may pass the
+ * cap only when the device says it has less than bytes free, that is when
+ * it can only fail: the fragmentation replay asks for the request on a
+ * device filled to the cap, to see it refused.
+ */
+dv_status dv_try(dv_device *d, int64_t bytes, od_error *err);
+/* The same for a mapping in chunks, which is written over before it is
+ * released; *nchunks says how many chunks it took. */
+dv_status dv_vmm_try(dv_device *d, int64_t bytes, int64_t chunk,
+    int *nchunks, od_error *err);
+void dv_free(dv_device *d, int id);
+/* Frees every allocation made after the first n (a probe's own). */
+void dv_free_from(dv_device *d, int n);
+int dv_count(const dv_device *d);
+
+dv_status dv_fill(dv_device *d, int id, od_error *err);
+dv_status dv_pattern_test(dv_device *d, int id, dv_pattern *out,
+    od_error *err);
+dv_status dv_bandwidth_test(dv_device *d, int a, int b, int c,
+    dv_bandwidth *out, od_error *err);
+dv_status dv_health_read(dv_device *d, dv_health *out);
+void dv_activity_take(dv_device *d, dv_activity *out);
+
+/* Signals: the handler calls dv_request_stop; work checks dv_stopped. */
+void dv_request_stop(int sig);
+void dv_clear_stop(void);
+bool dv_stopped(void);
+int dv_stop_signal(void);
+
+const char *dv_status_name(dv_status st);
+
+/* The fake device: defaults, and "key=value,..." settings over them. */
+void dv_fake_default(dv_fake_spec *spec);
+bool dv_fake_parse(dv_fake_spec *spec, const char *text, od_error *err);
+
+/* The theoretical peak bandwidth, bytes per second (-1 unknown): twice
+ * the memory clock (double data rate) times the bus width in bytes. */
+double dv_peak_bandwidth(const dv_info *info);
+
+#endif

@@ -1,0 +1,736 @@
+/*
+ * device_fake.c: a simulated GPU for live mode, so that every probe's
+ * logic runs, and is tested, on machines without one.
+ *
+ * The device's memory is an address space [0, total) handed out first fit
+ * from a sorted list of free extents, as a device's allocator does: an
+ * allocation takes the lowest free range that holds it whole, a release
+ * gives its range back and joins it with free neighbours.  So memory that
+ * is free in total but split by live allocations cannot hold one large
+ * block, which is what the fragmentation probe replays.  Mapping with
+ * virtual memory management takes the request in chunks, each from
+ * wherever it fits, and so can use such split memory.
+ *
+ * Other processes, the driver's reserve and our context are ranges taken
+ * at open and at start.  Kernels take no time: the pattern test finds the
+ * injected errors, the bandwidth test reports the configured fraction of
+ * the peak, and a "hang" makes every kernel run into the time limit.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "device.h"
+
+#define FK_EXTENTS_MAX (4 * DV_ALLOCS_MAX + 64)
+#define FK_VA_BASE 0x7f0000000000ULL    /* where mapped ranges start */
+
+typedef struct {
+	int64_t start, len;
+} fk_ext;
+
+/* An allocation: one range, or the chunks of a mapping. */
+typedef struct {
+	bool vmm;
+	int64_t bytes;
+	uint64_t address;       /* what the program sees */
+	int n;
+	fk_ext piece[];         /* the device ranges it holds */
+} fk_buf;
+
+typedef struct {
+	dv_fake_spec spec;
+	fk_ext free_ext[FK_EXTENTS_MAX];
+	int nfree;
+	bool started;
+	int64_t context;        /* bytes the context took */
+	uint64_t next_va;
+	int allocs_made;        /* for fail_alloc */
+	dv_activity act;
+} fk_dev;
+
+/* Rounds up to a multiple of page (a power of two or not). */
+static int64_t
+fk_round(int64_t v, int64_t page)
+{
+	if (page <= 1)
+		return v;
+	return (v + page - 1) / page * page;
+}
+
+/* Takes len bytes, first fit.  Returns the start, or -1. */
+static int64_t
+fk_take(fk_dev *f, int64_t len)
+{
+	int i;
+
+	for (i = 0; i < f->nfree; i++) {
+		fk_ext *e = &f->free_ext[i];
+
+		if (e->len >= len) {
+			int64_t at = e->start;
+
+			e->start += len;
+			e->len -= len;
+			if (e->len == 0) {
+				memmove(e, e + 1, (size_t)(f->nfree - i - 1) *
+				    sizeof *e);
+				f->nfree--;
+			}
+			return at;
+		}
+	}
+	return -1;
+}
+
+/* Gives [start, start + len) back, joined with free neighbours. */
+static void
+fk_give(fk_dev *f, int64_t start, int64_t len)
+{
+	int i = 0;
+
+	while (i < f->nfree && f->free_ext[i].start < start)
+		i++;
+	if (i > 0 && f->free_ext[i - 1].start + f->free_ext[i - 1].len ==
+	    start) {
+		f->free_ext[i - 1].len += len;
+		if (i < f->nfree && start + len == f->free_ext[i].start) {
+			f->free_ext[i - 1].len += f->free_ext[i].len;
+			memmove(&f->free_ext[i], &f->free_ext[i + 1],
+			    (size_t)(f->nfree - i - 1) * sizeof f->free_ext[0]);
+			f->nfree--;
+		}
+		return;
+	}
+	if (i < f->nfree && start + len == f->free_ext[i].start) {
+		f->free_ext[i].start = start;
+		f->free_ext[i].len += len;
+		return;
+	}
+	if (f->nfree == FK_EXTENTS_MAX)
+		return;         /* cannot happen: one extent per allocation */
+	memmove(&f->free_ext[i + 1], &f->free_ext[i],
+	    (size_t)(f->nfree - i) * sizeof f->free_ext[0]);
+	f->free_ext[i].start = start;
+	f->free_ext[i].len = len;
+	f->nfree++;
+}
+
+static int64_t
+fk_free_bytes(const fk_dev *f)
+{
+	int64_t sum = 0;
+	int i;
+
+	for (i = 0; i < f->nfree; i++)
+		sum += f->free_ext[i].len;
+	return sum;
+}
+
+static void
+fk_note(fk_dev *f, bool alloc, int64_t bytes, const char *source)
+{
+	dv_activity *a = &f->act;
+	int i;
+
+	if (!f->spec.cupti)
+		return;
+	if (alloc) {
+		a->allocs++;
+		a->alloc_bytes += bytes;
+		a->device_bytes += bytes;
+	} else {
+		a->releases++;
+		a->release_bytes += bytes;
+		return;
+	}
+	for (i = 0; i < a->nsources; i++)
+		if (strcmp(a->sources[i], source) == 0)
+			break;
+	if (i == a->nsources && i < DV_SOURCES_MAX) {
+		snprintf(a->sources[i], sizeof a->sources[i], "%s", source);
+		a->nsources++;
+	}
+	if (i < a->nsources)
+		a->source_allocs[i]++;
+}
+
+static dv_status
+fk_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
+{
+	const dv_fake_spec *s = cfg->fake;
+	fk_dev *f;
+	int i;
+
+	if (s == NULL) {
+		od_error_set(err, NULL, 0, 0, "no fake device described");
+		return DV_ERROR;
+	}
+	if (s->no_gpu) {
+		od_error_set(err, NULL, 0, 0, "no CUDA GPU (fake device)");
+		return DV_UNSUPPORTED;
+	}
+	if (cfg->index != 0) {
+		od_error_set(err, NULL, 0, 0, "no GPU %d: the fake device is "
+		    "GPU 0", cfg->index);
+		return DV_UNSUPPORTED;
+	}
+	f = calloc(1, sizeof *f);
+	if (f == NULL) {
+		od_error_set(err, NULL, 0, 0, "out of memory");
+		return DV_ERROR;
+	}
+	f->spec = *s;
+	f->free_ext[0].start = 0;
+	f->free_ext[0].len = s->total;
+	f->nfree = 1;
+	f->next_va = FK_VA_BASE;
+	if (s->reserved > 0 && fk_take(f, fk_round(s->reserved, s->page)) < 0)
+		goto toobig;
+	for (i = 0; i < s->nprocs; i++)
+		if (s->procs[i].bytes > 0 &&
+		    fk_take(f, fk_round(s->procs[i].bytes, s->page)) < 0)
+			goto toobig;
+	snprintf(info->name, sizeof info->name, "%s", s->name);
+	info->total = s->total;
+	info->cc_major = 9;
+	info->cc_minor = 0;
+	info->sm_count = 132;
+	info->l2_bytes = 50LL << 20;
+	info->mem_clock_khz = s->mem_clock_khz;
+	info->bus_width_bits = s->bus_width_bits;
+	info->ecc_enabled = s->ecc_enabled;
+	info->vmm = s->vmm;
+	info->vmm_granularity = s->vmm ? s->granularity : 0;
+	snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "00000000:00:00.0");
+	info->driver_cuda = 13000;
+	info->runtime_cuda = 13000;
+	info->nvml = s->nvml;
+	if (!s->nvml)
+		snprintf(info->nvml_note, sizeof info->nvml_note,
+		    "NVML not available (fake device without NVML)");
+	else
+		snprintf(info->driver_release, sizeof info->driver_release,
+		    "fake");
+	info->cupti = s->cupti;
+	if (!s->cupti)
+		snprintf(info->cupti_note, sizeof info->cupti_note,
+		    "CUPTI not available (fake device without CUPTI)");
+	*stp = f;
+	return DV_OK;
+toobig:
+	od_error_set(err, NULL, 0, 0, "the fake device's other processes "
+	    "and reserve do not fit in its %lld bytes", (long long)s->total);
+	free(f);
+	return DV_ERROR;
+}
+
+static int
+fk_processes(void *st, dv_proc *v, int cap, bool *known)
+{
+	fk_dev *f = st;
+	int i, n = 0;
+
+	*known = f->spec.nvml;
+	if (!f->spec.nvml)
+		return 0;
+	for (i = 0; i < f->spec.nprocs && n < cap; i++)
+		v[n++] = f->spec.procs[i];
+	if (f->started && n < cap) {
+		v[n].pid = (int64_t)getpid();
+		v[n].bytes = f->context;
+		v[n].self = true;
+		n++;
+	}
+	return n;
+}
+
+static dv_status
+fk_start(void *st, int64_t *context_bytes, od_error *err)
+{
+	fk_dev *f = st;
+
+	*context_bytes = -1;
+	if (f->started) {
+		*context_bytes = f->spec.nvml ? f->context : -1;
+		return DV_OK;
+	}
+	f->context = fk_round(f->spec.context, f->spec.page);
+	if (f->context > 0 && fk_take(f, f->context) < 0) {
+		od_error_set(err, NULL, 0, 0, "out of memory creating the "
+		    "context");
+		return DV_OOM;
+	}
+	f->started = true;
+	fk_note(f, true, f->context, "libcuda.so.1 (driver)");
+	/* Without NVML there is no reading that does not itself need the
+	 * context, as on a real device. */
+	*context_bytes = f->spec.nvml ? f->context : -1;
+	return DV_OK;
+}
+
+static dv_status
+fk_mem_info(void *st, int64_t *free_b, int64_t *total, od_error *err)
+{
+	fk_dev *f = st;
+
+	*free_b = fk_free_bytes(f);
+	*total = f->spec.total;
+	return DV_OK;
+}
+
+/* The injected allocation failure, when this is the Nth allocation. */
+static bool
+fk_injected(fk_dev *f, od_error *err)
+{
+	f->allocs_made++;
+	if (f->spec.fail_alloc > 0 && f->allocs_made == f->spec.fail_alloc) {
+		od_error_set(err, NULL, 0, 0, "injected failure of allocation "
+		    "%d (fake device)", f->allocs_made);
+		return true;
+	}
+	return false;
+}
+
+static dv_status
+fk_alloc(void *st, int64_t bytes, void **h, od_error *err)
+{
+	fk_dev *f = st;
+	int64_t len = fk_round(bytes, f->spec.page), at;
+	fk_buf *b;
+
+	if (fk_injected(f, err))
+		return DV_ERROR;
+	at = fk_take(f, len);
+	if (at < 0) {
+		od_error_set(err, NULL, 0, 0, "out of memory");
+		return DV_OOM;
+	}
+	b = malloc(sizeof *b + sizeof b->piece[0]);
+	if (b == NULL) {
+		fk_give(f, at, len);
+		od_error_set(err, NULL, 0, 0, "out of host memory");
+		return DV_ERROR;
+	}
+	b->vmm = false;
+	b->bytes = bytes;
+	b->address = (uint64_t)at;
+	b->n = 1;
+	b->piece[0].start = at;
+	b->piece[0].len = len;
+	fk_note(f, true, len, "oomdoc");
+	*h = b;
+	return DV_OK;
+}
+
+static void
+fk_release(void *st, void *h)
+{
+	fk_dev *f = st;
+	fk_buf *b = h;
+	int i;
+
+	for (i = 0; i < b->n; i++) {
+		fk_give(f, b->piece[i].start, b->piece[i].len);
+		fk_note(f, false, b->piece[i].len, "oomdoc");
+	}
+	free(b);
+}
+
+static dv_status
+fk_vmm_map(void *st, int64_t bytes, int64_t chunk, void **h, int *nchunks,
+    od_error *err)
+{
+	fk_dev *f = st;
+	int64_t gran = f->spec.granularity > 0 ? f->spec.granularity : 1;
+	int64_t size, done = 0;
+	int64_t n;
+	fk_buf *b;
+
+	if (!f->spec.vmm) {
+		od_error_set(err, NULL, 0, 0, "no virtual memory management");
+		return DV_UNSUPPORTED;
+	}
+	if (fk_injected(f, err))
+		return DV_ERROR;
+	chunk = fk_round(chunk > gran ? chunk : gran, gran);
+	size = fk_round(bytes, gran);
+	n = (size + chunk - 1) / chunk;
+	if (n > DV_ALLOCS_MAX) {
+		od_error_set(err, NULL, 0, 0, "%lld chunks are too many",
+		    (long long)n);
+		return DV_ERROR;
+	}
+	b = malloc(sizeof *b + (size_t)n * sizeof b->piece[0]);
+	if (b == NULL) {
+		od_error_set(err, NULL, 0, 0, "out of host memory");
+		return DV_ERROR;
+	}
+	b->vmm = true;
+	b->bytes = bytes;
+	b->n = 0;
+	while (done < size) {
+		int64_t len = size - done < chunk ? size - done : chunk;
+		int64_t at = fk_take(f, len);
+
+		if (at < 0) {
+			int i;
+
+			for (i = 0; i < b->n; i++) {
+				fk_give(f, b->piece[i].start, b->piece[i].len);
+				fk_note(f, false, b->piece[i].len, "oomdoc");
+			}
+			free(b);
+			od_error_set(err, NULL, 0, 0, "out of memory mapping "
+			    "chunk %lld of %lld", (long long)(done / chunk + 1),
+			    (long long)n);
+			return DV_OOM;
+		}
+		b->piece[b->n].start = at;
+		b->piece[b->n].len = len;
+		b->n++;
+		done += len;
+		fk_note(f, true, len, "oomdoc");
+	}
+	b->address = f->next_va;
+	f->next_va += (uint64_t)size;
+	*nchunks = b->n;
+	*h = b;
+	return DV_OK;
+}
+
+/* The time a kernel would take at the fake's bandwidth. */
+static double
+fk_seconds(const fk_dev *f, double bytes_moved)
+{
+	dv_info info;
+	double peak;
+
+	memset(&info, 0, sizeof info);
+	info.mem_clock_khz = f->spec.mem_clock_khz;
+	info.bus_width_bits = f->spec.bus_width_bits;
+	peak = dv_peak_bandwidth(&info);
+	if (peak <= 0 || f->spec.bandwidth <= 0)
+		return 0;
+	return bytes_moved / (peak * f->spec.bandwidth);
+}
+
+/*
+ * Waits delay_ms for real (a slow kernel), in steps, so that a signal
+ * stops it between them as it would stop the CUDA backend between
+ * launches.  DV_STOPPED when one did.
+ */
+static dv_status
+fk_delay(const fk_dev *f)
+{
+	struct timespec step = { 0, 10 * 1000 * 1000 };
+	int64_t ms;
+
+	for (ms = 0; ms < f->spec.delay_ms; ms += 10) {
+		if (dv_stopped())
+			return DV_STOPPED;
+		nanosleep(&step, NULL);
+	}
+	return dv_stopped() ? DV_STOPPED : DV_OK;
+}
+
+static dv_status
+fk_hung(double time_limit, od_error *err)
+{
+	od_error_set(err, NULL, 0, 0, "the kernel did not finish within the "
+	    "time limit of %g s (fake device)", time_limit);
+	return DV_TIMEOUT;
+}
+
+static dv_status
+fk_fill(void *st, void *h, int64_t bytes, double time_limit, od_error *err)
+{
+	fk_dev *f = st;
+
+	(void)h;
+	(void)bytes;
+	if (f->spec.hang)
+		return fk_hung(time_limit, err);
+	return fk_delay(f);
+}
+
+static dv_status
+fk_pattern(void *st, void *h, int64_t bytes, double time_limit,
+    dv_pattern *out, od_error *err)
+{
+	static const int passes = 6;    /* the patterns of kernels/pattern.cu */
+	fk_dev *f = st;
+	fk_buf *b = h;
+	double per_pass = fk_seconds(f, 2.0 * (double)bytes);
+	int64_t i;
+
+	out->bytes = bytes;
+	if (f->spec.hang) {
+		out->cut = true;
+		out->seconds = time_limit;
+		return fk_hung(time_limit, err);
+	}
+	for (out->passes = 0; out->passes < passes; out->passes++) {
+		if (fk_delay(f) != DV_OK)
+			return DV_STOPPED;
+		if (out->passes > 0 && out->seconds + per_pass > time_limit) {
+			out->cut = true;
+			break;
+		}
+		out->seconds += per_pass;
+	}
+	/* Injected errors show on the first pass, spread over the buffer. */
+	out->errors = f->spec.pattern_errors;
+	for (i = 0; i < out->errors && i < DV_BAD_MAX; i++)
+		out->bad[out->nbad++] = b->address + (uint64_t)((bytes /
+		    (out->errors + 1)) * (i + 1) / 8 * 8);
+	return DV_OK;
+}
+
+static dv_status
+fk_bandwidth(void *st, void *a, void *b, void *c, int64_t bytes,
+    double time_limit, dv_bandwidth *out, od_error *err)
+{
+	fk_dev *f = st;
+	dv_info info;
+	double peak;
+
+	(void)a;
+	(void)b;
+	(void)c;
+	out->array_bytes = bytes;
+	if (f->spec.hang) {
+		out->cut = true;
+		return fk_hung(time_limit, err);
+	}
+	memset(&info, 0, sizeof info);
+	info.mem_clock_khz = f->spec.mem_clock_khz;
+	info.bus_width_bits = f->spec.bus_width_bits;
+	peak = dv_peak_bandwidth(&info);
+	out->trials = 5;
+	out->copy_bps = peak > 0 ? peak * f->spec.bandwidth : -1;
+	/* Triad moves a third more bytes per element and streams a little
+	 * better, as measured on H100 and H200 (BabelStream). */
+	out->triad_bps = peak > 0 ? peak * f->spec.bandwidth * 1.02 : -1;
+	if (out->triad_bps > peak)
+		out->triad_bps = peak;
+	/* Five trials of copy (2 x bytes moved) and triad (3 x bytes). */
+	out->seconds = fk_seconds(f, 25.0 * (double)bytes);
+	return fk_delay(f);
+}
+
+static dv_status
+fk_health(void *st, dv_health *out)
+{
+	fk_dev *f = st;
+
+	if (!f->spec.nvml) {
+		snprintf(out->note, sizeof out->note, "NVML not available: no "
+		    "ECC, remapped-row or retired-page counters");
+		return DV_UNSUPPORTED;
+	}
+	out->ecc_known = f->spec.ecc_enabled == 1;
+	out->ecc_uncorrected = f->spec.ecc_uncorrected;
+	out->ecc_corrected = f->spec.ecc_corrected;
+	out->ecc_uncorrected_total = f->spec.ecc_uncorrected;
+	out->remap_known = true;
+	out->remapped_uncorrectable = f->spec.remapped_uncorrectable;
+	out->remapped_correctable = 0;
+	out->remap_pending = f->spec.remap_pending;
+	out->remap_failure = f->spec.remap_failure;
+	/* Ampere and later remap rows instead of retiring pages. */
+	out->retired_known = false;
+	if (!out->ecc_known)
+		snprintf(out->note, sizeof out->note, "ECC is off on this "
+		    "device");
+	return DV_OK;
+}
+
+static void
+fk_activity(void *st, dv_activity *out)
+{
+	fk_dev *f = st;
+
+	*out = f->act;
+	out->available = f->spec.cupti;
+	memset(&f->act, 0, sizeof f->act);
+}
+
+static void
+fk_close(void *st)
+{
+	free(st);
+}
+
+const dv_backend dv_fake_backend = {
+	"fake", fk_open, fk_processes, fk_start, fk_mem_info, fk_alloc,
+	fk_release, fk_vmm_map, fk_release, fk_fill, fk_pattern, fk_bandwidth,
+	fk_health, fk_activity, fk_close,
+};
+
+/* The defaults: an 80 GiB H100-like device with nothing else on it. */
+void
+dv_fake_default(dv_fake_spec *s)
+{
+	memset(s, 0, sizeof *s);
+	snprintf(s->name, sizeof s->name, "fake GPU");
+	s->total = 80LL << 30;
+	s->context = 500LL << 20;
+	s->page = 2LL << 20;
+	s->granularity = 2LL << 20;
+	s->vmm = s->nvml = s->cupti = true;
+	s->ecc_enabled = 1;
+	/* H100 SXM: 2619 MHz and 5120 bits, 3.35 TB/s. */
+	s->mem_clock_khz = 2619000;
+	s->bus_width_bits = 5120;
+	s->bandwidth = 0.88;
+}
+
+static bool
+fk_bool(const char *v, bool *out)
+{
+	if (strcmp(v, "yes") == 0 || strcmp(v, "true") == 0 ||
+	    strcmp(v, "1") == 0)
+		*out = true;
+	else if (strcmp(v, "no") == 0 || strcmp(v, "false") == 0 ||
+	    strcmp(v, "0") == 0)
+		*out = false;
+	else
+		return false;
+	return true;
+}
+
+static bool
+fk_int(const char *v, int64_t *out)
+{
+	char *end;
+	long long n;
+
+	n = strtoll(v, &end, 10);
+	if (end == v || *end != '\0' || n < 0)
+		return false;
+	*out = n;
+	return true;
+}
+
+static bool
+fk_size(const char *v, int64_t *out)
+{
+	return od_size_parse_text(v, strlen(v), out) && *out >= 0;
+}
+
+/* One key=value setting. */
+static bool
+fk_set(dv_fake_spec *s, const char *key, const char *v, od_error *err)
+{
+	int64_t n = 0;
+	bool b = false, ok = true;
+
+	if (strcmp(key, "name") == 0) {
+		snprintf(s->name, sizeof s->name, "%s", v);
+	} else if (strcmp(key, "total") == 0) {
+		ok = fk_size(v, &s->total) && s->total > 0;
+	} else if (strcmp(key, "reserved") == 0) {
+		ok = fk_size(v, &s->reserved);
+	} else if (strcmp(key, "context") == 0) {
+		ok = fk_size(v, &s->context);
+	} else if (strcmp(key, "page") == 0) {
+		ok = fk_size(v, &s->page) && s->page > 0;
+	} else if (strcmp(key, "granularity") == 0) {
+		ok = fk_size(v, &s->granularity) && s->granularity > 0;
+	} else if (strcmp(key, "proc") == 0) {
+		const char *colon = strchr(v, ':');
+		char pid[24];
+
+		if (colon == NULL || (size_t)(colon - v) >= sizeof pid ||
+		    s->nprocs == DV_PROCS_MAX) {
+			ok = false;
+		} else {
+			memcpy(pid, v, (size_t)(colon - v));
+			pid[colon - v] = '\0';
+			ok = fk_int(pid, &s->procs[s->nprocs].pid) &&
+			    fk_size(colon + 1, &s->procs[s->nprocs].bytes);
+			if (ok)
+				s->procs[s->nprocs++].self = false;
+		}
+	} else if (strcmp(key, "procs") == 0 && strcmp(v, "none") == 0) {
+		s->nprocs = 0;
+	} else if (strcmp(key, "vmm") == 0) {
+		ok = fk_bool(v, &s->vmm);
+	} else if (strcmp(key, "nvml") == 0) {
+		ok = fk_bool(v, &s->nvml);
+	} else if (strcmp(key, "cupti") == 0) {
+		ok = fk_bool(v, &s->cupti);
+	} else if (strcmp(key, "ecc") == 0) {
+		ok = fk_bool(v, &b);
+		s->ecc_enabled = b;
+	} else if (strcmp(key, "mem_clock_khz") == 0) {
+		ok = fk_int(v, &s->mem_clock_khz);
+	} else if (strcmp(key, "bus_width") == 0) {
+		ok = fk_int(v, &n) && n <= 65536;
+		s->bus_width_bits = (int)n;
+	} else if (strcmp(key, "bandwidth") == 0) {
+		char *end;
+
+		s->bandwidth = strtod(v, &end);
+		ok = end != v && *end == '\0' && s->bandwidth >= 0 &&
+		    s->bandwidth <= 1;
+	} else if (strcmp(key, "pattern_errors") == 0) {
+		ok = fk_int(v, &s->pattern_errors);
+	} else if (strcmp(key, "ecc_uncorrected") == 0) {
+		ok = fk_int(v, &s->ecc_uncorrected);
+	} else if (strcmp(key, "ecc_corrected") == 0) {
+		ok = fk_int(v, &s->ecc_corrected);
+	} else if (strcmp(key, "remapped") == 0) {
+		ok = fk_int(v, &s->remapped_uncorrectable);
+	} else if (strcmp(key, "remap_pending") == 0) {
+		ok = fk_bool(v, &s->remap_pending);
+	} else if (strcmp(key, "remap_failure") == 0) {
+		ok = fk_bool(v, &s->remap_failure);
+	} else if (strcmp(key, "fail_alloc") == 0) {
+		ok = fk_int(v, &n) && n < 1000000;
+		s->fail_alloc = (int)n;
+	} else if (strcmp(key, "delay_ms") == 0) {
+		ok = fk_int(v, &s->delay_ms) && s->delay_ms <= 600000;
+	} else if (strcmp(key, "hang") == 0) {
+		ok = fk_bool(v, &s->hang);
+	} else if (strcmp(key, "no_gpu") == 0) {
+		ok = fk_bool(v, &s->no_gpu);
+	} else {
+		od_error_set(err, NULL, 0, 0, "unknown fake-device setting "
+		    "'%s'", key);
+		return false;
+	}
+	if (!ok)
+		od_error_set(err, NULL, 0, 0, "bad value '%s' for the "
+		    "fake-device setting '%s'", v, key);
+	return ok;
+}
+
+bool
+dv_fake_parse(dv_fake_spec *s, const char *text, od_error *err)
+{
+	char buf[1024], *save = NULL, *item;
+
+	if (strlen(text) >= sizeof buf) {
+		od_error_set(err, NULL, 0, 0, "the fake-device settings are "
+		    "longer than %zu bytes", sizeof buf - 1);
+		return false;
+	}
+	snprintf(buf, sizeof buf, "%s", text);
+	for (item = strtok_r(buf, ",", &save); item != NULL;
+	    item = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(item, '=');
+
+		if (eq == NULL) {
+			od_error_set(err, NULL, 0, 0, "the fake-device setting "
+			    "'%s' is not KEY=VALUE", item);
+			return false;
+		}
+		*eq = '\0';
+		if (!fk_set(s, item, eq + 1, err))
+			return false;
+	}
+	return true;
+}

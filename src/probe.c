@@ -1,0 +1,1381 @@
+/*
+ * probe.c: the probes of live mode, run on a device (device.h), and the
+ * verdicts they give on the causes the rules found.
+ *
+ *   context_cost        what a CUDA context costs on this device
+ *                       (non_framework_memory)
+ *   fits_now            does allocated + requested fit on this device now
+ *                       (capacity, memory_fraction_limit)
+ *   largest_allocation  the largest single allocation, and all that can be
+ *                       allocated, against the request (request_exceeds_device)
+ *   fragmentation       a replay of the failure: the reserved-but-unallocated
+ *                       memory as holes smaller than the request, the device
+ *                       filled to the free memory the message reported, then
+ *                       the request with cudaMalloc and with virtual memory
+ *                       mapping, which is what expandable_segments uses
+ *                       (fragmentation)
+ *   processes           the processes holding memory now (foreign_process)
+ *   health              pattern errors, bandwidth against the device's peak,
+ *                       ECC and remapped-row counters (hardware_fault)
+ *
+ * Every probe takes no more than the cap (device.c refuses anything
+ * past it), releases what it took before it returns, and records the
+ * memory activity it caused.  A probe that cannot run says why; its
+ * verdicts are then inconclusive.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe.h"
+
+#define PB_PAGE (2LL << 20)     /* what cudaMalloc rounds large blocks to */
+#define PB_CHUNK (1LL << 30)    /* chunks of the allocations that fill */
+#define PB_MAP_CHUNK (20LL << 20)  /* expandable segments' page, large pool */
+#define PB_MIB (1LL << 20)
+#define PB_GIB (1LL << 30)
+
+struct pb_session {
+	dv_device *d;
+	pb_opts o;
+	bool started;
+	dv_status fail_st;      /* a device error that ended the session */
+	od_error fail_err;
+	int64_t context;
+	int64_t free0, total0;
+	dv_activity start_act;  /* the context's creation */
+	pb_result *res[PB_RESULTS_MAX];
+	int nres;
+	pb_result full;         /* returned when the table is full */
+};
+
+static const char *const pb_names[PB_COUNT] = {
+	"context_cost", "fits_now", "largest_allocation", "fragmentation",
+	"processes", "health",
+};
+
+const char *
+pb_name(pb_probe p)
+{
+	return p < PB_COUNT ? pb_names[p] : "unknown";
+}
+
+int
+pb_find(const char *name)
+{
+	int i;
+
+	for (i = 0; name != NULL && i < PB_COUNT; i++)
+		if (strcmp(name, pb_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+const char *
+pb_outcome_name(pb_outcome o)
+{
+	return o == PB_CONFIRMED ? "confirmed" : o == PB_REFUTED ? "refuted" :
+	    "inconclusive";
+}
+
+/* Measurements, in the order the report shows them. */
+static pb_meas *
+pm_add(pb_result *r, const char *key, pm_type type)
+{
+	pb_meas *m;
+
+	if (r->nm == PB_MEAS_MAX)
+		return NULL;
+	m = &r->m[r->nm++];
+	memset(m, 0, sizeof *m);
+	m->key = key;
+	m->type = type;
+	return m;
+}
+
+static void
+pm_bytes(pb_result *r, const char *key, int64_t v)
+{
+	pb_meas *m = pm_add(r, key, PM_BYTES);
+
+	if (m != NULL)
+		m->i = v;
+}
+
+static void
+pm_int(pb_result *r, const char *key, int64_t v)
+{
+	pb_meas *m = pm_add(r, key, PM_INT);
+
+	if (m != NULL)
+		m->i = v;
+}
+
+static void
+pm_num(pb_result *r, const char *key, pm_type type, double v)
+{
+	pb_meas *m = pm_add(r, key, type);
+
+	if (m != NULL)
+		m->d = v;
+}
+
+static void
+pm_bool(pb_result *r, const char *key, bool v)
+{
+	pb_meas *m = pm_add(r, key, PM_BOOL);
+
+	if (m != NULL)
+		m->b = v;
+}
+
+static void
+pm_str(pb_result *r, const char *key, const char *v)
+{
+	pb_meas *m = pm_add(r, key, PM_STR);
+
+	if (m != NULL)
+		snprintf(m->s, sizeof m->s, "%.*s", (int)sizeof m->s - 1, v);
+}
+
+/* A size for a sentence. */
+typedef struct {
+	char s[32];
+} pb_sz;
+
+static pb_sz
+sz(int64_t v)
+{
+	pb_sz z;
+
+	od_size_format(v, z.s, sizeof z.s);
+	return z;
+}
+
+static void
+pb_note(pb_result *r, const char *what, const od_error *err)
+{
+	if (err != NULL && err->msg[0] != '\0')
+		snprintf(r->note, sizeof r->note, "%s: %s", what, err->msg);
+	else
+		snprintf(r->note, sizeof r->note, "%s", what);
+}
+
+pb_session *
+pb_session_new(dv_device *d, const pb_opts *o)
+{
+	pb_session *s = calloc(1, sizeof *s);
+
+	if (s == NULL)
+		return NULL;
+	s->d = d;
+	s->o = *o;
+	s->context = -1;
+	s->free0 = s->total0 = -1;
+	return s;
+}
+
+void
+pb_session_free(pb_session *s)
+{
+	int i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->nres; i++)
+		free(s->res[i]);
+	free(s);
+}
+
+bool
+pb_session_started(const pb_session *s)
+{
+	return s->started;
+}
+
+int64_t
+pb_session_context(const pb_session *s)
+{
+	return s->context;
+}
+
+int64_t
+pb_session_free_at_start(const pb_session *s)
+{
+	return s->free0;
+}
+
+dv_status
+pb_session_failed(const pb_session *s, od_error *err)
+{
+	if (err != NULL)
+		*err = s->fail_err;
+	return s->fail_st;
+}
+
+/* Records a device error that makes the device unfit for more probes. */
+static void
+pb_fail(pb_session *s, dv_status st, const od_error *err)
+{
+	if (s->fail_st != DV_OK || st == DV_OK || st == DV_OOM || st == DV_CAP ||
+	    st == DV_UNSUPPORTED || st == DV_STOPPED)
+		return;
+	s->fail_st = st;
+	s->fail_err = *err;
+}
+
+bool
+pb_session_start(pb_session *s, od_error *err)
+{
+	dv_status st;
+	int64_t cap;
+
+	if (s->started)
+		return true;
+	if (s->fail_st != DV_OK) {
+		*err = s->fail_err;
+		return false;
+	}
+	st = dv_start(s->d, &s->context, err);
+	if (st == DV_OK)
+		st = dv_mem_info(s->d, &s->free0, &s->total0, err);
+	if (st != DV_OK) {
+		if (st == DV_OOM || st == DV_UNSUPPORTED)
+			st = DV_ERROR;
+		pb_fail(s, st, err);
+		return false;
+	}
+	cap = s->o.cap;
+	if (cap < 0)
+		cap = (int64_t)((double)s->free0 * (s->o.cap_percent > 0 ?
+		    s->o.cap_percent : 90) / 100.0);
+	dv_set_cap(s->d, cap);
+	dv_activity_take(s->d, &s->start_act);
+	s->started = true;
+	return true;
+}
+
+/* The cap less what is held: what a probe may still take. */
+static int64_t
+pb_room(pb_session *s)
+{
+	int64_t cap = dv_cap(s->d);
+
+	return cap < 0 ? INT64_MAX : cap - dv_held(s->d);
+}
+
+/*
+ * Allocates bytes in chunks of at most PB_CHUNK; stops at the first
+ * failure.  Returns its status; *got is what was allocated.
+ */
+static dv_status
+pb_take(pb_session *s, int64_t bytes, int64_t *got, od_error *err)
+{
+	dv_status st = DV_OK;
+	int id;
+
+	*got = 0;
+	while (*got < bytes) {
+		int64_t n = bytes - *got < PB_CHUNK ? bytes - *got : PB_CHUNK;
+
+		st = dv_alloc(s->d, n, &id, err);
+		if (st != DV_OK)
+			break;
+		*got += n;
+	}
+	return st;
+}
+
+/* Whether one allocation of bytes succeeds now (it is freed again). */
+static dv_status
+pb_try(pb_session *s, int64_t bytes, od_error *err)
+{
+	int id;
+	dv_status st = dv_alloc(s->d, bytes, &id, err);
+
+	if (st == DV_OK)
+		dv_free(s->d, id);
+	return st;
+}
+
+/* The free memory now; false (with the note set) on a device error. */
+static bool
+pb_mem(pb_session *s, pb_result *r, int64_t *free_b, int64_t *total)
+{
+	od_error err;
+	dv_status st;
+
+	memset(&err, 0, sizeof err);
+	st = dv_mem_info(s->d, free_b, total, &err);
+	if (st != DV_OK) {
+		pb_note(r, "cannot read the free memory", &err);
+		pb_fail(s, st, &err);
+		return false;
+	}
+	return true;
+}
+
+static void
+pb_context_cost(pb_session *s, pb_result *r)
+{
+	r->context = s->context;
+	if (s->context < 0) {
+		pb_note(r, "NVML is not available, and without it the "
+		    "context's cost cannot be read (cudaMemGetInfo itself "
+		    "needs a context)", NULL);
+		return;
+	}
+	pm_bytes(r, "context_bytes", s->context);
+	pm_str(r, "method", "NVML: this process's memory after the context "
+	    "was created");
+	r->ran = true;
+}
+
+/* What other processes hold on the device now; -1 without NVML. */
+static int64_t
+pb_others(pb_session *s)
+{
+	dv_proc v[DV_PROCS_MAX];
+	int64_t sum = 0;
+	bool known = false;
+	int n, i;
+
+	n = dv_processes(s->d, v, DV_PROCS_MAX, &known);
+	if (!known)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (!v[i].self && v[i].bytes > 0)
+			sum += v[i].bytes;
+	return sum;
+}
+
+static void
+pb_fits_now(pb_session *s, pb_result *r, const od_event *ev)
+{
+	int64_t a = ev != NULL ? ev->mem.allocated : -1;
+	int64_t q = ev != NULL ? ev->mem.requested : -1;
+	int64_t room, want, qpart, got = 0;
+	od_error err;
+	dv_status st;
+	int id;
+
+	memset(&err, 0, sizeof err);
+	if (a < 0 || q <= 0 || a > INT64_MAX / 2 || q > INT64_MAX / 2) {
+		pb_note(r, "the log gives no allocated and requested figures",
+		    NULL);
+		return;
+	}
+	r->target = a + q;
+	if (!pb_mem(s, r, &r->free_now, &r->total_now))
+		return;
+	r->others = pb_others(s);
+	room = pb_room(s);
+	r->cap = dv_cap(s->d);
+	r->beyond_cap = r->target > room;
+	r->scaled = r->beyond_cap;
+	want = r->beyond_cap ? room : r->target;
+	/* The tensors in use first, then the request as one block, as at the
+	 * failure; scaled down, the request keeps its share. */
+	qpart = q < want ? q : want;
+	st = pb_take(s, want - qpart, &got, &err);
+	if (st == DV_OK && qpart > 0) {
+		st = dv_alloc(s->d, qpart, &id, &err);
+		if (st == DV_OK)
+			got += qpart;
+	}
+	r->got = got;
+	pm_bytes(r, "allocated_bytes", a);
+	pm_bytes(r, "requested_bytes", q);
+	pm_bytes(r, "needed_bytes", r->target);
+	pm_bytes(r, "took_bytes", got);
+	pm_bytes(r, "free_bytes", r->free_now);
+	pm_bytes(r, "total_bytes", r->total_now);
+	pm_bytes(r, "cap_bytes", r->cap);
+	if (r->others >= 0)
+		pm_bytes(r, "other_processes_bytes", r->others);
+	if (st != DV_OK && st != DV_OOM) {
+		pb_note(r, "an allocation failed", &err);
+		pb_fail(s, st, &err);
+		return;
+	}
+	r->fit = st == DV_OK && !r->beyond_cap;
+	pm_bool(r, "fit", r->fit);
+	pm_bool(r, "scaled_to_cap", r->beyond_cap);
+	r->ran = true;
+}
+
+/*
+ * The largest single allocation up to hi, to PB_PAGE: hi itself, or a
+ * binary search between what worked and what did not.
+ */
+static dv_status
+pb_largest(pb_session *s, int64_t hi, int64_t *largest, od_error *err)
+{
+	int64_t lo = 0;
+	dv_status st;
+
+	*largest = 0;
+	if (hi <= 0)
+		return DV_OK;
+	st = pb_try(s, hi, err);
+	if (st == DV_OK) {
+		*largest = hi;
+		return DV_OK;
+	}
+	if (st != DV_OOM)
+		return st;
+	while (hi - lo > PB_PAGE) {
+		int64_t mid = lo + (hi - lo) / 2 / PB_PAGE * PB_PAGE;
+
+		if (mid <= lo)
+			mid = lo + PB_PAGE;
+		st = pb_try(s, mid, err);
+		if (st == DV_OK)
+			lo = mid;
+		else if (st == DV_OOM)
+			hi = mid;
+		else
+			return st;
+	}
+	*largest = lo;
+	return DV_OK;
+}
+
+static void
+pb_largest_allocation(pb_session *s, pb_result *r, const od_event *ev)
+{
+	int64_t q = ev != NULL ? ev->mem.requested : -1;
+	int64_t room, hi, got, piece;
+	od_error err;
+	dv_status st;
+	int id;
+
+	memset(&err, 0, sizeof err);
+	r->request_fit = -1;
+	if (ev != NULL && q <= 0) {
+		pb_note(r, "the log gives no requested figure", NULL);
+		return;
+	}
+	if (!pb_mem(s, r, &r->free_now, &r->total_now))
+		return;
+	room = pb_room(s);
+	r->cap = dv_cap(s->d);
+	if (q > 0) {
+		if (q <= room) {
+			st = pb_try(s, q, &err);
+			if (st != DV_OK && st != DV_OOM)
+				goto failed;
+			r->request_fit = st == DV_OK;
+		} else {
+			r->beyond_cap = true;
+			r->scaled = true;
+		}
+	}
+	hi = room < r->free_now ? room : r->free_now;
+	hi = hi / PB_PAGE * PB_PAGE;
+	st = pb_largest(s, hi, &r->largest, &err);
+	if (st != DV_OK)
+		goto failed;
+	/* The search stopped at the cap, not at the device's limit. */
+	r->largest_at_cap = r->largest > 0 && r->largest == hi &&
+	    room < r->free_now;
+	/* Everything that can be allocated: large chunks, then smaller. */
+	r->allocatable = 0;
+	st = DV_OK;
+	for (piece = PB_CHUNK; piece >= PB_PAGE; piece /= 2) {
+		while (piece <= pb_room(s)) {
+			st = dv_alloc(s->d, piece, &id, &err);
+			if (st != DV_OK)
+				break;
+			r->allocatable += piece;
+		}
+		if (st != DV_OK && st != DV_OOM && st != DV_CAP)
+			goto failed;
+	}
+	got = r->allocatable;
+	if (q > 0)
+		pm_bytes(r, "requested_bytes", q);
+	if (r->request_fit >= 0)
+		pm_bool(r, "request_fit", r->request_fit == 1);
+	pm_bytes(r, "largest_single_bytes", r->largest);
+	pm_bool(r, "largest_limited_by_cap", r->largest_at_cap);
+	pm_bytes(r, "allocatable_bytes", got);
+	pm_bytes(r, "free_bytes", r->free_now);
+	pm_bytes(r, "total_bytes", r->total_now);
+	pm_bytes(r, "cap_bytes", r->cap);
+	r->ran = true;
+	return;
+failed:
+	pb_note(r, "an allocation failed", &err);
+	pb_fail(s, st, &err);
+}
+
+/*
+ * The fragmentation replay.  PyTorch's caching allocator cannot give back
+ * a segment that still holds a live tensor, so memory that is reserved
+ * but unallocated inside such segments is usable only by requests that
+ * fit in one of its free blocks.  The replay makes holes of the largest
+ * size below the request (each beside a small live allocation, as a
+ * segment's free block beside its live tensors) adding up to the
+ * reserved-but-unallocated figure, fills the device until only the free
+ * memory of the message is left, and asks for the request:
+ *
+ *   - with cudaMalloc, the holes held (the caching allocator's case);
+ *   - with the holes released and the request mapped in chunks with
+ *     cuMemCreate and cuMemMap (the expandable-segments case: a segment's
+ *     free pages can be unmapped and mapped again elsewhere).
+ *
+ * cudaMalloc failing where the mapping fits confirms fragmentation; both
+ * failing means the request did not fit in what the process held, i.e.
+ * capacity.  The replay must leave less than the request free, so it
+ * takes nearly all of the free memory: when that is above the cap it does
+ * not run and says what --max-memory it needs.
+ */
+static void
+pb_fragmentation(pb_session *s, pb_result *r, const od_event *ev)
+{
+	const dv_info *info = dv_info_of(s->d);
+	int64_t q = ev != NULL ? ev->mem.requested : -1;
+	int64_t u = ev != NULL ? ev->mem.reserved_unallocated : -1;
+	int64_t f = ev != NULL ? ev->mem.free : -1;
+	int64_t h, k, sep = PB_PAGE, f_end, take, need, room, after, fill;
+	int64_t got = 0, chunk, gran;
+	int *hole = NULL;
+	int i, id;
+	od_error err;
+	dv_status st;
+	char msg[256];
+
+	memset(&err, 0, sizeof err);
+	r->malloc_st = r->vmm_st = DV_UNSUPPORTED;
+	if (q <= 0 || u <= 0) {
+		pb_note(r, "the log gives no requested and reserved-but-"
+		    "unallocated figures", NULL);
+		return;
+	}
+	if (!info->vmm) {
+		pb_note(r, "this device or driver has no virtual memory "
+		    "management (cuMemMap), so the expandable-segments path "
+		    "cannot be tried", NULL);
+		return;
+	}
+	/* Holes of the largest size below the request. */
+	h = q > PB_PAGE ? (q - 1) / PB_PAGE * PB_PAGE : (q - 1) / 512 * 512;
+	if (h <= 0) {
+		pb_note(r, "the request is too small to replay", NULL);
+		return;
+	}
+	k = (u + h - 1) / h;
+	if (k > PB_HOLES_MAX) {
+		k = PB_HOLES_MAX;
+		r->scaled = true;
+	}
+	if (!pb_mem(s, r, &r->free_now, &r->total_now))
+		return;
+	/* Leave the free memory the message reported, or half the request. */
+	f_end = f >= 0 && f < q ? f : q / 2;
+	take = r->free_now - f_end;
+	need = take - k * h + q > take ? take - k * h + q : take;
+	room = pb_room(s);
+	r->cap = dv_cap(s->d);
+	if (take <= 0 || need > room) {
+		snprintf(r->note, sizeof r->note, "the replay must leave less "
+		    "than the request free, so it would take %s of the %s "
+		    "free, which is above the cap of %s: rerun with "
+		    "--max-memory %lldMiB (or 100%%) on a GPU nobody else "
+		    "uses", sz(need).s, sz(r->free_now).s, sz(r->cap).s,
+		    (long long)((need + PB_MIB - 1) / PB_MIB));
+		return;
+	}
+	if (k * (h + sep) > take) {
+		k = take / (h + sep);
+		r->scaled = true;
+		if (k == 0) {
+			pb_note(r, "no room for one hole beside the free memory "
+			    "to leave", NULL);
+			return;
+		}
+	}
+	hole = malloc((size_t)k * sizeof *hole);
+	if (hole == NULL) {
+		pb_note(r, "out of host memory", NULL);
+		return;
+	}
+	for (i = 0; i < k; i++) {
+		/* The last hole takes what is left of the log's figure. */
+		int64_t size = i == k - 1 && !r->scaled && u - (k - 1) * h > 0 ?
+		    (u - (k - 1) * h + PB_PAGE - 1) / PB_PAGE * PB_PAGE : h;
+
+		if (size > h)
+			size = h;
+		st = dv_alloc(s->d, size, &hole[i], &err);
+		if (st == DV_OK) {
+			st = dv_alloc(s->d, sep, &id, &err);
+			if (st != DV_OK)
+				dv_free(s->d, hole[i]);
+		}
+		if (st == DV_OOM || st == DV_CAP) {
+			k = i;
+			r->scaled = true;
+			break;
+		}
+		if (st == DV_OK)
+			r->holes_total += size;
+		if (st != DV_OK) {
+			pb_note(r, "making the holes failed", &err);
+			pb_fail(s, st, &err);
+			goto out;
+		}
+	}
+	if (k == 0) {
+		pb_note(r, "no room for the holes", &err);
+		goto out;
+	}
+	r->holes = (int)k;
+	r->hole_bytes = h;
+	/* Fill all but the free memory to leave (the cap allows it). */
+	if (!pb_mem(s, r, &after, &r->total_now))
+		goto out;
+	fill = after - f_end;
+	if (fill > 0) {
+		fill = (fill + PB_PAGE - 1) / PB_PAGE * PB_PAGE;
+		if (fill > pb_room(s))
+			fill = pb_room(s) / PB_PAGE * PB_PAGE;
+		st = pb_take(s, fill, &got, &err);
+		if (st != DV_OK && st != DV_OOM && st != DV_CAP) {
+			pb_note(r, "filling the device failed", &err);
+			pb_fail(s, st, &err);
+			goto out;
+		}
+	}
+	if (!pb_mem(s, r, &r->free_left, &r->total_now))
+		goto out;
+	/* The caching allocator's case: the holes are held.  This one try
+	 * may pass the cap, since the device has less than it free. */
+	st = dv_try(s->d, q, &err);
+	r->malloc_st = st;
+	if (st != DV_OK && st != DV_OOM && st != DV_CAP) {
+		pb_note(r, "cudaMalloc of the request failed", &err);
+		pb_fail(s, st, &err);
+		goto out;
+	}
+	/* The expandable-segments case: the holes' pages are released and
+	 * the request is mapped in chunks, wherever they fit. */
+	for (i = 0; i < k; i++)
+		dv_free(s->d, hole[i]);
+	gran = info->vmm_granularity > 0 ? info->vmm_granularity : PB_PAGE;
+	chunk = PB_MAP_CHUNK < h ? PB_MAP_CHUNK : h;
+	chunk = chunk / gran * gran;
+	if (chunk < gran)
+		chunk = gran;
+	if (q / chunk > 4096)
+		chunk = (q / 4096 + gran - 1) / gran * gran;
+	st = dv_vmm_try(s->d, q, chunk, &r->vmm_chunks, &err);
+	r->vmm_st = st;
+	if (st != DV_OK && st != DV_OOM && st != DV_CAP &&
+	    st != DV_UNSUPPORTED) {
+		pb_note(r, "mapping the request failed", &err);
+		pb_fail(s, st, &err);
+		goto out;
+	}
+	pm_bytes(r, "requested_bytes", q);
+	pm_bytes(r, "reserved_unallocated_bytes", u);
+	pm_int(r, "holes", k);
+	pm_bytes(r, "hole_bytes", h);
+	pm_bytes(r, "holes_total_bytes", r->holes_total);
+	pm_bytes(r, "live_between_holes_bytes", sep);
+	pm_bytes(r, "fill_bytes", got);
+	pm_bytes(r, "free_left_bytes", r->free_left);
+	pm_str(r, "cudamalloc_with_holes_held", dv_status_name(r->malloc_st));
+	snprintf(msg, sizeof msg, "%s", dv_status_name(r->vmm_st));
+	pm_str(r, "vmm_map_after_release", msg);
+	pm_bytes(r, "vmm_chunk_bytes", chunk);
+	pm_int(r, "vmm_chunks", r->vmm_chunks);
+	pm_bytes(r, "cap_bytes", r->cap);
+	r->ran = true;
+out:
+	free(hole);
+}
+
+static void
+pb_processes(pb_session *s, pb_result *r)
+{
+	dv_proc v[DV_PROCS_MAX];
+	int n, i;
+	int64_t others = 0;
+	char list[96];
+	size_t used = 0;
+
+	n = dv_processes(s->d, v, DV_PROCS_MAX, &r->procs_known);
+	if (!r->procs_known) {
+		snprintf(r->note, sizeof r->note, "%s",
+		    dv_info_of(s->d)->nvml_note[0] != '\0' ?
+		    dv_info_of(s->d)->nvml_note : "NVML is not available");
+		return;
+	}
+	list[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (v[i].self)
+			continue;
+		r->procs[r->nprocs++] = v[i];
+		if (v[i].bytes > 0)
+			others += v[i].bytes;
+		if (used < sizeof list - 1)
+			used += (size_t)snprintf(list + used, sizeof list - used,
+			    "%s%lld", used ? " " : "", (long long)v[i].pid);
+	}
+	r->total_now = dv_info_of(s->d)->total;
+	pm_int(r, "other_processes", r->nprocs);
+	pm_bytes(r, "other_processes_bytes", others);
+	pm_str(r, "pids", r->nprocs > 0 ? list : "none");
+	r->ran = true;
+}
+
+static void
+pb_health(pb_session *s, pb_result *r)
+{
+	const dv_info *info = dv_info_of(s->d);
+	int64_t arr, bytes, room;
+	dv_health after;
+	od_error err;
+	dv_status st;
+	int a, b, c, id, n0 = dv_count(s->d);
+
+	memset(&err, 0, sizeof err);
+	r->health_ran = dv_health_read(s->d, &r->health) == DV_OK;
+	r->peak_bps = dv_peak_bandwidth(info);
+	if (s->o.read_only) {
+		snprintf(r->note, sizeof r->note, "only the counters were "
+		    "read: other processes hold this GPU (use --force)");
+		goto counters;
+	}
+	if (!pb_mem(s, r, &r->free_now, &r->total_now))
+		goto counters;
+	/* Bandwidth: three arrays well beyond the L2 cache. */
+	room = pb_room(s);
+	arr = 256 * PB_MIB;
+	if (info->l2_bytes > 0 && 8 * info->l2_bytes > arr)
+		arr = (8 * info->l2_bytes + PB_MIB - 1) / PB_MIB * PB_MIB;
+	if (arr > room / 4)
+		arr = room / 4 / PB_MIB * PB_MIB;
+	if (arr >= 16 * PB_MIB) {
+		st = dv_alloc(s->d, arr, &a, &err);
+		if (st == DV_OK)
+			st = dv_alloc(s->d, arr, &b, &err);
+		if (st == DV_OK)
+			st = dv_alloc(s->d, arr, &c, &err);
+		if (st == DV_OK) {
+			st = dv_bandwidth_test(s->d, a, b, c, &r->bw, &err);
+			r->bw_ran = st == DV_OK;
+		}
+		if (st != DV_OK && st != DV_OOM && st != DV_CAP) {
+			pb_note(r, "the bandwidth test failed", &err);
+			pb_fail(s, st, &err);
+			goto counters;
+		}
+		dv_free_from(s->d, n0);
+	}
+	/* Pattern test over as much of the free memory as the cap allows. */
+	bytes = pb_room(s);
+	if (bytes > r->free_now - 64 * PB_MIB)
+		bytes = r->free_now - 64 * PB_MIB;
+	bytes = bytes / PB_PAGE * PB_PAGE;
+	st = DV_OOM;
+	while (bytes >= 256 * PB_MIB) {
+		st = dv_alloc(s->d, bytes, &id, &err);
+		if (st != DV_OOM)
+			break;
+		bytes = bytes / 2 / PB_PAGE * PB_PAGE;
+	}
+	if (st == DV_OK) {
+		st = dv_pattern_test(s->d, id, &r->pat, &err);
+		r->pat_ran = st == DV_OK || (st == DV_TIMEOUT && r->pat.passes > 0);
+	}
+	if (st != DV_OK && st != DV_OOM && st != DV_CAP) {
+		pb_note(r, "the pattern test failed", &err);
+		pb_fail(s, st, &err);
+	}
+	dv_free_from(s->d, n0);
+counters:
+	/* Counters again: errors the tests themselves caused. */
+	if (r->health_ran && dv_health_read(s->d, &after) == DV_OK &&
+	    after.ecc_known)
+		r->health.ecc_uncorrected = after.ecc_uncorrected;
+	if (r->bw_ran) {
+		pm_bytes(r, "bandwidth_array_bytes", r->bw.array_bytes);
+		pm_num(r, "copy_bytes_per_second", PM_RATE, r->bw.copy_bps);
+		pm_num(r, "triad_bytes_per_second", PM_RATE, r->bw.triad_bps);
+		if (r->peak_bps > 0) {
+			pm_num(r, "peak_bytes_per_second", PM_RATE, r->peak_bps);
+			pm_num(r, "triad_fraction_of_peak", PM_NUM,
+			    r->bw.triad_bps / r->peak_bps);
+		}
+		pm_str(r, "bandwidth_convention", "bytes read + bytes written "
+		    "per second (copy 2N x 8, triad 3N x 8), GB = 1e9 bytes, "
+		    "best of the trials");
+	}
+	if (r->pat_ran) {
+		pm_bytes(r, "pattern_bytes", r->pat.bytes);
+		pm_int(r, "pattern_passes", r->pat.passes);
+		pm_int(r, "pattern_errors", r->pat.errors);
+		if (r->pat.nbad > 0) {
+			char at[32];
+
+			snprintf(at, sizeof at, "0x%llx",
+			    (unsigned long long)r->pat.bad[0]);
+			pm_str(r, "first_bad_address", at);
+		}
+		pm_bool(r, "pattern_cut_by_time_limit", r->pat.cut);
+	}
+	if (r->health.ecc_known) {
+		pm_int(r, "ecc_uncorrected_volatile", r->health.ecc_uncorrected);
+		pm_int(r, "ecc_corrected_volatile", r->health.ecc_corrected);
+		pm_int(r, "ecc_uncorrected_aggregate",
+		    r->health.ecc_uncorrected_total);
+	}
+	if (r->health.remap_known) {
+		pm_int(r, "remapped_rows_uncorrectable",
+		    r->health.remapped_uncorrectable);
+		pm_bool(r, "remap_pending", r->health.remap_pending);
+		pm_bool(r, "remap_failure", r->health.remap_failure);
+	}
+	if (r->health.retired_known) {
+		pm_int(r, "retired_pages_dbe", r->health.retired_dbe);
+		pm_bool(r, "retired_pending", r->health.retired_pending);
+	}
+	if (r->health.note[0] != '\0')
+		pm_str(r, "counters_note", r->health.note);
+	r->ran = r->pat_ran || r->bw_ran || r->health_ran;
+	if (!r->ran && r->note[0] == '\0')
+		pb_note(r, "neither the tests nor the counters could run",
+		    NULL);
+}
+
+/* The cache key of probe p for ev. */
+static void
+pb_key(pb_probe p, const od_event *ev, int64_t key[3])
+{
+	key[0] = key[1] = key[2] = -2;
+	if (ev == NULL)
+		return;
+	switch (p) {
+	case PB_FITS_NOW:
+		key[0] = ev->mem.allocated;
+		key[1] = ev->mem.requested;
+		break;
+	case PB_LARGEST_ALLOCATION:
+		key[0] = ev->mem.requested;
+		break;
+	case PB_FRAGMENTATION:
+		key[0] = ev->mem.requested;
+		key[1] = ev->mem.reserved_unallocated;
+		key[2] = ev->mem.free;
+		break;
+	default:
+		break;
+	}
+}
+
+const pb_result *
+pb_run(pb_session *s, pb_probe p, const od_event *ev)
+{
+	pb_result *r;
+	od_error err;
+	int64_t key[3];
+	int i, n0;
+
+	pb_key(p, ev, key);
+	for (i = 0; i < s->nres; i++)
+		if (s->res[i]->probe == p && memcmp(s->res[i]->key, key,
+		    sizeof key) == 0)
+			return s->res[i];
+	if (s->nres == PB_RESULTS_MAX || (r = calloc(1, sizeof *r)) == NULL) {
+		r = &s->full;
+		memset(r, 0, sizeof *r);
+		r->probe = p;
+		snprintf(r->note, sizeof r->note, "not run: more than %d "
+		    "distinct probe runs", PB_RESULTS_MAX);
+		return r;
+	}
+	s->res[s->nres++] = r;
+	r->probe = p;
+	memcpy(r->key, key, sizeof key);
+	r->context = -1;
+	r->free_now = r->total_now = r->cap = -1;
+	r->others = -1;
+	r->request_fit = -1;
+	memset(&err, 0, sizeof err);
+	if (dv_stopped()) {
+		pb_note(r, "not run: stopped by a signal", NULL);
+		return r;
+	}
+	if (s->fail_st != DV_OK) {
+		pb_note(r, "not run: the device failed earlier",
+		    &s->fail_err);
+		return r;
+	}
+	/* Reading NVML needs no context; everything else does. */
+	if (p != PB_PROCESSES && p != PB_HEALTH) {
+		if (s->o.read_only) {
+			pb_note(r, "not run: other processes hold this GPU "
+			    "(use --force)", NULL);
+			return r;
+		}
+		if (!pb_session_start(s, &err)) {
+			pb_note(r, "not run: the device could not be used",
+			    &err);
+			return r;
+		}
+	} else if (p == PB_HEALTH && !s->o.read_only &&
+	    !pb_session_start(s, &err)) {
+		pb_note(r, "not run: the device could not be used", &err);
+		return r;
+	}
+	n0 = dv_count(s->d);
+	if (s->started) {
+		dv_activity_take(s->d, &r->act);
+		memset(&r->act, 0, sizeof r->act);
+	}
+	switch (p) {
+	case PB_CONTEXT_COST:
+		pb_context_cost(s, r);
+		break;
+	case PB_FITS_NOW:
+		pb_fits_now(s, r, ev);
+		break;
+	case PB_LARGEST_ALLOCATION:
+		pb_largest_allocation(s, r, ev);
+		break;
+	case PB_FRAGMENTATION:
+		pb_fragmentation(s, r, ev);
+		break;
+	case PB_PROCESSES:
+		pb_processes(s, r);
+		break;
+	case PB_HEALTH:
+	case PB_COUNT:
+		pb_health(s, r);
+		break;
+	}
+	/* Whatever the probe took, it gives back. */
+	dv_free_from(s->d, n0);
+	if (s->started)
+		dv_activity_take(s->d, &r->act);
+	if (p == PB_CONTEXT_COST && s->started)
+		r->act = s->start_act;
+	if (dv_stopped() && r->note[0] == '\0')
+		pb_note(r, "stopped by a signal", NULL);
+	return r;
+}
+
+/* The verdict, with its sentence. */
+static void pb_say(pb_verdict *v, pb_outcome o, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+pb_say(pb_verdict *v, pb_outcome o, const char *fmt, ...)
+{
+	va_list ap;
+
+	v->outcome = o;
+	va_start(ap, fmt);
+	vsnprintf(v->summary, sizeof v->summary, fmt, ap);
+	va_end(ap);
+}
+
+/* Whether the device differs from the log's by more than 2 %. */
+static bool
+pb_other_device(const od_event *ev, int64_t total_now)
+{
+	int64_t t = ev->mem.total;
+
+	if (t <= 0 || total_now <= 0)
+		return false;
+	return (double)(t > total_now ? t - total_now : total_now - t) >
+	    0.02 * (double)t;
+}
+
+static void
+pb_judge_context(const od_event *ev, const pb_result *r, pb_verdict *v)
+{
+	int64_t n = ev->mem.non_framework, ctx = r->context, extra;
+
+	if (n < 0) {
+		pb_say(v, PB_INCONCLUSIVE, "A CUDA context costs %s on this "
+		    "device, but the log gives no non-framework figure to "
+		    "compare it with.", sz(ctx).s);
+		return;
+	}
+	extra = n - ctx;
+	if (extra >= 256 * PB_MIB && extra >= n / 4) {
+		pb_say(v, PB_CONFIRMED, "The process held %s outside the "
+		    "allocator; a CUDA context costs %s here, so %s came "
+		    "from libraries' workspaces, NCCL buffers or another "
+		    "framework.", sz(n).s, sz(ctx).s, sz(extra).s);
+	} else if (n <= ctx + ctx / 4 + 128 * PB_MIB) {
+		pb_say(v, PB_REFUTED, "The %s outside the allocator is about "
+		    "what a bare CUDA context costs here (%s): nothing beyond "
+		    "the context needs to go.", sz(n).s, sz(ctx).s);
+	} else {
+		pb_say(v, PB_INCONCLUSIVE, "The process held %s outside the "
+		    "allocator and a context costs %s here; the %s between "
+		    "them is too small to blame.", sz(n).s, sz(ctx).s,
+		    sz(extra).s);
+	}
+}
+
+static void
+pb_judge_fits(const char *cause, const od_event *ev, const pb_result *r,
+    pb_verdict *v)
+{
+	bool fraction = strcmp(cause, "memory_fraction_limit") == 0;
+	bool fits_device;       /* measured, or by the free memory */
+	int64_t lim = ev->mem.allowed;
+
+	if (r->beyond_cap && r->target > r->free_now) {
+		fits_device = false;
+	} else if (r->beyond_cap) {
+		pb_say(v, PB_INCONCLUSIVE, "Allocated + requested = %s is "
+		    "more than the cap of %s; this device has %s free, so "
+		    "rerun with a larger --max-memory to test it.",
+		    sz(r->target).s, sz(r->cap).s, sz(r->free_now).s);
+		return;
+	} else {
+		fits_device = r->fit;
+	}
+	if (fraction) {
+		if (lim < 0) {
+			pb_say(v, PB_INCONCLUSIVE, "The log gives no allowed "
+			    "figure to compare with.");
+		} else if (!fits_device) {
+			pb_say(v, PB_REFUTED, "Allocated + requested = %s does "
+			    "not fit on the device itself (%s could be taken, "
+			    "%s free): raising the memory fraction would not "
+			    "have helped.", sz(r->target).s, sz(r->got).s,
+			    sz(r->free_now).s);
+		} else if (r->target > lim) {
+			pb_say(v, PB_CONFIRMED, "Allocated + requested = %s "
+			    "fits on this device now (%s free) but is more "
+			    "than the %s PyTorch was allowed: the fraction "
+			    "stopped it.", sz(r->target).s, sz(r->free_now).s,
+			    sz(lim).s);
+		} else {
+			pb_say(v, PB_REFUTED, "Allocated + requested = %s is "
+			    "within the %s allowed: the fraction was not what "
+			    "stopped it.", sz(r->target).s, sz(lim).s);
+		}
+		return;
+	}
+	if (!fits_device && r->others > 0 && r->target <= r->free_now +
+	    r->others) {
+		pb_say(v, PB_INCONCLUSIVE, "Allocated + requested = %s does "
+		    "not fit on this device now, but other processes hold %s "
+		    "of it: without them it would (see foreign_process).",
+		    sz(r->target).s, sz(r->others).s);
+	} else if (!fits_device) {
+		if (r->beyond_cap)
+			pb_say(v, PB_CONFIRMED, "Allocated + requested = %s is "
+			    "more than the %s free on this device now (tested "
+			    "by allocation up to the cap of %s).",
+			    sz(r->target).s, sz(r->free_now).s, sz(r->cap).s);
+		else
+			pb_say(v, PB_CONFIRMED, "Allocated + requested = %s "
+			    "does not fit on this device now: only %s could "
+			    "be allocated (%s free of %s).", sz(r->target).s,
+			    sz(r->got).s, sz(r->free_now).s,
+			    sz(r->total_now).s);
+	} else if (pb_other_device(ev, r->total_now)) {
+		pb_say(v, PB_INCONCLUSIVE, "Allocated + requested = %s fits "
+		    "here, but this GPU (%s) is not the one of the log (%s).",
+		    sz(r->target).s, sz(r->total_now).s, sz(ev->mem.total).s);
+	} else {
+		pb_say(v, PB_REFUTED, "Allocated + requested = %s fits on "
+		    "this device now (%s free): at the failure, memory that "
+		    "is not here now (other processes, memory outside the "
+		    "allocator, fragmentation) took the difference.",
+		    sz(r->target).s, sz(r->free_now).s);
+	}
+}
+
+static void
+pb_judge_largest(const od_event *ev, const pb_result *r, pb_verdict *v)
+{
+	int64_t q = ev->mem.requested;
+
+	if (q > r->total_now) {
+		pb_say(v, PB_CONFIRMED, "One request of %s is more than this "
+		    "GPU's whole memory (%s); the largest single allocation "
+		    "here is %s.", sz(q).s, sz(r->total_now).s,
+		    sz(r->largest).s);
+	} else if (r->request_fit == 1) {
+		pb_say(v, PB_REFUTED, "A single allocation of %s succeeds on "
+		    "this device now (largest single allocation %s).",
+		    sz(q).s, sz(r->largest).s);
+	} else if (q > r->largest && !r->largest_at_cap) {
+		pb_say(v, PB_CONFIRMED, "The largest single allocation on this "
+		    "device now is %s, less than the %s requested.",
+		    sz(r->largest).s, sz(q).s);
+	} else {
+		pb_say(v, PB_INCONCLUSIVE, "The %s request is above the cap of "
+		    "%s, and the largest allocation tried (%s) reached the "
+		    "cap: rerun with a larger --max-memory.", sz(q).s,
+		    sz(r->cap).s, sz(r->largest).s);
+	}
+}
+
+static void
+pb_judge_fragmentation(const od_event *ev, const pb_result *r,
+    pb_verdict *v)
+{
+	int64_t q = ev->mem.requested;
+
+	if (r->malloc_st == DV_OOM && r->vmm_st == DV_OK) {
+		pb_say(v, PB_CONFIRMED, "With %s held in %d holes, each "
+		    "smaller than the request, and %s left free, "
+		    "cudaMalloc(%s) failed; with the holes released and the "
+		    "request mapped in %d chunks (cuMemCreate/cuMemMap), it "
+		    "fit: expandable_segments would have served it.%s",
+		    sz(r->holes_total).s, r->holes, sz(r->free_left).s,
+		    sz(q).s, r->vmm_chunks, r->scaled ? "  (Scaled: fewer "
+		    "holes than the log's figure.)" : "");
+	} else if (r->malloc_st == DV_OK) {
+		pb_say(v, PB_INCONCLUSIVE, "cudaMalloc(%s) fit even with the "
+		    "holes held and %s left free: the replay did not reach "
+		    "the failure's state.", sz(q).s, sz(r->free_left).s);
+	} else if (r->malloc_st == DV_OOM && r->vmm_st == DV_OOM &&
+	    !r->scaled) {
+		pb_say(v, PB_REFUTED, "Even mapped in chunks, %s did not fit "
+		    "in the %s of holes plus the %s free: the request needed "
+		    "more than the process held, which is capacity, not "
+		    "fragmentation.", sz(q).s, sz(r->holes_total).s,
+		    sz(r->free_left).s);
+	} else {
+		pb_say(v, PB_INCONCLUSIVE, "cudaMalloc with the holes held: "
+		    "%s; mapping after releasing them: %s%s.",
+		    dv_status_name(r->malloc_st), dv_status_name(r->vmm_st),
+		    r->scaled ? " (scaled down, so a failure proves nothing)" :
+		    "");
+	}
+}
+
+static bool
+pb_pid_in(int64_t pid, const dv_proc *v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].pid == pid)
+			return true;
+	return false;
+}
+
+static void
+pb_judge_processes(const od_event *ev, const pb_result *r, pb_verdict *v)
+{
+	int64_t others = 0;
+	char still[96], named[96];
+	size_t ns = 0, nn = 0;
+	int i, nstill = 0;
+
+	still[0] = named[0] = '\0';
+	for (i = 0; i < r->nprocs; i++)
+		if (r->procs[i].bytes > 0)
+			others += r->procs[i].bytes;
+	for (i = 0; i < ev->mem.nprocs; i++) {
+		int64_t pid = ev->mem.procs[i].pid;
+
+		if (nn < sizeof named - 1)
+			nn += (size_t)snprintf(named + nn, sizeof named - nn,
+			    "%s%lld", nn ? ", " : "", (long long)pid);
+		if (pb_pid_in(pid, r->procs, r->nprocs)) {
+			nstill++;
+			if (ns < sizeof still - 1)
+				ns += (size_t)snprintf(still + ns,
+				    sizeof still - ns, "%s%lld", ns ? ", " : "",
+				    (long long)pid);
+		}
+	}
+	if (nstill > 0) {
+		pb_say(v, PB_CONFIRMED, "Processes the log names still hold "
+		    "memory on this GPU: %s; %d other process(es) hold %s in "
+		    "all.", still, r->nprocs, sz(others).s);
+	} else if (r->total_now > 0 && others >= r->total_now / 10) {
+		pb_say(v, PB_CONFIRMED, "%d other process(es) hold %s of this "
+		    "GPU now (%.0f%%).", r->nprocs, sz(others).s,
+		    100.0 * (double)others / (double)r->total_now);
+	} else if (r->nprocs == 0) {
+		pb_say(v, PB_INCONCLUSIVE, "No other process holds memory on "
+		    "this GPU now%s%s%s; that says nothing of the moment of "
+		    "the failure.", nn ? " (the log named " : "", named,
+		    nn ? ")" : "");
+	} else {
+		pb_say(v, PB_INCONCLUSIVE, "Other processes hold only %s of "
+		    "this GPU now.", sz(others).s);
+	}
+}
+
+static void
+pb_judge_health(const pb_result *r, pb_verdict *v)
+{
+	const dv_health *h = &r->health;
+	double frac = r->bw_ran && r->peak_bps > 0 ? r->bw.triad_bps /
+	    r->peak_bps : -1;
+
+	if (r->pat_ran && r->pat.errors > 0) {
+		pb_say(v, PB_CONFIRMED, "The pattern test read back %lld wrong "
+		    "word(s) over %s (first at 0x%llx): this GPU's memory is "
+		    "faulty.", (long long)r->pat.errors, sz(r->pat.bytes).s,
+		    (unsigned long long)r->pat.bad[0]);
+	} else if (h->ecc_known && h->ecc_uncorrected > 0) {
+		pb_say(v, PB_CONFIRMED, "The driver counts %lld uncorrectable "
+		    "ECC error(s) since it loaded.",
+		    (long long)h->ecc_uncorrected);
+	} else if (h->remap_known && (h->remap_pending || h->remap_failure)) {
+		pb_say(v, PB_CONFIRMED, "%s", h->remap_failure ? "Row remapping "
+		    "failed on this GPU: it needs service." : "A row remap is "
+		    "pending: the GPU needs a reset before its memory can be "
+		    "trusted.");
+	} else if (h->retired_known && h->retired_pending) {
+		pb_say(v, PB_CONFIRMED, "A page retirement is pending: the "
+		    "GPU needs a reset.");
+	} else if (r->pat_ran && !r->pat.cut && (h->ecc_known ||
+	    h->remap_known) && (frac < 0 || frac >= 0.65)) {
+		char bw[80];
+
+		if (frac >= 0)
+			snprintf(bw, sizeof bw, "bandwidth at %.0f%% of the "
+			    "peak", 100.0 * frac);
+		else
+			snprintf(bw, sizeof bw, "bandwidth not compared (no "
+			    "peak known)");
+		pb_say(v, PB_REFUTED, "No pattern errors over %s in %d "
+		    "passes, no uncorrectable ECC errors or pending remaps, "
+		    "%s.  These checks pass now; that is not a general "
+		    "statement of health.", sz(r->pat.bytes).s,
+		    r->pat.passes, bw);
+	} else if (frac >= 0 && frac < 0.65) {
+		pb_say(v, PB_INCONCLUSIVE, "No memory errors were found, but "
+		    "the triad bandwidth is only %.0f%% of the peak (suspect "
+		    "below 65%%: check clocks, throttling and other "
+		    "processes).", 100.0 * frac);
+	} else {
+		pb_say(v, PB_INCONCLUSIVE, "No errors were found, but %s%s%s%s.",
+		    !r->pat_ran ? "the pattern test did not run" : r->pat.cut ?
+		    "the pattern test was cut short by the time limit" :
+		    "the ECC and remapping counters could not be read",
+		    r->note[0] != '\0' ? " (" : "", r->note,
+		    r->note[0] != '\0' ? ")" : "");
+	}
+}
+
+void
+pb_judge(const char *cause, const od_event *ev, const pb_result *r,
+    pb_verdict *v)
+{
+	v->cause = cause;
+	v->result = r;
+	v->probe = r->probe;
+	if (v->probe_name == NULL)
+		v->probe_name = pb_name(r->probe);
+	if (!r->ran) {
+		pb_say(v, PB_INCONCLUSIVE, "%s", r->note[0] != '\0' ? r->note :
+		    "the probe did not run");
+		return;
+	}
+	switch (r->probe) {
+	case PB_CONTEXT_COST:
+		pb_judge_context(ev, r, v);
+		break;
+	case PB_FITS_NOW:
+		pb_judge_fits(cause, ev, r, v);
+		break;
+	case PB_LARGEST_ALLOCATION:
+		pb_judge_largest(ev, r, v);
+		break;
+	case PB_FRAGMENTATION:
+		pb_judge_fragmentation(ev, r, v);
+		break;
+	case PB_PROCESSES:
+		pb_judge_processes(ev, r, v);
+		break;
+	case PB_HEALTH:
+	case PB_COUNT:
+		pb_judge_health(r, v);
+		break;
+	}
+}
+
+int
+pb_verdicts(pb_session *s, const od_event *ev, pb_verdict *v, int cap)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ev->ncauses && n < cap; i++) {
+		const od_cause *c = &ev->causes[i];
+		int p;
+
+		if (c->confirm_with == NULL || c->rule == NULL)
+			continue;
+		memset(&v[n], 0, sizeof v[n]);
+		v[n].probe_name = c->confirm_with;
+		p = pb_find(c->confirm_with);
+		if (p < 0) {
+			v[n].probe = PB_COUNT;
+			v[n].cause = c->rule;
+			v[n].outcome = PB_INCONCLUSIVE;
+			snprintf(v[n].summary, sizeof v[n].summary, "There is "
+			    "no probe named '%s'.", c->confirm_with);
+		} else {
+			pb_judge(c->rule, ev, pb_run(s, (pb_probe)p, ev), &v[n]);
+		}
+		n++;
+	}
+	return n;
+}
+
+void
+pb_describe(const pb_result *r, char *buf, size_t len)
+{
+	pb_verdict v;
+	od_event none;
+
+	if (!r->ran) {
+		snprintf(buf, len, "%s", r->note[0] != '\0' ? r->note :
+		    "the probe did not run");
+		return;
+	}
+	switch (r->probe) {
+	case PB_CONTEXT_COST:
+		snprintf(buf, len, "A CUDA context costs %s on this device.",
+		    sz(r->context).s);
+		break;
+	case PB_PROCESSES: {
+		int64_t others = 0;
+		int i;
+
+		for (i = 0; i < r->nprocs; i++)
+			if (r->procs[i].bytes > 0)
+				others += r->procs[i].bytes;
+		snprintf(buf, len, "%d other process(es) hold %s of this GPU.",
+		    r->nprocs, sz(others).s);
+		break;
+	}
+	case PB_LARGEST_ALLOCATION:
+		snprintf(buf, len, "The largest single allocation is %s%s; %s "
+		    "can be allocated in all, of %s free.", sz(r->largest).s,
+		    r->largest_at_cap ? " (the cap)" : "", sz(r->allocatable).s,
+		    sz(r->free_now).s);
+		break;
+	case PB_HEALTH:
+		memset(&v, 0, sizeof v);
+		od_event_init(&none);
+		pb_judge("hardware_fault", &none, r, &v);
+		snprintf(buf, len, "%s: %s", v.outcome == PB_CONFIRMED ?
+		    "Faulty" : v.outcome == PB_REFUTED ? "Healthy" :
+		    "Not decided", v.summary);
+		break;
+	default:
+		snprintf(buf, len, "It ran.");
+		break;
+	}
+}

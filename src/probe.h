@@ -1,0 +1,154 @@
+/*
+ * probe.h: the probes of live mode and their verdicts.
+ *
+ * A probe measures something on the device (device.h) that can confirm or
+ * refute a cause the rules found: each rule names its probe in
+ * confirm_with.  The session runs each probe once per distinct set of
+ * parameters (the context's cost once, "does allocated + requested fit"
+ * once per pair of figures) and keeps the results; pb_judge turns a result
+ * and an event's figures into a verdict on one cause.
+ *
+ * Ownership: the session owns its results; verdicts borrow them, and the
+ * cause's rule id from the event.
+ */
+#ifndef OD_PROBE_H
+#define OD_PROBE_H
+
+#include "device.h"
+#include "oomdoc.h"
+
+typedef enum {
+	PB_CONTEXT_COST,
+	PB_FITS_NOW,
+	PB_LARGEST_ALLOCATION,
+	PB_FRAGMENTATION,
+	PB_PROCESSES,
+	PB_HEALTH,
+	PB_COUNT
+} pb_probe;
+
+typedef enum {
+	PB_CONFIRMED,
+	PB_REFUTED,
+	PB_INCONCLUSIVE,
+} pb_outcome;
+
+#define PB_MEAS_MAX 40
+#define PB_RESULTS_MAX 64       /* distinct probe runs per session */
+#define PB_HOLES_MAX 1024       /* holes the fragmentation replay makes */
+
+/* How a measurement is shown. */
+typedef enum {
+	PM_BYTES,               /* a byte count */
+	PM_INT,
+	PM_NUM,                 /* a real number */
+	PM_RATE,                /* bytes per second */
+	PM_BOOL,
+	PM_STR,
+} pm_type;
+
+typedef struct {
+	const char *key;        /* static */
+	pm_type type;
+	int64_t i;
+	double d;
+	bool b;
+	char s[224];
+} pb_meas;
+
+/* What one run of a probe measured. */
+typedef struct {
+	pb_probe probe;
+	bool ran;               /* false: it could not run; note says why */
+	char note[320];         /* why not, or what limited it */
+	bool scaled;            /* a figure was scaled down to the cap */
+	pb_meas m[PB_MEAS_MAX];
+	int nm;
+	dv_activity act;        /* the memory activity it caused */
+	/* The parameters it ran with (the cache's key). */
+	int64_t key[3];
+	/* The figures the judges read. */
+	int64_t context;        /* context_cost; -1 unknown */
+	int64_t free_now, total_now;
+	int64_t cap;
+	int64_t target;         /* fits_now: allocated + requested */
+	int64_t got;            /* fits_now: bytes allocated */
+	bool fit;               /* fits_now: the target was allocated whole */
+	bool beyond_cap;        /* fits_now, largest: the target passes the cap */
+	int64_t others;         /* fits_now: other processes hold; -1 unknown */
+	int64_t largest;        /* largest single allocation found */
+	bool largest_at_cap;    /* the search stopped at the cap */
+	int64_t allocatable;    /* all that could be allocated, in chunks */
+	int request_fit;        /* largest: -1 not tried, 0 failed, 1 fit */
+	int holes;              /* fragmentation */
+	int64_t hole_bytes;
+	int64_t holes_total;
+	int64_t free_left;
+	dv_status malloc_st;
+	dv_status vmm_st;
+	int vmm_chunks;
+	dv_proc procs[DV_PROCS_MAX];
+	int nprocs;
+	bool procs_known;
+	bool pat_ran, bw_ran, health_ran;
+	dv_pattern pat;
+	dv_bandwidth bw;
+	dv_health health;
+	double peak_bps;
+} pb_result;
+
+/* A verdict on one cause of one event. */
+typedef struct {
+	pb_probe probe;         /* PB_COUNT: the rule names no known probe */
+	const char *probe_name; /* as the rule names it */
+	const char *cause;      /* the rule id */
+	pb_outcome outcome;
+	char summary[640];      /* one or two sentences, with the figures */
+	const pb_result *result;/* NULL when the probe did not exist */
+} pb_verdict;
+
+typedef struct {
+	bool read_only;         /* others hold the GPU: no context, no memory */
+	int64_t cap;            /* bytes; < 0: 90 % of the free memory */
+	int cap_percent;        /* the percentage of free when cap < 0 */
+} pb_opts;
+
+typedef struct pb_session pb_session;
+
+pb_session *pb_session_new(dv_device *d, const pb_opts *o);
+void pb_session_free(pb_session *s);
+
+/*
+ * Creates the context, measures what it cost and sets the cap (once).
+ * False with err filled in when the device cannot be used.
+ */
+bool pb_session_start(pb_session *s, od_error *err);
+/* The context's cost (-1 unknown) and the free memory when it started. */
+int64_t pb_session_context(const pb_session *s);
+int64_t pb_session_free_at_start(const pb_session *s);
+bool pb_session_started(const pb_session *s);
+/* A device error that ended the session early (status DV_OK if none). */
+dv_status pb_session_failed(const pb_session *s, od_error *err);
+
+/*
+ * Runs probe p with the figures of ev (NULL: the device alone, for
+ * `oomdoc probe`), or returns the result of an earlier run with the same
+ * figures.  Never NULL.
+ */
+const pb_result *pb_run(pb_session *s, pb_probe p, const od_event *ev);
+
+/* The verdict of result r (of cause's probe) on cause of ev. */
+void pb_judge(const char *cause, const od_event *ev, const pb_result *r,
+    pb_verdict *v);
+
+/* Verdicts for each cause of ev that names a probe; returns how many. */
+int pb_verdicts(pb_session *s, const od_event *ev, pb_verdict *v, int cap);
+
+/* One sentence on what a run found, for `oomdoc probe`. */
+void pb_describe(const pb_result *r, char *buf, size_t len);
+
+const char *pb_name(pb_probe p);
+int pb_find(const char *name);
+const char *pb_outcome_name(pb_outcome o);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * fuzz_rules.c: the rule loader (YAML, the schema, the condition and
+ * template language) on any bytes, and the loaded rules applied to an
+ * event: nothing may crash, leak or run away, and a refused file must say
+ * why with a location.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oomdoc.h"
+#include "rules.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	rl_set *rules = rl_new();
+	rl_errors *errs = calloc(1, sizeof *errs);
+	od_event ev;
+	int i;
+
+	if (rules == NULL || errs == NULL)
+		abort();
+	if (!rl_load_buffer(rules, "fuzz.yaml", (const char *)data, size, errs)) {
+		if (errs->n == 0 && errs->dropped == 0)
+			abort();        /* refused without a reason */
+		for (i = 0; i < errs->n; i++)
+			if (errs->v[i].msg[0] == '\0')
+				abort();
+	}
+	od_event_init(&ev);
+	ev.mem.requested = 2147483648LL;
+	ev.mem.total = 85899345920LL;
+	ev.mem.allocated = 80000000000LL;
+	ev.mem.reserved_unallocated = 3000000000LL;
+	ev.mem.reserved = 83000000000LL;
+	rl_apply(rules, &ev, NULL);
+	od_event_clear(&ev);
+	rl_free(rules);
+	free(errs);
+	return 0;
+}

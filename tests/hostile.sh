@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Hostile inputs: each must end within 20 seconds with a documented status
+# (0 to 3) and at most two lines on standard error, never a crash, a hang
+# or a raw escape sequence on standard output.
+#
+# Usage: tests/hostile.sh OOMDOC   (from the repository root)
+set -u
+oomdoc=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+MSG='RuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB (GPU 0; 4.00 GiB total capacity; 1.00 GiB already allocated; 0 bytes free; 1.00 GiB reserved in total by PyTorch)'
+
+# run NAME WANT-STATUS PATTERN-IN-STDOUT-OR-STDERR -- ARGS...
+run() {
+	local name=$1 want=$2 pat=$3 rc lines
+	shift 4
+	local t0=$SECONDS
+	timeout 20 "$oomdoc" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $((SECONDS - t0)) -gt 3 ] && echo "slow: $name $((SECONDS - t0)) s"
+	lines=$(wc -l <"$tmp/err")
+	if [ $rc -ne "$want" ] || [ "$lines" -gt 2 ] ||
+	    grep -q $'\033' "$tmp/out" ||
+	    { [ -n "$pat" ] && ! grep -q -e "$pat" "$tmp/out" "$tmp/err"; }; then
+		echo "FAIL $name: exit $rc (want $want), $lines stderr lines"
+		head -3 "$tmp/err"
+		fail=$((fail + 1))
+	else
+		pass=$((pass + 1))
+	fi
+}
+
+# A 300 MB line with an OOM at its end: found, in bounded memory.
+{ head -c 300000000 /dev/zero | tr '\0' 'x'; printf ' %s\n' "$MSG"; } >"$tmp/long.log"
+run "300 MB line" 0 '"requested_bytes": 2097152' -- -f json "$tmp/long.log"
+rm -f "$tmp/long.log"
+
+# 300 000 OOM lines, all different: 1000 kept, the rest counted, one line
+# on standard error says so.
+python3 -c 'import sys
+m = sys.argv[1]
+sys.stdout.write("".join(m.replace("2.00 MiB", "%d.00 MiB" % (i + 2)) + "\n"
+                         for i in range(300000)))' "$MSG" >"$tmp/many.log"
+run "300 000 OOM lines" 0 'more out-of-memory events were not kept' -- -f json "$tmp/many.log"
+grep -q '"events_omitted": 299000' "$tmp/out" && pass=$((pass + 1)) ||
+	{ echo "FAIL 300 000 OOM lines: events_omitted is not 299000"; fail=$((fail + 1)); }
+rm -f "$tmp/many.log"
+
+# The same OOM 300 000 times: one event.
+yes "$MSG" | head -n 300000 >"$tmp/same.log"
+run "one OOM 300 000 times" 0 '"occurrences": 300000' -- -f json "$tmp/same.log"
+
+# Numbers that overflow: the figure is unknown, not wrapped.
+printf '%s\n' "${MSG/2.00 MiB/99999999999999999999 GiB}" >"$tmp/overflow.log"
+run "overflowing number" 0 '"requested_bytes": null' -- -f json "$tmp/overflow.log"
+
+# Truncated compressed input: what was read is reported, with an error.
+printf '%s\n' "$MSG" "$MSG" | zstd -q -c >"$tmp/full.zst"
+head -c $(( $(stat -c %s "$tmp/full.zst") - 6 )) "$tmp/full.zst" >"$tmp/cut.zst"
+run "truncated zstd" 2 'truncated zstd' -- "$tmp/cut.zst"
+printf '%s\n' "$MSG" | gzip -c | head -c 40 >"$tmp/cut.gz"
+run "truncated gzip" 2 'truncated gzip' -- "$tmp/cut.gz"
+printf '\x1f\x8b garbage that is not deflate' >"$tmp/bad.gz"
+run "corrupt gzip" 2 'gzip' -- "$tmp/bad.gz"
+
+# Binary garbage, NUL bytes, invalid UTF-8, escape sequences.
+head -c 5000000 /dev/urandom >"$tmp/random.bin"
+run "random bytes" 1 '' -- "$tmp/random.bin"
+# The NVML assertion's pattern lets any byte through between its words, so
+# the escapes reach the reported message and must come out escaped.
+printf '\0\0\xff\xfe\x1b[31m RuntimeError: NVML_SUCCESS == r \x1b]8;;http://x\x1b\\\x1b[2J\x1b]0;t\x07 INTERNAL ASSERT FAILED at "../c10/cuda/CUDACachingAllocator.cpp":950 \x1b[0m\n' >"$tmp/esc.log"
+run "escape sequences, text" 0 'x1b' -- "$tmp/esc.log"
+run "escape sequences, markdown" 0 'x1b' -- -f markdown "$tmp/esc.log"
+run "escape sequences, json" 0 'u001b' -- -f json "$tmp/esc.log"
+python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$tmp/out" &&
+	pass=$((pass + 1)) || { echo "FAIL json is not valid UTF-8 JSON"; fail=$((fail + 1)); }
+run "hostile fixture" 0 '' -- fixtures/hostile/injection.log
+
+# Empty input, a directory, a missing file, an unknown option.
+: >"$tmp/empty"
+run "empty" 1 '' -- "$tmp/empty"
+run "directory" 2 'is a directory' -- "$tmp"
+run "missing" 2 'No such file' -- "$tmp/nope"
+run "unknown option" 2 'unknown option' -- --bogus
+run "stdin closed" 1 '' -- - </dev/null
+
+# Broken rule files: refused with file:line, status 3.
+printf 'rules: [\n  - {id: x, title: "unterminated\n' >"$tmp/notyaml.yaml"
+run "rule file that is not YAML" 3 'notyaml.yaml:[0-9]*:' -- --rules "$tmp/notyaml.yaml" "$tmp/empty"
+run "YAML alias bomb" 3 'alias-bomb.yaml:2:' -- --rules tests/rules/bad/alias-bomb.yaml "$tmp/empty"
+python3 -c "print('rules: ' + '['*100000 + ']'*100000)" >"$tmp/deep.yaml"
+run "deeply nested YAML" 3 'deep.yaml:1:' -- --rules "$tmp/deep.yaml" "$tmp/empty"
+head -c 2000000 /dev/urandom >"$tmp/huge.yaml"
+run "rule file of random bytes" 3 'huge.yaml' -- --rules "$tmp/huge.yaml" "$tmp/empty"
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,260 @@
+#!/usr/bin/env bash
+# The live mode's commands, `oomdoc live` and `oomdoc probe`, with no GPU:
+#  - the CUDA backend (the default) on this machine: one line on standard
+#    error, nothing on standard output, status 4 (no driver, or built
+#    without CUDA); --version says whether CUDA live mode is built;
+#  - the fake backend over the rules' and PyTorch's fixtures: a valid
+#    "oomdoc.live/1" report whose verdicts are the probes that the causes
+#    of `oomdoc --format json` name, each confirmed, refuted or
+#    inconclusive;
+#  - the verdicts expected on fake devices made for them, from a log, from
+#    a JSON report (a file, and standard input) and from a log on
+#    standard input;
+#  - refusal when other processes hold the GPU, the time limit, SIGINT,
+#    usage and input errors, the three formats, and --help against the
+#    man page's LIVE MODE section.
+# No golden files: no output here is compared whole, so no timing or
+# device figure is pinned.
+#
+# Usage: tests/live_cli.sh OOMDOC   (from the repository root)
+set -u
+oomdoc=$1
+man=man/oomdoc.1
+fail=0 pass=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+check() {   # check NAME STATUS
+	if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else
+		echo "FAIL $1"; fail=$((fail + 1)); fi
+}
+
+# 1. The CUDA backend without a GPU (or not built): one line, status 4.
+for cmd in "live fixtures/sample/job.log" "probe" "live --device 3 fixtures/sample/job.log"; do
+	# shellcheck disable=SC2086
+	"$oomdoc" $cmd >"$tmp/out" 2>"$tmp/err"; rc=$?
+	[ $rc -eq 4 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+		grep -q -E "^oomdoc (live|probe): " "$tmp/err"
+	check "oomdoc $cmd (cuda backend, no GPU): status $rc, stderr: $(cat "$tmp/err")" $?
+done
+"$oomdoc" --version | grep -q -E '^CUDA live mode: (built|not built)'
+check "--version does not say whether CUDA live mode is built" $?
+if "$oomdoc" --version | grep -q '^CUDA live mode: built'; then
+	"$oomdoc" live fixtures/sample/job.log 2>&1 >/dev/null | grep -q 'no NVIDIA driver'
+	check "the CUDA backend without a driver does not say 'no NVIDIA driver'" $?
+fi
+
+# 2. Every fixture through the fake backend: a valid report, with the
+#    verdicts of the probes its causes name.
+for log in fixtures/rules/*.log fixtures/pytorch/*.log; do
+	"$oomdoc" --format json "$log" >"$tmp/diag.json" 2>/dev/null
+	"$oomdoc" live --backend fake --force --max-memory 100% --format json \
+		"$log" >"$tmp/live.json" 2>"$tmp/err"; rc=$?
+	python3 - "$tmp/diag.json" "$tmp/live.json" "$rc" 2>&1 <<'EOF'
+import json, sys
+diag = json.load(open(sys.argv[1]))
+rc = int(sys.argv[3])
+try:
+    live = json.load(open(sys.argv[2]))
+except ValueError as e:
+    sys.exit("not JSON: %s" % e)
+if not diag["events"]:
+    assert rc == 1, "no event, yet status %d" % rc
+    assert live["device"] is None and live["events"] == [], live
+    sys.exit(0)
+assert rc == 0, "status %d" % rc
+assert live["schema"] == "oomdoc.live/1"
+assert live["backend"] == "fake" and live["device"]["index"] == 0
+assert live["summary"]["events"] == len(live["events"])
+events = [e for e in diag["events"]][:len(live["events"])]
+count = {"confirmed": 0, "refuted": 0, "inconclusive": 0}
+for d, l in zip(events, live["events"]):
+    want = [(c["confirm_with"], c["rule"]) for c in d["causes"] if c["confirm_with"]]
+    got = [(v["probe"], v["cause"]) for v in l["verdicts"]]
+    assert want == got, (d["line"], want, got)
+    for v in l["verdicts"]:
+        assert v["verdict"] in count, v
+        count[v["verdict"]] += 1
+        assert v["summary"], v
+        assert isinstance(v["measurements"], dict)
+        if v["verdict"] != "inconclusive":
+            assert v["ran"], v
+for k in count:
+    assert live["summary"][k] == count[k], (k, live["summary"])
+# The cap was never passed.
+assert live["cap_bytes"] is None or live["peak_held_bytes"] <= live["cap_bytes"]
+EOF
+	check "$log: live report" $?
+done
+
+# 3. Verdicts on fake devices made to give them.  Each line: the fixture,
+#    the options, the cause and the verdict expected.
+expect() {   # expect LOG CAUSE VERDICT [OPTION]...
+	local log=$1 cause=$2 want=$3
+	shift 3
+	"$oomdoc" live --backend fake --format json "$@" "$log" >"$tmp/live.json" 2>"$tmp/err"
+	python3 - "$tmp/live.json" "$cause" "$want" <<'EOF'
+import json, sys
+live = json.load(open(sys.argv[1]))
+got = [v["verdict"] for e in live["events"] for v in e["verdicts"] if v["cause"] == sys.argv[2]]
+assert got and got[0] == sys.argv[3], "%s: %s" % (sys.argv[2], got)
+EOF
+	check "$log $*: $cause is not $want" $?
+}
+R=fixtures/rules
+expect $R/fragmentation-top.log fragmentation confirmed --max-memory 100%
+expect $R/fragmentation-top.log fragmentation inconclusive --max-memory 100% --fake-device vmm=no
+expect $R/fragmentation-top.log fragmentation inconclusive
+expect $R/foreign_process-top.log foreign_process confirmed --force
+expect $R/foreign_process-top.log foreign_process inconclusive --force --fake-device procs=none
+expect $R/foreign_process-top.log foreign_process inconclusive --force --fake-device nvml=no
+expect $R/capacity-top.log capacity confirmed --max-memory 100%
+expect $R/memory_fraction_limit-top.log memory_fraction_limit confirmed
+expect $R/memory_fraction_limit-top.log capacity refuted
+expect $R/request_exceeds_device-top.log request_exceeds_device confirmed
+expect $R/request_exceeds_device-top.log request_exceeds_device refuted --fake-device total=8TiB
+expect $R/hardware_fault-top.log hardware_fault refuted
+expect $R/hardware_fault-top.log hardware_fault confirmed --fake-device pattern_errors=1
+expect $R/hardware_fault-top.log hardware_fault confirmed --fake-device remap_pending=yes
+expect $R/hardware_fault-top.log hardware_fault inconclusive --fake-device bandwidth=0.4
+expect $R/non_framework_memory-top.log non_framework_memory inconclusive
+
+# ... from a JSON report, a file and standard input, the same verdicts.
+"$oomdoc" --format json $R/fragmentation-top.log >"$tmp/report.json"
+expect "$tmp/report.json" fragmentation confirmed --max-memory 100%
+"$oomdoc" live --backend fake --max-memory 100% --format json - <"$tmp/report.json" >"$tmp/live.json"
+grep -q '"verdict": "confirmed"' "$tmp/live.json"
+check "a JSON report on standard input" $?
+grep -q '"input": "fixtures/rules/fragmentation-top.log"' "$tmp/live.json"
+check "a report's events keep their inputs" $?
+# ... a gzip-compressed log on standard input.
+gzip -c $R/fragmentation-top.log | "$oomdoc" live --backend fake --max-memory 100% >"$tmp/out"; rc=$?
+[ $rc -eq 0 ] && grep -q 'fragmentation: confirmed' "$tmp/out"
+check "a compressed log on standard input: status $rc" $?
+
+# 4. Refusal: others hold the GPU and no --force; one line, status 4, and
+#    the report of the read-only probes all the same.
+"$oomdoc" live --backend fake $R/foreign_process-top.log >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 4 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- '--force' "$tmp/err" &&
+	grep -q 'foreign_process: confirmed' "$tmp/out" &&
+	grep -q 'capacity: inconclusive' "$tmp/out"
+check "refusal: status $rc, stderr: $(cat "$tmp/err")" $?
+
+# 5. No out-of-memory failure: status 1, nothing probed.
+"$oomdoc" live --backend fake fixtures/no-oom/nvidia-smi-table.log >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 1 ] && [ ! -s "$tmp/err" ] && grep -q 'nothing to confirm' "$tmp/out"
+check "no event: status $rc" $?
+
+# 6. Probe without a log, in each format.
+"$oomdoc" probe --backend fake --format json >"$tmp/probe.json"; rc=$?
+python3 - "$tmp/probe.json" <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+names = [x["probe"] for x in p["probes"]]
+assert names == ["processes", "context_cost", "largest_allocation", "health"], names
+assert all(x["ran"] and x["summary"] for x in p["probes"]), p["probes"]
+h = p["probes"][3]["measurements"]
+assert h["pattern_errors"] == 0 and h["pattern_passes"] == 6, h
+assert "bytes read + bytes written" in h["bandwidth_convention"], h
+assert 0 < h["triad_fraction_of_peak"] <= 1, h
+assert p["probes"][1]["activity"]["allocations"] == 1
+EOF
+check "oomdoc probe --backend fake: status $rc" $?
+"$oomdoc" probe --backend fake --fake-device ecc_uncorrected=4 >"$tmp/out"; rc=$?
+[ $rc -eq 0 ] && grep -q 'Faulty: The driver counts 4 uncorrectable ECC' "$tmp/out"
+check "probe reports a faulty GPU: status $rc" $?
+for fmt in text markdown; do
+	"$oomdoc" probe --backend fake --format $fmt >"$tmp/out" 2>"$tmp/err"; rc=$?
+	[ $rc -eq 0 ] && [ -s "$tmp/out" ] && [ ! -s "$tmp/err" ]
+	check "probe --format $fmt: status $rc" $?
+	"$oomdoc" live --backend fake --max-memory 100% --format $fmt \
+		fixtures/sample/job.log >"$tmp/out" 2>"$tmp/err"; rc=$?
+	[ $rc -eq 0 ] && grep -q 'confirmed' "$tmp/out" && [ ! -s "$tmp/err" ]
+	check "live --format $fmt: status $rc" $?
+done
+# Markdown: nothing from a report read back becomes a link, a tag or a
+# mention (a hostile rule id and input name).
+sed 's/"fragmentation-top.log"/x/; s#"rule": "fragmentation"#"rule": "<b>@team [x](http://e.vil)"#; s#"input": "[^"]*"#"input": "<img src=x>|@all"#' \
+	"$tmp/report.json" >"$tmp/hostile.json"
+"$oomdoc" live --backend fake --max-memory 100% --format markdown "$tmp/hostile.json" >"$tmp/out.md"; rc=$?
+/usr/bin/python3 - "$tmp/out.md" <<'EOF'
+import re, sys
+from markdown_it import MarkdownIt
+html = MarkdownIt("gfm-like").render(open(sys.argv[1]).read())
+assert "<a " not in html and "<img" not in html and "<b>" not in html, html
+text = re.sub(r"<[^>]+>", "", html)
+assert not re.search(r"@[A-Za-z]", text), "a mention"
+EOF
+check "markdown escapes what a report brings: status $rc" $?
+
+# 7. The time limit, a device error, and SIGINT: everything is released.
+"$oomdoc" live --backend fake --max-memory 100% --fake-device hang=yes --time-limit 1 \
+	$R/fragmentation-top.log >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 4 ] && grep -q 'time limit' "$tmp/err" && [ "$(wc -l <"$tmp/err")" -eq 1 ]
+check "a kernel past the time limit: status $rc, stderr: $(cat "$tmp/err")" $?
+"$oomdoc" probe --backend fake --fake-device no_gpu=yes >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 4 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]
+check "no GPU (fake): status $rc" $?
+"$oomdoc" probe --backend fake --fake-device delay_ms=5000 >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 0.5
+kill -INT $pid
+wait $pid; rc=$?
+[ $rc -eq 130 ] && grep -q 'everything it allocated was released' "$tmp/err" &&
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'stopped by a signal' "$tmp/out"
+check "SIGINT: status $rc, stderr: $(cat "$tmp/err")" $?
+"$oomdoc" probe --backend fake --fake-device delay_ms=5000 >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 0.5
+kill -TERM $pid
+wait $pid; rc=$?
+[ $rc -eq 143 ]
+check "SIGTERM: status $rc" $?
+
+# 8. Usage and input errors: one line, status 2.
+while IFS='|' read -r args what; do
+	# shellcheck disable=SC2086
+	"$oomdoc" $args >"$tmp/out" 2>"$tmp/err"; rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "$what" "$tmp/err"
+	check "oomdoc $args: status $rc, stderr: $(cat "$tmp/err")" $?
+done <<'EOF'
+live --no-such-option x.log|unknown option '--no-such-option'
+live --backend tpu x.log|--backend takes cuda or fake
+live --max-memory 0% x.log|--max-memory takes
+live --max-memory lots x.log|--max-memory takes
+live --time-limit 0 x.log|--time-limit takes
+live --device -1 x.log|--device takes
+live --fake-device total=1GiB x.log|--fake-device needs --backend fake
+live a.log b.log|live reads one input
+probe x.log|probe reads no input
+live --backend fake --fake-device colour=red fixtures/sample/job.log|unknown fake-device setting
+live --backend fake /nonexistent.log|/nonexistent.log
+live --backend fake fixtures|is a directory
+EOF
+printf '{"schema": "oomdoc.report/1", "events": [\n  {"kind": 1,}]}' >"$tmp/bad.json"
+"$oomdoc" live --backend fake "$tmp/bad.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "bad.json:2:14: " "$tmp/err"
+check "a malformed report: status $rc, stderr: $(cat "$tmp/err")" $?
+printf '{"schema": "oomdoc.report/9", "events": []}' >"$tmp/other.json"
+"$oomdoc" live --backend fake "$tmp/other.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "not an oomdoc report" "$tmp/err"
+check "another schema: status $rc" $?
+
+# 9. --help lists the options that the man page's LIVE MODE documents.
+for cmd in live probe; do
+	help=$("$oomdoc" $cmd --help | grep -E '^  +(-[A-Za-z], )?--[a-z]' |
+		sed -E 's/^ +(-[A-Za-z], )?--([a-z-]+).*/\2/' | sort)
+	man_opts=$(sed -n '/^\.Sh LIVE MODE/,/^\.Sh /p' "$man" | grep '^\.It Fl' |
+		sed -E 's/\\-/-/g' | grep -o -E 'Fl -[a-z-]+' | sed 's/Fl -//' | sort -u)
+	[ -n "$help" ] && [ "$help" = "$man_opts" ]
+	check "$cmd --help and LIVE MODE differ:
+$(diff <(echo "$help") <(echo "$man_opts"))" $?
+done
+sed -n '/^\.Sh SYNOPSIS/,/^\.Sh /p' "$man" | grep -q '^\.Cm live'
+check "SYNOPSIS does not show live" $?
+sed -n '/^\.Sh SYNOPSIS/,/^\.Sh /p' "$man" | grep -q '^\.Cm probe'
+check "SYNOPSIS does not show probe" $?
+sed -n '/^\.Sh EXIT STATUS/,/^\.Sh /p' "$man" | grep -q '^\.It 4$'
+check "EXIT STATUS does not list 4" $?
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

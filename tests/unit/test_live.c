@@ -1,0 +1,759 @@
+/*
+ * test_live.c: live mode's device layer and probes, through the fake
+ * device.  The fake's first-fit allocator and its mapping; the cap; the
+ * release of everything on close and on a stop; each probe's verdicts,
+ * confirmed, refuted and inconclusive, on devices made to give each; the
+ * refusal when other processes hold the GPU; injected failures; NVML and
+ * CUPTI missing; and, where the CUDA backend is built, what it says on a
+ * machine without a driver.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "device.h"
+#include "nvml_load.h"
+#include "oomdoc.h"
+#include "probe.h"
+#ifdef OOMDOC_HAVE_CUDA
+#include "cupti_load.h"
+#endif
+
+#define MIB (1LL << 20)
+#define GIB (1LL << 30)
+
+/* Opens a fake device: the defaults, then settings (or NULL). */
+static dv_device *
+fake(const char *settings, dv_fake_spec *spec)
+{
+	dv_config cfg;
+	od_error err;
+	dv_status st;
+	dv_device *d;
+
+	memset(&cfg, 0, sizeof cfg);
+	memset(&err, 0, sizeof err);
+	dv_fake_default(spec);
+	if (settings != NULL)
+		assert_true(dv_fake_parse(spec, settings, &err));
+	cfg.fake = spec;
+	cfg.time_limit = 10;
+	d = dv_open("fake", &cfg, &st, &err);
+	assert_non_null(d);
+	assert_int_equal(st, DV_OK);
+	return d;
+}
+
+/* An event with these figures (OD_UNKNOWN to leave one out). */
+static void
+event(od_event *ev, int64_t requested, int64_t total, int64_t free_b,
+    int64_t allocated, int64_t reserved_unallocated)
+{
+	od_event_init(ev);
+	ev->kind = OD_KIND_CUDA_CACHING_ALLOCATOR;
+	ev->fatal = true;
+	ev->mem.requested = requested;
+	ev->mem.total = total;
+	ev->mem.free = free_b;
+	ev->mem.allocated = allocated;
+	ev->mem.reserved_unallocated = reserved_unallocated;
+	if (allocated >= 0 && reserved_unallocated >= 0)
+		ev->mem.reserved = allocated + reserved_unallocated;
+}
+
+/* Gives ev one cause per rule id, each naming probe. */
+static void
+causes(od_event *ev, const char *const *rules, const char *const *probes,
+    int n)
+{
+	int i;
+
+	ev->causes = calloc((size_t)n, sizeof *ev->causes);
+	assert_non_null(ev->causes);
+	for (i = 0; i < n; i++) {
+		ev->causes[i].rule = rules[i];
+		ev->causes[i].confirm_with = probes[i];
+	}
+	ev->ncauses = n;
+}
+
+static pb_session *
+session(dv_device *d, int percent, bool read_only)
+{
+	pb_opts o;
+	pb_session *s;
+
+	memset(&o, 0, sizeof o);
+	o.cap = -1;
+	o.cap_percent = percent;
+	o.read_only = read_only;
+	s = pb_session_new(d, &o);
+	assert_non_null(s);
+	return s;
+}
+
+/* The verdict of probe p on cause for ev. */
+static pb_verdict
+judge(pb_session *s, pb_probe p, const char *cause, const od_event *ev)
+{
+	pb_verdict v;
+
+	memset(&v, 0, sizeof v);
+	pb_judge(cause, ev, pb_run(s, p, ev), &v);
+	return v;
+}
+
+static int64_t
+free_now(dv_device *d)
+{
+	int64_t f = 0, t = 0;
+	od_error err;
+
+	assert_int_equal(dv_mem_info(d, &f, &t, &err), DV_OK);
+	return f;
+}
+
+/* First fit: a block freed between two live ones holds only what fits in
+ * it; mapping in chunks uses it and the free space beyond together. */
+static void
+test_fake_first_fit(void **state)
+{
+	dv_fake_spec spec;
+	dv_device *d = fake("total=100MiB,context=0", &spec);
+	od_error err;
+	int a, b, c, big, m, chunks;
+
+	(void)state;
+	assert_int_equal(dv_alloc(d, 20 * MIB, &a, &err), DV_OK);
+	assert_int_equal(dv_alloc(d, 30 * MIB, &b, &err), DV_OK);
+	assert_int_equal(dv_alloc(d, 20 * MIB, &c, &err), DV_OK);
+	dv_free(d, b);
+	/* 60 MiB free, in pieces of 30 and 30: no 40 MiB block. */
+	assert_int_equal(free_now(d), 60 * MIB);
+	assert_int_equal(dv_alloc(d, 40 * MIB, &big, &err), DV_OOM);
+	assert_int_equal(dv_vmm_map(d, 40 * MIB, 2 * MIB, &m, &chunks, &err),
+	    DV_OK);
+	assert_int_equal(chunks, 20);
+	assert_int_equal(free_now(d), 20 * MIB);
+	dv_free(d, m);
+	/* Freed neighbours join again: the hole and the tail are one. */
+	dv_free(d, c);
+	assert_int_equal(dv_alloc(d, 80 * MIB, &big, &err), DV_OK);
+	dv_close(d);
+}
+
+/* Nothing past the cap is asked of the device; everything is given back
+ * by dv_free_from and dv_close. */
+static void
+test_cap_and_release(void **state)
+{
+	dv_fake_spec spec;
+	dv_device *d = fake("total=1GiB,context=0", &spec);
+	od_error err;
+	int id, i;
+
+	(void)state;
+	dv_set_cap(d, 100 * MIB);
+	assert_int_equal(dv_alloc(d, 60 * MIB, &id, &err), DV_OK);
+	assert_int_equal(dv_alloc(d, 60 * MIB, &id, &err), DV_CAP);
+	assert_int_equal(id, -1);
+	assert_int_equal(dv_held(d), 60 * MIB);
+	assert_int_equal(free_now(d), 1 * GIB - 60 * MIB);
+	for (i = 0; i < 20; i++)
+		assert_int_equal(dv_alloc(d, 2 * MIB, &id, &err), DV_OK);
+	assert_int_equal(dv_held(d), 100 * MIB);
+	dv_free_from(d, 0);
+	assert_int_equal(dv_held(d), 0);
+	assert_int_equal(free_now(d), 1 * GIB);
+	assert_int_equal(dv_peak(d), 100 * MIB);
+	/* A stop refuses new allocations. */
+	dv_request_stop(15);
+	assert_int_equal(dv_alloc(d, 2 * MIB, &id, &err), DV_STOPPED);
+	dv_clear_stop();
+	assert_int_equal(dv_alloc(d, 2 * MIB, &id, &err), DV_OK);
+	dv_close(d);
+}
+
+static void
+test_fake_settings(void **state)
+{
+	dv_fake_spec spec;
+	od_error err;
+
+	(void)state;
+	dv_fake_default(&spec);
+	assert_true(dv_fake_parse(&spec, "total=40GiB,proc=12:10GiB,"
+	    "proc=13:1GiB,vmm=no,bandwidth=0.5", &err));
+	assert_int_equal(spec.total, 40 * GIB);
+	assert_int_equal(spec.nprocs, 2);
+	assert_int_equal(spec.procs[1].pid, 13);
+	assert_false(spec.vmm);
+	assert_false(dv_fake_parse(&spec, "colour=red", &err));
+	assert_non_null(strstr(err.msg, "unknown fake-device setting 'colour'"));
+	assert_false(dv_fake_parse(&spec, "total=lots", &err));
+	assert_non_null(strstr(err.msg, "bad value 'lots'"));
+	assert_false(dv_fake_parse(&spec, "bandwidth=2", &err));
+	assert_false(dv_fake_parse(&spec, "vmm", &err));
+	/* More processes than the device holds do not open. */
+	{
+		dv_config cfg;
+		dv_status st;
+
+		dv_fake_default(&spec);
+		assert_true(dv_fake_parse(&spec, "total=1GiB,proc=1:2GiB", &err));
+		memset(&cfg, 0, sizeof cfg);
+		cfg.fake = &spec;
+		assert_null(dv_open("fake", &cfg, &st, &err));
+		assert_int_equal(st, DV_ERROR);
+		assert_null(dv_open("tpu", &cfg, &st, &err));
+		assert_non_null(strstr(err.msg, "unknown backend"));
+	}
+}
+
+/* The fragmented device of the log: cudaMalloc fails with the holes held,
+ * mapping fits once they are released. */
+static void
+test_fragmentation_confirmed(void **state)
+{
+	dv_fake_spec spec;
+	dv_device *d = fake("total=80GiB", &spec);
+	pb_session *s = session(d, 100, false);
+	od_event ev;
+	pb_verdict v;
+	const pb_result *r;
+
+	(void)state;
+	event(&ev, 2 * GIB, 80 * GIB, 1 * GIB, 70 * GIB, 7 * GIB);
+	v = judge(s, PB_FRAGMENTATION, "fragmentation", &ev);
+	assert_int_equal(v.outcome, PB_CONFIRMED);
+	r = v.result;
+	assert_int_equal(r->malloc_st, DV_OOM);
+	assert_int_equal(r->vmm_st, DV_OK);
+	assert_int_equal(r->holes, 4);
+	assert_true(r->hole_bytes < 2 * GIB);
+	assert_true(r->holes_total >= 7 * GIB);
+	assert_true(r->free_left <= 1 * GIB);
+	assert_true(r->vmm_chunks > 1);
+	assert_non_null(strstr(v.summary, "cudaMalloc(2.00 GiB) failed"));
+	/* The same figures again: the same run. */
+	assert_ptr_equal(pb_run(s, PB_FRAGMENTATION, &ev), r);
+	/* Everything was given back. */
+	assert_int_equal(dv_held(d), 0);
+	assert_true(r->act.available);
+	assert_int_equal(r->act.allocs, r->act.releases);
+	pb_session_free(s);
+	dv_close(d);
+}
+
+/* Too little unallocated memory: even mapped, the request does not fit. */
+static void
+test_fragmentation_refuted(void **state)
+{
+	dv_fake_spec spec;
+	dv_device *d = fake("total=80GiB", &spec);
+	pb_session *s = session(d, 100, false);
+	od_event ev;
+	pb_verdict v;
+
+	(void)state;
+	event(&ev, 8 * GIB, 80 * GIB, 1 * GIB, 70 * GIB, 3 * GIB);
+	v = judge(s, PB_FRAGMENTATION, "fragmentation", &ev);
+	assert_int_equal(v.outcome, PB_REFUTED);
+	assert_int_equal(v.result->malloc_st, DV_OOM);
+	assert_int_equal(v.result->vmm_st, DV_OOM);
+	assert_non_null(strstr(v.summary, "capacity, not fragmentation"));
+	pb_session_free(s);
+	dv_close(d);
+}
+
+/* No VMM, or a cap too low for the replay: inconclusive, saying why. */
+static void
+test_fragmentation_inconclusive(void **state)
+{
+	dv_fake_spec spec;
+	dv_device *d = fake("total=80GiB,vmm=no", &spec);
+	pb_session *s = session(d, 100, false);
+	od_event ev;
+	pb_verdict v;
+
+	(void)state;
+	event(&ev, 2 * GIB, 80 * GIB, 1 * GIB, 70 * GIB, 7 * GIB);
+	v = judge(s, PB_FRAGMENTATION, "fragmentation", &ev);
+	assert_int_equal(v.outcome, PB_INCONCLUSIVE);
+	assert_non_null(strstr(v.summary, "virtual memory management"));
+	pb_session_free(s);
+	dv_close(d);
+
+	d = fake("total=80GiB", &spec);
+	s = session(d, 90, false);
+	v = judge(s, PB_FRAGMENTATION, "fragmentation", &ev);
+	assert_int_equal(v.outcome, PB_INCONCLUSIVE);
+	assert_non_null(strstr(v.summary, "--max-memory"));
+	assert_int_equal(dv_peak(d), 0);
+	pb_session_free(s);
+	dv_close(d);
+}
+
+/* Another process holding 60 % of the GPU confirms foreign_process; a
+ * GPU with nobody else on it leaves it open. */
+static void
+test_processes(void **state)
+{
+	dv_fake_spec spec;
+	dv_device *d = fake("total=80GiB,proc=4242:48GiB", &spec);
+	pb_session *s = session(d, 90, false);
+	od_event ev;
+	pb_verdict v;
+
+	(void)state;
+	event(&ev, 2 * GIB, 80 * GIB, 1 * GIB, 30 * GIB, 1 * GIB);
+	ev.mem.procs[0].pid = 4242;
+	ev.mem.procs[0].bytes = 48 * GIB;
+	ev.mem.nprocs = 1;
+	v = judge(s, PB_PROCESSES, "foreign_process", &ev);
+	assert_int_equal(v.outcome, PB_CONFIRMED);
+	assert_non_null(strstr(v.summary, "4242"));
+	/* A process the log does not name, holding 60 %, also confirms. */
+	ev.mem.nprocs = 0;
+	v = judge(s, PB_PROCESSES, "foreign_process", &ev);
+	assert_int_equal(v.outcome, PB_CONFIRMED);
+	assert_non_null(strstr(v.summary, "60%"));
+	/* The capacity verdict does not blame the batch for their memory. */
+	v = judge(s, PB_FITS_NOW, "capacity", &ev);
+	assert_int_equal(v.outcome, PB_INCONCLUSIVE);
+	assert_non_null(strstr(v.summary, "other processes hold"));
+	pb_session_free(s);
+	dv_close(d);
+
+	d = fake("total=80GiB", &spec);
+	s = session(d, 90, false);
+	ev.mem.nprocs = 1;
+	v = judge(s, PB_PROCESSES, "foreign_process", &ev);
+	assert_int_equal(v.outcome, PB_INCONCLUSIVE);
+	assert_non_null(strstr(v.summary, "No other process"));
+	pb_session_free(s);
+	dv_close(d);
+
+	/* Without NVML nobody can tell. */
+	d = fake("total=80GiB,nvml=no", &spec);
+	s = session(d, 90, false);
+	v = judge(s, PB_PROCESSES, "foreign_process", &ev);
+	assert_int_equal(v.outcome, PB_INCONCLUSIVE);
+	assert_non_null(strstr(v.summary, "NVML"));
+	pb_session_free(s);
+	dv_close(d);
+}
+
+/* Refused: with others on the GPU and no --force, only NVML is read. */
+static void
+test_read_only(void **state)
+{
+	dv_fake_spec spec;
+	dv_device *d = fake("total=80GiB,proc=7:10GiB,ecc_uncorrected=2",
+	    &spec);
+	pb_session *s = session(d, 90, true);
+	od_event ev;
+	pb_verdict v;
+
+	(void)state;
+	event(&ev, 2 * GIB, 80 * GIB, 1 * GIB, 70 * GIB, 7 * GIB);
+	v = judge(s, PB_FRAGMENTATION, "fragmentation", &ev);
+	assert_int_equal(v.outcome, PB_INCONCLUSIVE);
+	assert_non_null(strstr(v.summary, "--force"));
+	v = judge(s, PB_FITS_NOW, "capacity", &ev);
+	assert_int_equal(v.outcome, PB_INCONCLUSIVE);
+	/* The counters need no context: they still confirm a fault. */
+	v = judge(s, PB_HEALTH, "hardware_fault", &ev);
+	assert_int_equal(v.outcome, PB_CONFIRMED);
+	assert_non_null(strstr(v.summary, "2 uncorrectable ECC"));
+	assert_false(v.result->pat_ran);
+	assert_false(pb_session_started(s));
+	assert_int_equal(dv_peak(d), 0);
+	pb_session_free(s);
+	dv_close(d);
+}
+
+static void
+test_fits_now(void **state)
+{
+	dv_fake_spec spec;
+	dv_device *d = fake("total=80GiB", &spec);
+	pb_session *s = session(d, 100, false);
+	od_event ev;
+	pb_verdict v;
+
+	(void)state;
+	/* 78 + 4 GiB on an 80 GiB device: capacity. */
+	event(&ev, 4 * GIB, 80 * GIB, 100 * MIB, 78 * GIB, 100 * MIB);
+	v = judge(s, PB_FITS_NOW, "capacity", &ev);
+	assert_int_equal(v.outcome, PB_CONFIRMED);
+	/* 30 + 2 GiB fits: not capacity alone. */
+	event(&ev, 2 * GIB, 80 * GIB, 100 * MIB, 30 * GIB, 100 * MIB);
+	v = judge(s, PB_FITS_NOW, "capacity", &ev);
+	assert_int_equal(v.outcome, PB_REFUTED);
+	assert_true(v.result->fit);
+	/* ... but on a GPU of another size that says nothing. */
+	ev.mem.total = 40 * GIB;
+	v = judge(s, PB_FITS_NOW, "capacity", &ev);
+	assert_int_equal(v.outcome, PB_INCONCLUSIVE);
+	/* A fraction of 30 GiB stopped 32 GiB that fits the device. */
+	ev.mem.total = 80 * GIB;
+	ev.mem.allowed = 30 * GIB;
+	v = judge(s, PB_FITS_NOW, "memory_fraction_limit", &ev);
+	assert_int_equal(v.outcome, PB_CONFIRMED);
+	ev.mem.allowed = 40 * GIB;
+	v = judge(s, PB_FITS_NOW, "memory_fraction_limit", &ev);
+	assert_int_equal(v.outcome, PB_REFUTED);
+	/* Beyond the device, the fraction was not the problem. */
+	event(&ev, 4 * GIB, 80 * GIB, 100 * MIB, 78 * GIB, 100 * MIB);
+	ev.mem.allowed = 60 * GIB;
+	v = judge(s, PB_FITS_NOW, "memory_fraction_limit", &ev);
+	assert_int_equal(v.outcome, PB_REFUTED);
+	/* No figures: it cannot run. */
+	event(&ev, OD_UNKNOWN, OD_UNKNOWN, OD_UNKNOWN, OD_UNKNOWN, OD_UNKNOWN);
+	v = judge(s, PB_FITS_NOW, "capacity", &ev);
+	assert_int_equal(v.outcome, PB_INCONCLUSIVE);
+	assert_false(v.result->ran);
+	assert_int_equal(dv_held(d), 0);
+	pb_session_free(s);
+	dv_close(d);
+}
+
+/* Scaled to the cap: a target above it is decided by the free memory, or
+ * left open, and the verdict says so. */
+static void
+test_fits_scaled(void **state)
+{
+	dv_fake_spec spec;
+	dv_device *d = fake("total=80GiB", &spec);
+	pb_session *s = session(d, 50, false);
+	od_event ev;
+	pb_verdict v;
+
+	(void)state;
+	event(&ev, 2 * GIB, 80 * GIB, 100 * MIB, 50 * GIB, 100 * MIB);
+	v = judge(s, PB_FITS_NOW, "capacity", &ev);
+	assert_int_equal(v.outcome, PB_INCONCLUSIVE);
+	assert_true(v.result->scaled);
+	assert_non_null(strstr(v.summary, "--max-memory"));
+	assert_true(dv_peak(d) <= dv_cap(d));
+	pb_session_free(s);
+	dv_close(d);
+}
+
+static void
+test_largest_allocation(void **state)
+{
+	dv_fake_spec spec;
+	dv_device *d = fake("total=80GiB", &spec);
+	pb_session *s = session(d, 90, false);
+	od_event ev;
+	pb_verdict v;
+
+	(void)state;
+	event(&ev, 3725LL * GIB, 80 * GIB, 60 * GIB, 18 * GIB, 20 * MIB);
+	v = judge(s, PB_LARGEST_ALLOCATION, "request_exceeds_device", &ev);
+	assert_int_equal(v.outcome, PB_CONFIRMED);
+	assert_true(v.result->largest > 60 * GIB);
+	assert_true(v.result->largest <= dv_cap(d));
+	event(&ev, 10 * GIB, 80 * GIB, 60 * GIB, 18 * GIB, 20 * MIB);
+	v = judge(s, PB_LARGEST_ALLOCATION, "request_exceeds_device", &ev);
+	assert_int_equal(v.outcome, PB_REFUTED);
+	/* Above the cap but within the device: open. */
+	event(&ev, 75 * GIB, 80 * GIB, 60 * GIB, 18 * GIB, 20 * MIB);
+	v = judge(s, PB_LARGEST_ALLOCATION, "request_exceeds_device", &ev);
+	assert_int_equal(v.outcome, PB_INCONCLUSIVE);
+	assert_true(v.result->largest_at_cap);
+	pb_session_free(s);
+	dv_close(d);
+
+	/* A split device: the largest block is below the request. */
+	d = fake("total=10GiB,context=0,proc=1:3GiB", &spec);
+	s = session(d, 100, false);
+	event(&ev, 8 * GIB, 8 * GIB, 7 * GIB, 0, 0);
+	v = judge(s, PB_LARGEST_ALLOCATION, "request_exceeds_device", &ev);
+	assert_int_equal(v.outcome, PB_CONFIRMED);
+	assert_int_equal(v.result->largest, 7 * GIB);
+	pb_session_free(s);
+	dv_close(d);
+}
+
+static void
+test_context_cost(void **state)
+{
+	dv_fake_spec spec;
+	dv_device *d = fake("context=500MiB", &spec);
+	pb_session *s = session(d, 90, false);
+	od_event ev;
+	pb_verdict v;
+
+	(void)state;
+	event(&ev, 2 * GIB, 80 * GIB, 1 * GIB, 70 * GIB, 1 * GIB);
+	ev.mem.non_framework = 4 * GIB;
+	v = judge(s, PB_CONTEXT_COST, "non_framework_memory", &ev);
+	assert_int_equal(v.outcome, PB_CONFIRMED);
+	assert_int_equal(v.result->context, 500 * MIB);
+	/* The context's own driver allocation is what CUPTI saw. */
+	assert_true(v.result->act.available);
+	assert_int_equal(v.result->act.allocs, 1);
+	ev.mem.non_framework = 560 * MIB;
+	v = judge(s, PB_CONTEXT_COST, "non_framework_memory", &ev);
+	assert_int_equal(v.outcome, PB_REFUTED);
+	ev.mem.non_framework = OD_UNKNOWN;
+	v = judge(s, PB_CONTEXT_COST, "non_framework_memory", &ev);
+	assert_int_equal(v.outcome, PB_INCONCLUSIVE);
+	pb_session_free(s);
+	dv_close(d);
+
+	d = fake("nvml=no,cupti=no", &spec);
+	s = session(d, 90, false);
+	ev.mem.non_framework = 4 * GIB;
+	v = judge(s, PB_CONTEXT_COST, "non_framework_memory", &ev);
+	assert_int_equal(v.outcome, PB_INCONCLUSIVE);
+	assert_non_null(strstr(v.summary, "NVML"));
+	assert_false(v.result->act.available);
+	pb_session_free(s);
+	dv_close(d);
+}
+
+/* Health: each fault confirms, a clean device refutes (narrowly), slow
+ * memory and missing counters leave it open. */
+static void
+test_health(void **state)
+{
+	static const struct {
+		const char *settings;
+		pb_outcome want;
+		const char *says;
+	} cases[] = {
+		{ "pattern_errors=3", PB_CONFIRMED, "3 wrong word" },
+		{ "ecc_uncorrected=1", PB_CONFIRMED, "uncorrectable ECC" },
+		{ "remap_pending=yes", PB_CONFIRMED, "pending" },
+		{ "remap_failure=yes", PB_CONFIRMED, "failed" },
+		{ NULL, PB_REFUTED, "These checks pass now" },
+		{ "bandwidth=0.5", PB_INCONCLUSIVE, "bandwidth is only" },
+		{ "nvml=no", PB_INCONCLUSIVE, "counters could not be read" },
+		{ "hang=yes", PB_INCONCLUSIVE, "time limit" },
+	};
+	dv_fake_spec spec;
+	od_event ev;
+	size_t i;
+
+	(void)state;
+	event(&ev, OD_UNKNOWN, OD_UNKNOWN, OD_UNKNOWN, OD_UNKNOWN, OD_UNKNOWN);
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		dv_device *d = fake(cases[i].settings, &spec);
+		pb_session *s = session(d, 90, false);
+		pb_verdict v = judge(s, PB_HEALTH, "hardware_fault", &ev);
+
+		if (v.outcome != cases[i].want ||
+		    strstr(v.summary, cases[i].says) == NULL)
+			fail_msg("%s: %s: %s", cases[i].settings ?
+			    cases[i].settings : "(healthy)",
+			    pb_outcome_name(v.outcome), v.summary);
+		assert_int_equal(dv_held(d), 0);
+		pb_session_free(s);
+		dv_close(d);
+	}
+}
+
+/* A kernel that overruns the time limit ends the session: later probes
+ * do not run, and the session reports the device error. */
+static void
+test_timeout_ends_session(void **state)
+{
+	dv_fake_spec spec;
+	dv_device *d = fake("hang=yes", &spec);
+	pb_session *s = session(d, 100, false);
+	od_event ev;
+	od_error err;
+	pb_verdict v;
+
+	(void)state;
+	event(&ev, 2 * GIB, 80 * GIB, 1 * GIB, 70 * GIB, 7 * GIB);
+	v = judge(s, PB_FRAGMENTATION, "fragmentation", &ev);
+	assert_int_equal(v.outcome, PB_INCONCLUSIVE);
+	assert_int_equal(pb_session_failed(s, &err), DV_TIMEOUT);
+	assert_non_null(strstr(err.msg, "time limit"));
+	v = judge(s, PB_FITS_NOW, "capacity", &ev);
+	assert_non_null(strstr(v.summary, "failed earlier"));
+	assert_int_equal(dv_held(d), 0);
+	pb_session_free(s);
+	dv_close(d);
+}
+
+/* An allocation failing with a device error (not out of memory). */
+static void
+test_injected_failure(void **state)
+{
+	dv_fake_spec spec;
+	dv_device *d = fake("fail_alloc=2", &spec);
+	pb_session *s = session(d, 90, false);
+	od_event ev;
+	od_error err;
+	pb_verdict v;
+
+	(void)state;
+	event(&ev, 2 * GIB, 80 * GIB, 1 * GIB, 20 * GIB, 1 * GIB);
+	v = judge(s, PB_FITS_NOW, "capacity", &ev);
+	assert_int_equal(v.outcome, PB_INCONCLUSIVE);
+	assert_non_null(strstr(v.summary, "injected failure"));
+	assert_int_equal(pb_session_failed(s, &err), DV_ERROR);
+	assert_int_equal(dv_held(d), 0);
+	pb_session_free(s);
+	dv_close(d);
+}
+
+/* The causes of an event get verdicts from the probes they name. */
+static void
+test_verdicts_of_causes(void **state)
+{
+	static const char *const rules[] = {
+		"fragmentation", "late_spike", "made_up", "capacity",
+	};
+	static const char *const probes[] = {
+		"fragmentation", NULL, "crystal_ball", "fits_now",
+	};
+	dv_fake_spec spec;
+	dv_device *d = fake("total=80GiB", &spec);
+	pb_session *s = session(d, 100, false);
+	pb_verdict v[OD_CAUSES_MAX];
+	od_event ev;
+	int n;
+
+	(void)state;
+	event(&ev, 2 * GIB, 80 * GIB, 1 * GIB, 70 * GIB, 7 * GIB);
+	causes(&ev, rules, probes, 4);
+	n = pb_verdicts(s, &ev, v, OD_CAUSES_MAX);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[0].cause, "fragmentation");
+	assert_int_equal(v[0].outcome, PB_CONFIRMED);
+	assert_string_equal(v[1].cause, "made_up");
+	assert_int_equal(v[1].probe, PB_COUNT);
+	assert_null(v[1].result);
+	assert_non_null(strstr(v[1].summary, "crystal_ball"));
+	assert_string_equal(v[2].probe_name, "fits_now");
+	assert_int_equal(pb_find("health"), PB_HEALTH);
+	assert_int_equal(pb_find("nope"), -1);
+	od_event_clear(&ev);
+	pb_session_free(s);
+	dv_close(d);
+}
+
+/* NVML (and CUPTI) that cannot be loaded: a note, no crash. */
+static void
+test_missing_libraries(void **state)
+{
+	char note[200];
+	nv_lib *nv;
+
+	(void)state;
+	nv = nv_open("/nonexistent/libnvidia-ml.so.1", "", 0, note,
+	    sizeof note);
+	assert_null(nv);
+	assert_non_null(strstr(note, "NVML not available: cannot load "
+	    "/nonexistent/libnvidia-ml.so.1"));
+	/* The default name: here there is no driver, elsewhere there may
+	 * be; either way a failure says why. */
+	nv = nv_open(NULL, "", 0, note, sizeof note);
+	if (nv == NULL)
+		assert_non_null(strstr(note, "NVML"));
+	nv_close(nv);
+#ifdef OOMDOC_HAVE_CUDA
+	{
+		ct_lib *ct = ct_open("/nonexistent/libcupti.so", note,
+		    sizeof note);
+
+		assert_null(ct);
+		assert_non_null(strstr(note, "CUPTI not available"));
+	}
+#endif
+}
+
+#ifdef OOMDOC_HAVE_CUDA
+/* CUPTI's records added up: allocations by kind and source, releases. */
+static void
+test_cupti_accounting(void **state)
+{
+	dv_activity a;
+
+	(void)state;
+	memset(&a, 0, sizeof a);
+	ct_account(&a, 1, 3, 1 << 20, "/usr/bin/oomdoc");
+	ct_account(&a, 1, 3, 2 << 20, "/usr/bin/oomdoc");
+	ct_account(&a, 1, 2, 4096, "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+	ct_account(&a, 2, 3, 1 << 20, NULL);
+	ct_account(&a, 0, 3, 99, NULL);
+	assert_int_equal(a.allocs, 3);
+	assert_int_equal(a.releases, 1);
+	assert_int_equal(a.alloc_bytes, (3 << 20) + 4096);
+	assert_int_equal(a.device_bytes, 3 << 20);
+	assert_int_equal(a.other_bytes, 4096);
+	assert_int_equal(a.release_bytes, 1 << 20);
+	assert_int_equal(a.nsources, 2);
+	assert_string_equal(a.sources[0], "oomdoc");
+	assert_int_equal(a.source_allocs[0], 2);
+	assert_string_equal(a.sources[1], "libcuda.so.1");
+}
+
+/* On a machine without a driver the CUDA backend says so. */
+static void
+test_cuda_without_driver(void **state)
+{
+	dv_config cfg;
+	od_error err;
+	dv_status st;
+	dv_device *d;
+
+	(void)state;
+	memset(&cfg, 0, sizeof cfg);
+	memset(&err, 0, sizeof err);
+	cfg.time_limit = 1;
+	d = dv_open("cuda", &cfg, &st, &err);
+	if (d != NULL) {
+		/* A GPU machine: nothing to check here. */
+		dv_close(d);
+		skip();
+	}
+	assert_int_equal(st, DV_UNSUPPORTED);
+	assert_non_null(strstr(err.msg, "no NVIDIA driver") != NULL ?
+	    err.msg : strstr(err.msg, "GPU"));
+	assert_null(strchr(err.msg, '\n'));
+}
+#endif
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fake_first_fit),
+		cmocka_unit_test(test_cap_and_release),
+		cmocka_unit_test(test_fake_settings),
+		cmocka_unit_test(test_fragmentation_confirmed),
+		cmocka_unit_test(test_fragmentation_refuted),
+		cmocka_unit_test(test_fragmentation_inconclusive),
+		cmocka_unit_test(test_processes),
+		cmocka_unit_test(test_read_only),
+		cmocka_unit_test(test_fits_now),
+		cmocka_unit_test(test_fits_scaled),
+		cmocka_unit_test(test_largest_allocation),
+		cmocka_unit_test(test_context_cost),
+		cmocka_unit_test(test_health),
+		cmocka_unit_test(test_timeout_ends_session),
+		cmocka_unit_test(test_injected_failure),
+		cmocka_unit_test(test_verdicts_of_causes),
+		cmocka_unit_test(test_missing_libraries),
+#ifdef OOMDOC_HAVE_CUDA
+		cmocka_unit_test(test_cupti_accounting),
+		cmocka_unit_test(test_cuda_without_driver),
+#endif
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
