@@ -749,6 +749,12 @@ def main():
     est = 1300  # about the mean size of an OOM block in bytes
     noise_total = max(size - a.ooms * est, size // 10)
     offsets = sorted(rng.randrange(noise_total) for _ in range(a.ooms))
+    # At least a few kB of noise between two OOMs: oomdoc joins reports
+    # printed within 20 lines of each other when they may be one failure
+    # (a kernel kill after a Slurm line), and these are distinct ones.
+    for j in range(1, len(offsets)):
+        if offsets[j] < offsets[j - 1] + 4096:
+            offsets[j] = offsets[j - 1] + 4096
 
     out = open(a.output, "wb") if a.output else sys.stdout.buffer
     written = lines = noise = 0

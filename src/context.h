@@ -16,7 +16,13 @@ typedef struct cx_ctx cx_ctx;
 typedef struct {
 	const char *text;
 	int what;               /* which setting it is about (context.c) */
+	bool sampled;           /* frequent in logs: read one line in a while */
 } cx_anchor;
+
+/* Bounds for the scanner: the kinds of setting, and how far apart two
+ * lines of a sampled kind must be for the second to be read. */
+#define CX_WHAT_MAX 32
+#define CX_SAMPLE_BYTES (64 * 1024)
 
 cx_ctx *cx_new(od_error *err);
 void cx_free(cx_ctx *c);

@@ -191,6 +191,8 @@ ev_same_text(const od_event *a, const od_event *b)
 
 /* Both known and different. */
 #define EV_DIFF(a, b) ((a) >= 0 && (b) >= 0 && (a) != (b))
+#define EV_DIFF_STR(a, b) ((a)[0] != '\0' && (b)[0] != '\0' && \
+	strcmp((a), (b)) != 0)
 
 static bool
 ev_host_family(od_kind k)
@@ -218,6 +220,16 @@ ev_near(const od_event *old, const od_event *ev)
 		return false;
 	if (old->kind != ev->kind && !(ev_host_family(old->kind) &&
 	    ev_host_family(ev->kind)))
+		return false;
+	/* Two messages of the same form are two failures (two Slurm steps,
+	 * two tensors), not two views of one. */
+	if (old->message_len >= 16 && ev->message_len >= 16 &&
+	    memcmp(old->message, ev->message, 16) == 0)
+		return false;
+	if (EV_DIFF_STR(old->tensor_shape, ev->tensor_shape) ||
+	    EV_DIFF_STR(old->dtype, ev->dtype) ||
+	    EV_DIFF_STR(old->allocator, ev->allocator) ||
+	    EV_DIFF_STR(old->host.process, ev->host.process))
 		return false;
 	return !EV_DIFF(a->requested, b->requested) &&
 	    !EV_DIFF(a->total, b->total) && !EV_DIFF(a->free, b->free) &&

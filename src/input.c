@@ -153,6 +153,24 @@ static ssize_t
 in_read_plain(in_reader *r, char *buf, size_t cap, od_error *err)
 {
 	size_t n;
+	ssize_t got;
+
+	/* Nothing buffered and room for a lot: read straight into buf,
+	 * saving a copy of every byte. */
+	if (r->raw_pos == r->raw_len && !r->raw_eof && cap >= IN_RAW_SIZE) {
+		do {
+			got = read(r->fd, buf, cap);
+		} while (got < 0 && errno == EINTR);
+		if (got < 0) {
+			od_error_set(err, r->name, 0, 0, "read error: %s",
+			    strerror(errno));
+			return -1;
+		}
+		if (got == 0)
+			r->raw_eof = true;
+		r->raw_total += (uint64_t)got;
+		return got;
+	}
 
 	if (!in_fill(r, err))
 		return -1;

@@ -24,6 +24,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include <hs/hs.h>
 
@@ -63,6 +66,7 @@ static const char *const sc_pytorch_anchors[] = {
 static const char *sc_anchors[SC_ANCHORS_MAX + 1];
 static unsigned sc_anchor_flags[SC_ANCHORS_MAX];
 static int sc_anchor_what[SC_ANCHORS_MAX];
+static bool sc_anchor_sampled[SC_ANCHORS_MAX];
 static int sc_nanchors, sc_noom;
 
 static void
@@ -86,6 +90,7 @@ sc_collect_anchors(void)
 	for (c = cx_anchors(); c->text != NULL && sc_nanchors < SC_ANCHORS_MAX;
 	    c++) {
 		sc_anchor_what[sc_nanchors] = c->what;
+		sc_anchor_sampled[sc_nanchors] = c->sampled;
 		sc_anchors[sc_nanchors++] = c->text;
 	}
 	sc_anchors[sc_nanchors] = NULL;
@@ -120,6 +125,15 @@ typedef struct {
 	int index;
 	od_events *set;
 	od_logctx ctx;          /* the settings seen so far */
+	/* Per kind of setting, absolute offsets: the end of the last line
+	 * read (a second anchor on it is skipped) and where it was. */
+	uint64_t ctx_done[CX_WHAT_MAX];
+	uint64_t ctx_read[CX_WHAT_MAX];
+	bool ctx_any[CX_WHAT_MAX];
+	/* The last line of a sampled kind that was skipped, read when an
+	 * event comes so that the event sees the latest value. */
+	uint64_t ctx_skipped[CX_WHAT_MAX];
+	int ctx_skipped_id[CX_WHAT_MAX];        /* anchor id + 1, 0: none */
 } sc_state;
 
 const char *const *
@@ -192,7 +206,11 @@ od_scanner_free(od_scanner *sc)
 	free(sc);
 }
 
-/* Counts '\n' in p[0..n), eight bytes at a time. */
+/*
+ * Counts '\n' in p[0..n): sixteen bytes at a time with SSE2 where the
+ * machine has it (every x86-64 does), eight at a time otherwise.  The SSE2
+ * loop keeps per-byte counters for up to 255 blocks, then sums them.
+ */
 static uint64_t
 sc_count_newlines(const char *p, size_t n)
 {
@@ -201,14 +219,38 @@ sc_count_newlines(const char *p, size_t n)
 	uint64_t c = 0;
 	size_t i = 0;
 
+#ifdef __SSE2__
+	const __m128i nl = _mm_set1_epi8('\n');
+
+	while (i + 16 <= n) {
+		__m128i acc = _mm_setzero_si128(), sum;
+		size_t blocks = (n - i) / 16, k;
+
+		if (blocks > 255)
+			blocks = 255;
+		for (k = 0; k < blocks; k++, i += 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)
+			    (p + i));
+
+			/* An equal byte is 0xff, that is -1: subtracting adds 1. */
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, nl));
+		}
+		sum = _mm_sad_epu8(acc, _mm_setzero_si128());
+		c += (uint64_t)_mm_cvtsi128_si64(sum) +
+		    (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(sum, sum));
+	}
+#endif
+
 	for (; i + 8 <= n; i += 8) {
 		uint64_t w, x, t;
 
 		memcpy(&w, p + i, 8);
 		x = w ^ (ones * '\n');
-		/* A byte of t has its high bit set iff that byte of x is 0. */
+		/* A byte of t has its high bit set iff that byte of x is 0;
+		 * the multiplication sums those bits into the top byte, with
+		 * no need for a popcount instruction. */
 		t = ~(((x & ~high) + ~high) | x) & high;
-		c += (uint64_t)__builtin_popcountll(t);
+		c += ((t >> 7) * ones) >> 56;
 	}
 	for (; i < n; i++)
 		c += p[i] == '\n';
@@ -287,9 +329,21 @@ sc_sort_hits(od_scanner *sc)
 
 /* Reads the line around a context anchor into the running context. */
 static void
-sc_context(sc_state *st, size_t hit, int what, size_t lo)
+sc_context(sc_state *st, size_t hit, int id, size_t lo)
 {
+	int what = sc_anchor_what[id];
+	uint64_t abs = st->base + hit;
 	size_t b = hit, e = hit;
+
+	if (what < 0 || what >= CX_WHAT_MAX || abs < st->ctx_done[what])
+		return;
+	if (sc_anchor_sampled[id] && st->ctx_any[what] &&
+	    abs - st->ctx_read[what] < CX_SAMPLE_BYTES) {
+		st->ctx_skipped[what] = abs;
+		st->ctx_skipped_id[what] = id + 1;
+		return;
+	}
+	st->ctx_skipped_id[what] = 0;
 
 	while (b > lo && hit - b < 512 && st->buf[b - 1] != '\n' &&
 	    st->buf[b - 1] != '\r')
@@ -299,10 +353,31 @@ sc_context(sc_state *st, size_t hit, int what, size_t lo)
 		e++;
 	int64_t usage = st->ctx.memcg_usage;
 
+	st->ctx_done[what] = st->base + e;
+	st->ctx_read[what] = abs;
+	st->ctx_any[what] = true;
 	cx_line(st->sc->cx, what, st->buf + b, e - b, &st->ctx);
 	if (st->ctx.memcg_usage != usage) {
 		sc_count_to(st, b);
 		st->ctx.memcg_line = st->lines + 1;
+	}
+}
+
+/* Reads the latest skipped line of each sampled kind, if still here. */
+static void
+sc_context_catch_up(sc_state *st, size_t lo)
+{
+	int what;
+
+	for (what = 0; what < CX_WHAT_MAX; what++) {
+		int id = st->ctx_skipped_id[what] - 1;
+
+		if (id < 0 || st->ctx_skipped[what] < st->base + lo)
+			continue;
+		st->ctx_skipped_id[what] = 0;
+		st->ctx_any[what] = false;      /* read it whatever the gap */
+		sc_context(st, (size_t)(st->ctx_skipped[what] - st->base), id,
+		    lo);
 	}
 }
 
@@ -327,6 +402,7 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 		return;
 	}
 	sc_count_to(st, w.line_start);
+	sc_context_catch_up(st, lo);
 	ev.ctx = st->ctx;
 	/* The text just before the event, for its traceback and step: at
 	 * most SC_HISTORY bytes, and only for an event not seen before (an
@@ -376,8 +452,7 @@ sc_region(sc_state *st, size_t from, size_t to, size_t floor, size_t lo)
 		sc_sort_hits(sc);
 		for (i = 0; i < sc->nhits; i++) {
 			if (sc->hit_ids[i] >= sc_noom)
-				sc_context(st, sc->hits[i],
-				    sc_anchor_what[sc->hit_ids[i]], lo);
+				sc_context(st, sc->hits[i], sc->hit_ids[i], lo);
 			else
 				sc_hit(st, sc->hits[i], lo);
 		}
