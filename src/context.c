@@ -131,7 +131,8 @@ cx_new(od_error *err)
 			cx_free(c);
 			return NULL;
 		}
-		(void)pcre2_jit_compile(c->re[i], PCRE2_JIT_COMPLETE);
+		if (od_jit_wanted())
+			(void)pcre2_jit_compile(c->re[i], PCRE2_JIT_COMPLETE);
 	}
 	c->md = pcre2_match_data_create(16, NULL);
 	c->mc = pcre2_match_context_create(NULL);

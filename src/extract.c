@@ -192,7 +192,8 @@ ex_new(od_error *err)
 			return NULL;
 		}
 		/* JIT is an optimisation: without it matching still works. */
-		(void)pcre2_jit_compile(x->re[i], PCRE2_JIT_COMPLETE);
+		if (od_jit_wanted())
+			(void)pcre2_jit_compile(x->re[i], PCRE2_JIT_COMPLETE);
 	}
 	x->st = st_new(err);
 	if (x->st == NULL) {

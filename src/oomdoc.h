@@ -272,6 +272,7 @@ void od_error_set(od_error *err, const char *file, uint64_t line, uint64_t col,
 bool od_size_parse(const char *num, size_t numlen, const char *unit,
     size_t unitlen, int64_t *out);
 bool od_size_parse_text(const char *s, size_t n, int64_t *out);
+bool od_jit_wanted(void);
 void od_size_format(int64_t bytes, char *buf, size_t len);
 
 const char *od_kind_name(od_kind kind);

@@ -393,7 +393,8 @@ st_compile(const char *pattern, int row, uint32_t options, od_error *err)
 		    (uint64_t)off + 1, "internal pattern: %s", msg);
 		return NULL;
 	}
-	(void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+	if (od_jit_wanted())
+		(void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
 	return re;
 }
 

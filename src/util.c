@@ -2,6 +2,7 @@
  * util.c: errors, sizes and the names of enumerations.
  */
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "oomdoc.h"
@@ -272,4 +273,18 @@ od_hint_name(od_hint hint)
 		break;
 	}
 	return NULL;
+}
+
+/*
+ * Whether to compile the patterns to machine code (PCRE2's JIT).  Only to
+ * run under valgrind, which cannot see into JIT code and reports false
+ * errors there, does OOMDOC_NO_JIT=1 turn it off: matching is the same,
+ * only slower.
+ */
+bool
+od_jit_wanted(void)
+{
+	const char *v = getenv("OOMDOC_NO_JIT");
+
+	return v == NULL || strcmp(v, "1") != 0;
 }
