@@ -194,38 +194,6 @@ jr_put_utf8(jr_parser *ps, unsigned long cp)
 	return jr_put(ps, b, n);
 }
 
-/* The length of the valid UTF-8 sequence at p, or 0. */
-static size_t
-jr_utf8_len(const unsigned char *p, size_t n)
-{
-	unsigned c = p[0], v;
-	size_t len, i;
-
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		v = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		v = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		v = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		v = (v << 6) | (p[i] & 0x3f);
-	}
-	if ((len == 3 && v < 0x800) || (len == 4 && v < 0x10000) ||
-	    v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-		return 0;
-	return len;
-}
-
 /*
  * Reads a string at ps->pos (at its opening quote) into the arena.  Sets
  * *off and *len to where it is.
@@ -309,8 +277,9 @@ jr_string(jr_parser *ps, size_t *off, size_t *len)
 			if (ps->p[ps->pos] < 0x80) {
 				ps->pos++;
 			} else {
-				size_t n = jr_utf8_len(ps->p + ps->pos,
-				    ps->len - ps->pos);
+				unsigned cp;
+				size_t n = od_utf8_decode(ps->p + ps->pos,
+				    ps->len - ps->pos, &cp);
 
 				if (n == 0) {
 					jr_fail(ps, "invalid UTF-8 in a "

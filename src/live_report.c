@@ -13,137 +13,27 @@
 
 #include "live.h"
 
-/* The length of the valid UTF-8 sequence at p, or 0; *cp its value. */
-static size_t
-lr_utf8(const unsigned char *p, size_t n, unsigned *cp)
-{
-	unsigned c = p[0], v;
-	size_t len, i;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		v = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		v = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		v = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		v = (v << 6) | (p[i] & 0x3f);
-	}
-	if ((len == 3 && v < 0x800) || (len == 4 && v < 0x10000) ||
-	    v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-		return 0;
-	*cp = v;
-	return len;
-}
-
-/* Text for a terminal: controls and bad bytes as \xNN. */
+/* Log text for a terminal, Markdown and JSON: report.c's escaping. */
 static void
 lr_txt(FILE *out, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s != NULL ? s : "");
-	size_t i = 0, n = strlen((const char *)p);
-
-	while (i < n) {
-		unsigned cp;
-		size_t len = lr_utf8(p + i, n - i, &cp);
-
-		if (len == 0 || cp < 0x20 || cp == 0x7f || (cp >= 0x80 &&
-		    cp < 0xa0)) {
-			fprintf(out, "\\x%02x", len ? cp : p[i]);
-			i += len ? len : 1;
-			continue;
-		}
-		fwrite(p + i, 1, len, out);
-		i += len;
-	}
+	od_escape_text(out, s != NULL ? s : "", s != NULL ? strlen(s) : 0, "");
 }
 
-static bool
-lr_alpha(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-/* Markdown text: no link, tag, mention, emphasis or cell break forms. */
 static void
 lr_md(FILE *out, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s != NULL ? s : "");
-	size_t i = 0, n = strlen((const char *)p);
-
-	while (i < n) {
-		unsigned cp;
-		size_t len = lr_utf8(p + i, n - i, &cp);
-
-		if (len == 0) {
-			fputs("\xef\xbf\xbd", out);
-			i++;
-			continue;
-		}
-		if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
-			fputc(' ', out);
-		else if (cp == '@' || (cp == '.' && i + 1 < n &&
-		    lr_alpha(p[i + 1])) || (cp == ':' && i + 1 < n &&
-		    (lr_alpha(p[i + 1]) || p[i + 1] == '/')))
-			/* A word joiner after it: no mention or autolink. */
-			fprintf(out, "%c\xe2\x81\xa0", (char)cp);
-		else if (cp < 0x80 && strchr("\\`*_{}[]()#+-!|<>&~:", (int)cp)
-		    != NULL)
-			fprintf(out, "\\%c", (char)cp);
-		else
-			fwrite(p + i, 1, len, out);
-		i += len;
-	}
+	od_escape_markdown(out, s != NULL ? s : "", s != NULL ? strlen(s) : 0);
 }
 
 /* A JSON string, or null for NULL. */
 static void
 lr_json(FILE *out, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, n;
-
-	if (s == NULL) {
+	if (s == NULL)
 		fputs("null", out);
-		return;
-	}
-	n = strlen(s);
-	fputc('"', out);
-	while (i < n) {
-		unsigned cp;
-		size_t len = lr_utf8(p + i, n - i, &cp);
-
-		if (len == 0) {
-			fputs("\\ufffd", out);
-			i++;
-			continue;
-		}
-		if (cp == '"' || cp == '\\')
-			fprintf(out, "\\%c", (char)cp);
-		else if (cp == '\n')
-			fputs("\\n", out);
-		else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) ||
-		    cp == 0x2028 || cp == 0x2029)
-			fprintf(out, "\\u%04x", cp);
-		else
-			fwrite(p + i, 1, len, out);
-		i += len;
-	}
-	fputc('"', out);
+	else
+		od_escape_json(out, s, strlen(s));
 }
 
 static void

@@ -273,6 +273,9 @@ bool od_size_parse(const char *num, size_t numlen, const char *unit,
     size_t unitlen, int64_t *out);
 bool od_size_parse_text(const char *s, size_t n, int64_t *out);
 bool od_jit_wanted(void);
+/* The length of the valid UTF-8 sequence at p (at most n bytes), or 0;
+ * *cp receives its code point. */
+size_t od_utf8_decode(const unsigned char *p, size_t n, unsigned *cp);
 void od_size_format(int64_t bytes, char *buf, size_t len);
 
 const char *od_kind_name(od_kind kind);
@@ -327,6 +330,15 @@ typedef struct {
 	bool color;
 	char fingerprint[17];   /* the report's, "" when none */
 } od_report_opts;
+/*
+ * Writing text taken from a log, escaped for where it goes: a terminal
+ * (control characters and invalid bytes as \xNN), JSON (a valid UTF-8
+ * string with its quotes) or Markdown (no link, tag, mention, emphasis or
+ * table break can form).
+ */
+void od_escape_text(FILE *out, const char *s, size_t n, const char *indent);
+void od_escape_json(FILE *out, const char *s, size_t n);
+void od_escape_markdown(FILE *out, const char *s, size_t n);
 void od_report_write(FILE *out, const od_report_opts *opts,
     const od_input *inputs, int ninputs, od_events *set);
 

@@ -13,50 +13,9 @@
 
 #define RP_BAR_WIDTH 50
 
-/*
- * The length of the valid UTF-8 sequence at p (at most n bytes), or 0 when
- * it is not one: overlong forms, surrogates and values past U+10FFFF are
- * invalid.  *cp receives the code point.
- */
-static size_t
-rp_utf8(const unsigned char *p, size_t n, unsigned *cp)
-{
-	unsigned c = p[0], v;
-	size_t len, i;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		v = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		v = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		v = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		v = (v << 6) | (p[i] & 0x3f);
-	}
-	if ((len == 3 && v < 0x800) || (len == 4 && v < 0x10000) ||
-	    v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-		return 0;
-	*cp = v;
-	return len;
-}
-
-/* Writes s as the body of a JSON string. */
-static void
-rp_json_str(FILE *out, const char *s, size_t n)
+/* Writes s as a JSON string, quotes included. */
+void
+od_escape_json(FILE *out, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
@@ -64,7 +23,7 @@ rp_json_str(FILE *out, const char *s, size_t n)
 	fputc('"', out);
 	while (i < n) {
 		unsigned cp;
-		size_t len = rp_utf8(p + i, n - i, &cp);
+		size_t len = od_utf8_decode(p + i, n - i, &cp);
 
 		if (len == 0) {
 			fputs("\\ufffd", out);
@@ -95,19 +54,20 @@ rp_json_cstr(FILE *out, const char *s)
 	if (s == NULL || s[0] == '\0')
 		fputs("null", out);
 	else
-		rp_json_str(out, s, strlen(s));
+		od_escape_json(out, s, strlen(s));
 }
 
-/* Writes log text for a terminal: controls and bad bytes as \xNN. */
-static void
-rp_text_str(FILE *out, const char *s, size_t n, const char *indent)
+/* Writes log text for a terminal: controls and bad bytes as \xNN, a
+ * newline followed by indent. */
+void
+od_escape_text(FILE *out, const char *s, size_t n, const char *indent)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
 
 	while (i < n) {
 		unsigned cp;
-		size_t len = rp_utf8(p + i, n - i, &cp);
+		size_t len = od_utf8_decode(p + i, n - i, &cp);
 
 		if (len == 0) {
 			fprintf(out, "\\x%02x", p[i]);
@@ -283,7 +243,7 @@ rp_json_event(FILE *out, const od_event *ev, const od_input *inputs)
 	rp_json_cstr(out, ev->timestamp);
 	fprintf(out, ",\n      \"occurrences\": %llu,\n      \"message\": ",
 	    (unsigned long long)ev->occurrences);
-	rp_json_str(out, ev->message != NULL ? ev->message : "",
+	od_escape_json(out, ev->message != NULL ? ev->message : "",
 	    ev->message_len);
 	fprintf(out, ",\n      \"message_truncated\": %s,\n",
 	    ev->message_cut ? "true" : "false");
@@ -506,7 +466,7 @@ rp_text_field(FILE *out, const char *label, const char *v)
 	if (v == NULL || v[0] == '\0')
 		return;
 	fprintf(out, "    %-10s ", label);
-	rp_text_str(out, v, strlen(v), "");
+	od_escape_text(out, v, strlen(v), "");
 	fputc('\n', out);
 }
 
@@ -542,17 +502,17 @@ rp_text_causes(FILE *out, const od_report_opts *o, const od_event *ev)
 
 		fprintf(out, "    %d. %s%s%s (%s, score %.2f): ", i + 1, bold,
 		    c->rule, off, od_confidence_name(c->confidence), c->score);
-		rp_text_str(out, c->title, strlen(c->title), "");
+		od_escape_text(out, c->title, strlen(c->title), "");
 		fputc('\n', out);
 		if (c->explanation != NULL) {
 			fputs("       ", out);
-			rp_text_str(out, c->explanation, strlen(c->explanation),
+			od_escape_text(out, c->explanation, strlen(c->explanation),
 			    "       ");
 			fputc('\n', out);
 		}
 		for (k = 0; k < c->nevidence; k++) {
 			fputs("       evidence: ", out);
-			rp_text_str(out, c->evidence[k], strlen(c->evidence[k]),
+			od_escape_text(out, c->evidence[k], strlen(c->evidence[k]),
 			    "       ");
 			fputc('\n', out);
 		}
@@ -560,29 +520,29 @@ rp_text_causes(FILE *out, const od_report_opts *o, const od_event *ev)
 			const od_fix *f = &c->fixes[k];
 
 			fputs("       fix: ", out);
-			rp_text_str(out, f->text, strlen(f->text), "         ");
+			od_escape_text(out, f->text, strlen(f->text), "         ");
 			fputc('\n', out);
 			if (f->env_name != NULL) {
 				fputs("            export ", out);
-				rp_text_str(out, f->env_name, strlen(f->env_name),
+				od_escape_text(out, f->env_name, strlen(f->env_name),
 				    "");
 				fputc('=', out);
-				rp_text_str(out, f->env_value,
+				od_escape_text(out, f->env_value,
 				    strlen(f->env_value), "");
 				fputc('\n', out);
 			}
 			if (f->code != NULL) {
 				fputs("            ", out);
-				rp_text_str(out, f->code, strlen(f->code),
+				od_escape_text(out, f->code, strlen(f->code),
 				    "            ");
 				fputc('\n', out);
 			}
 			if (f->config_key != NULL) {
 				fputs("            ", out);
-				rp_text_str(out, f->config_key,
+				od_escape_text(out, f->config_key,
 				    strlen(f->config_key), "");
 				fputs(": ", out);
-				rp_text_str(out, f->config_value,
+				od_escape_text(out, f->config_value,
 				    strlen(f->config_value), "");
 				fputc('\n', out);
 			}
@@ -607,7 +567,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	fprintf(out, "%s#%zu  %s%s%s\n", bold, n, od_kind_title(ev->kind),
 	    ev->fatal ? "" : " (warning, not the failure itself)", off);
 	fputs("    where      ", out);
-	rp_text_str(out, rp_input_name(&inputs[ev->input]),
+	od_escape_text(out, rp_input_name(&inputs[ev->input]),
 	    strlen(rp_input_name(&inputs[ev->input])), "");
 	fprintf(out, ":%llu", (unsigned long long)ev->line);
 	if (ev->end_line > ev->line)
@@ -631,7 +591,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	}
 	if (ev->timestamp[0] != '\0') {
 		fputs("    time       ", out);
-		rp_text_str(out, ev->timestamp, strlen(ev->timestamp), "");
+		od_escape_text(out, ev->timestamp, strlen(ev->timestamp), "");
 		fputc('\n', out);
 	}
 	rp_text_field(out, "exception", ev->exception);
@@ -650,7 +610,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 		fputc('\n', out);
 	}
 	fputs("    message    ", out);
-	rp_text_str(out, ev->message != NULL ? ev->message : "",
+	od_escape_text(out, ev->message != NULL ? ev->message : "",
 	    ev->message_len, "               ");
 	fputs(ev->message_cut ? " [...]\n" : "\n", out);
 	if (ev->host.pid >= 0 || ev->host.process[0] != '\0' ||
@@ -660,7 +620,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 			fprintf(out, " pid %lld", (long long)ev->host.pid);
 		if (ev->host.process[0] != '\0') {
 			fputs(" (", out);
-			rp_text_str(out, ev->host.process,
+			od_escape_text(out, ev->host.process,
 			    strlen(ev->host.process), "");
 			fputc(')', out);
 		}
@@ -669,7 +629,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 			    (long long)ev->host.exit_code);
 		if (ev->host.signal[0] != '\0') {
 			fputs(" signal ", out);
-			rp_text_str(out, ev->host.signal,
+			od_escape_text(out, ev->host.signal,
 			    strlen(ev->host.signal), "");
 		}
 		fputc('\n', out);
@@ -733,7 +693,7 @@ rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
 	}
 	if (ninputs == 1) {
 		fputs(" in ", out);
-		rp_text_str(out, rp_input_name(&inputs[0]),
+		od_escape_text(out, rp_input_name(&inputs[0]),
 		    strlen(rp_input_name(&inputs[0])), "");
 	} else {
 		fprintf(out, " in %d inputs", ninputs);
@@ -762,15 +722,15 @@ rp_alpha(unsigned char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-static void
-rp_md_text(FILE *out, const char *s, size_t n)
+void
+od_escape_markdown(FILE *out, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
 
 	while (i < n) {
 		unsigned cp;
-		size_t len = rp_utf8(p + i, n - i, &cp);
+		size_t len = od_utf8_decode(p + i, n - i, &cp);
 
 		if (len == 0) {
 			fputs("\uFFFD", out);
@@ -802,7 +762,7 @@ rp_md_text(FILE *out, const char *s, size_t n)
 static void
 rp_md_cstr(FILE *out, const char *s)
 {
-	rp_md_text(out, s, strlen(s));
+	od_escape_markdown(out, s, strlen(s));
 }
 
 /* A fenced block holding s verbatim (controls escaped). */
@@ -821,7 +781,7 @@ rp_md_fence(FILE *out, const char *info, const char *s, size_t n)
 	for (k = 0; k < fence; k++)
 		fputc('`', out);
 	fprintf(out, "%s\n", info);
-	rp_text_str(out, s, n, "");
+	od_escape_text(out, s, n, "");
 	fputc('\n', out);
 	for (k = 0; k < fence; k++)
 		fputc('`', out);
