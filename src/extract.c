@@ -13,6 +13,7 @@
  *
  * The formats and their sources are in pytorch-allocator.md, section 1.
  */
+#define _GNU_SOURCE             /* memmem */
 #include <stdlib.h>
 #include <string.h>
 
@@ -359,14 +360,43 @@ ex_eol(const char *buf, size_t p, size_t len)
 	return nl != NULL ? (size_t)(nl - buf) : len;
 }
 
+/* Whether a console that wraps at this width may have cut a word here. */
+static bool
+ex_console_width(size_t len)
+{
+	return len == 80 || len == 100 || len == 120 || len == 132 ||
+	    len == 160 || len == 200;
+}
+
+static bool
+ex_digits(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+	return true;
+}
+
+static bool
+ex_word_char(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+	    (c >= 'A' && c <= 'Z') || c == '.' || c == '-' || c == '_';
+}
+
 /*
  * Joins the text from buffer offset s (on the hit's line) and the lines
- * after it, prefixes stripped, into x->text.
+ * after it, prefixes stripped, into x->text, lines joined by '\n'.  A line
+ * break that a console's hard wrap put inside a word or a number ("2.00
+ * Gi" / "B", "capac" / "ity") is joined without it: the line before is
+ * exactly a console's width long and letters or digits meet at the break.
  */
 static void
 ex_join(ex_ctx *x, const ex_window *w, size_t s)
 {
-	size_t p = s;
+	size_t p = s, begin = w->line_start, prev_len = 0;
 	uint64_t nl = 0;
 
 	x->tlen = 0;
@@ -375,14 +405,26 @@ ex_join(ex_ctx *x, const ex_window *w, size_t s)
 		size_t eol = ex_eol(w->buf, p, w->len);
 
 		if (x->nseg > 0) {
-			p += ex_prefix(x, w->buf + p, eol - p, NULL, NULL);
-			ex_append(x, "\n", 1);
+			size_t pre = ex_prefix(x, w->buf + p, eol - p, NULL,
+			    NULL);
+
+			/* A line with a prefix, or a date, starts a record of
+			 * its own: it is no console's wrap. */
+			if (!(ex_console_width(prev_len) && pre == 0 &&
+			    x->tlen > 0 && p + 4 < eol &&
+			    ex_word_char(x->text[x->tlen - 1]) &&
+			    x->text[x->tlen - 1] != '.' &&
+			    ex_word_char(w->buf[p]) && !(ex_digits(w->buf + p, 4) &&
+			    w->buf[p + 4] == '-')))
+				ex_append(x, "\n", 1);
+			p += pre;
 		}
 		x->seg[x->nseg].t = x->tlen;
 		x->seg[x->nseg].b = p;
 		x->seg[x->nseg].nl = nl;
 		x->nseg++;
 		ex_append(x, w->buf + p, eol - p);
+		prev_len = eol - begin;
 		if (eol >= w->len)
 			break;
 		if (w->buf[eol] == '\r' && eol + 1 < w->len &&
@@ -390,7 +432,7 @@ ex_join(ex_ctx *x, const ex_window *w, size_t s)
 			eol++;
 		if (w->buf[eol] == '\n')
 			nl++;
-		p = eol + 1;
+		p = begin = eol + 1;
 	}
 }
 
@@ -719,6 +761,36 @@ ex_pytorch(ex_ctx *x, int starter, size_t ms, size_t *me, od_event *ev)
 	return true;
 }
 
+/*
+ * Whether the program caught the failure and went on: fairseq's
+ * "ran out of memory with exception: ..." before it and "attempting to
+ * recover from OOM" after it, the retry wrappers' "retrying with a
+ * smaller batch".  Such a report is evidence, not the failure.
+ */
+static bool
+ex_recovered(const char *t, size_t tlen, size_t ms, size_t me)
+{
+	static const char *const before[] = {
+		"an out of memory with exception", "recovering from OOM",
+	};
+	static const char *const after[] = {
+		"attempting to recover from OOM", "recovered from OOM",
+		"skipping batch", "retrying with a smaller batch",
+		"Decreasing batch size",
+	};
+	size_t b = ms, e = me + 400 < tlen ? me + 400 : tlen, i;
+
+	while (b > 0 && t[b - 1] != '\n' && ms - b < 300)
+		b--;
+	for (i = 0; i < sizeof before / sizeof before[0]; i++)
+		if (memmem(t + b, ms - b, before[i], strlen(before[i])) != NULL)
+			return true;
+	for (i = 0; i < sizeof after / sizeof after[0]; i++)
+		if (memmem(t + me, e - me, after[i], strlen(after[i])) != NULL)
+			return true;
+	return false;
+}
+
 bool
 ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 {
@@ -779,6 +851,8 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 		return false;
 	if (rank >= 0 && ev->rank < 0)
 		ev->rank = rank;
+	if (ex_recovered(t, x->tlen, ms, me))
+		ev->fatal = false;
 	if (ev->exception[0] == '\0')
 		ex_exception(t, ms, ev->exception);
 	/* Device errors raised through Python come from a framework. */

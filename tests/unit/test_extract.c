@@ -452,6 +452,43 @@ test_one_line_log(void **state)
 	od_events_free(set);
 }
 
+/* A console's hard wrap at 80 columns cuts words and numbers in two. */
+static void
+test_console_wrap(void **state)
+{
+	od_events *set = scan("RuntimeError: CUDA out of memory. Tried to allocat"
+	    "e 20.00 MiB (GPU 0; 4.00 GiB t\n"
+	    "otal capacity; 3.21 GiB already allocated; 1.63 MiB free; 3.30 GiB "
+	    "reserved in t\n"
+	    "otal by PyTorch)\n", NULL);
+	od_event *ev = od_events_get(set, 0);
+
+	(void)state;
+	assert_non_null(ev);
+	assert_int_equal(ev->mem.total, 4294967296LL);
+	assert_int_equal(ev->mem.free, 1709179);
+	assert_int_equal(ev->mem.reserved, 3543348019LL);
+	assert_int_equal(ev->end_line, 3);
+	od_events_free(set);
+}
+
+/* An OOM the program caught and recovered from is no failure. */
+static void
+test_recovered(void **state)
+{
+	od_events *set = scan("| WARNING: ran out of memory with exception: CUDA "
+	    "out of memory. Tried to allocate 1.53 GiB (GPU 0; 10.92 GiB total "
+	    "capacity; 8.17 GiB already allocated; 1.23 GiB free; 561.63 MiB "
+	    "cached)\n| WARNING: attempting to recover from OOM in "
+	    "forward/backward pass\n", NULL);
+	od_event *ev = od_events_get(set, 0);
+
+	(void)state;
+	assert_non_null(ev);
+	assert_false(ev->fatal);
+	od_events_free(set);
+}
+
 int
 main(void)
 {
@@ -470,6 +507,8 @@ main(void)
 		cmocka_unit_test(test_line_numbers),
 		cmocka_unit_test(test_grouping),
 		cmocka_unit_test(test_one_line_log),
+		cmocka_unit_test(test_console_wrap),
+		cmocka_unit_test(test_recovered),
 	};
 
 	return cmocka_run_group_tests_name("extract", tests, setup, teardown);
