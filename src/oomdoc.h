@@ -33,7 +33,7 @@
 #define OD_RANKS_MAX 4096     /* distinct ranks listed per event */
 #define OD_EXCEPTION_MAX 96   /* bytes of the exception type name */
 #define OD_TIMESTAMP_MAX 40   /* bytes of a prefix timestamp */
-#define OD_EVENTS_MAX 1000    /* distinct events kept per run */
+#define OD_EVENTS_MAX 500     /* distinct events kept per run */
 
 /* Exit statuses, as documented in man/oomdoc.1. */
 enum {
@@ -140,14 +140,14 @@ typedef struct {
 	char signal[24];        /* "Killed", "Bus error", "SIGKILL" */
 } od_host;
 
-#define OD_FRAMES_MAX 8
+#define OD_FRAMES_MAX 5
 
 /* A frame of the Python traceback before the failure. */
 typedef struct {
-	char file[160];
+	char file[128];
 	int64_t line;
-	char func[64];
-	char code[160];         /* the source line the traceback shows */
+	char func[48];
+	char code[112];         /* the source line the traceback shows */
 	bool user;              /* not in the framework's or Python's files */
 } od_frame;
 
@@ -157,9 +157,9 @@ typedef struct {
  * unknown strings empty.
  */
 typedef struct {
-	char alloc_conf[160];   /* PYTORCH_CUDA_ALLOC_CONF and the like */
-	char xla_conf[160];     /* XLA_PYTHON_CLIENT_* settings */
-	char tf_allocator[160]; /* TF_GPU_ALLOCATOR, allow_growth */
+	char alloc_conf[128];   /* PYTORCH_CUDA_ALLOC_CONF and the like */
+	char xla_conf[128];     /* XLA_PYTHON_CLIENT_* settings */
+	char tf_allocator[128]; /* TF_GPU_ALLOCATOR, allow_growth */
 	int64_t batch_size;
 	int64_t accum_steps;
 	int64_t seq_len;

@@ -36,7 +36,7 @@
 #include "oomdoc.h"
 #include "stacks.h"
 
-#define SC_BUF_SIZE (4u * 1024 * 1024)
+#define SC_BUF_SIZE (2u * 1024 * 1024)
 #define SC_HISTORY (32u * 1024)
 #define SC_LOOKAHEAD (EX_TEXT_MAX + 16u * 1024)
 #define SC_HITS_MAX 1024

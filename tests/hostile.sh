@@ -43,8 +43,8 @@ m = sys.argv[1]
 sys.stdout.write("".join(m.replace("2.00 MiB", "%d.00 MiB" % (i + 2)) + "\n"
                          for i in range(300000)))' "$MSG" >"$tmp/many.log"
 run "300 000 OOM lines" 0 'more out-of-memory events were not kept' -- -f json "$tmp/many.log"
-grep -q '"events_omitted": 299000' "$tmp/out" && pass=$((pass + 1)) ||
-	{ echo "FAIL 300 000 OOM lines: events_omitted is not 299000"; fail=$((fail + 1)); }
+grep -q '"events_omitted": 299500' "$tmp/out" && pass=$((pass + 1)) ||
+	{ echo "FAIL 300 000 OOM lines: events_omitted is not 299500"; fail=$((fail + 1)); }
 rm -f "$tmp/many.log"
 
 # The same OOM 300 000 times: one event.
