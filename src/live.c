@@ -20,18 +20,13 @@
 #include "input.h"
 #include "json_read.h"
 #include "live.h"
+#include "options.h"
 #include "rules.h"
 
 #define LV_SNIFF 4096                   /* bytes read to tell a report */
 #define LV_STDIN_MAX (64u * 1024 * 1024) /* a log on standard input */
 #define LV_EVENTS_MAX 256               /* events probed per run */
 
-typedef struct {
-	const char *name;
-	int letter;
-	const char *arg;
-	const char *help;
-} lv_option;
 
 enum {
 	LV_BACKEND = 256, LV_FAKE, LV_MAX_MEMORY, LV_TIME_LIMIT, LV_FORCE,
@@ -40,7 +35,7 @@ enum {
 
 #define LV_RULES_MAX 32
 
-static const lv_option lv_options[] = {
+static const od_option lv_options[] = {
 	{ "device", 'd', "N", "the GPU to use, by CUDA index (default 0)" },
 	{ "backend", LV_BACKEND, "NAME",
 	  "cuda (default) or fake, a simulated GPU" },
@@ -143,8 +138,6 @@ lv_usage(const char *cmd, const char *what, const char *word)
 static void
 lv_help(const char *cmd)
 {
-	int i;
-
 	if (strcmp(cmd, "probe") == 0)
 		fputs("Usage: oomdoc probe [OPTION]...\n"
 		    "Check a GPU without a log: what a CUDA context costs, the "
@@ -159,18 +152,7 @@ lv_help(const char *cmd)
 		    "earlier.  With no input, or when it is -,\nread standard "
 		    "input.\n\n", stdout);
 	fputs("Options:\n", stdout);
-	for (i = 0; i < LV_NOPTS; i++) {
-		const lv_option *o = &lv_options[i];
-		char left[48];
-
-		if (o->letter < 256)
-			snprintf(left, sizeof left, "-%c, --%s%s%s", o->letter,
-			    o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-		else
-			snprintf(left, sizeof left, "    --%s%s%s", o->name,
-			    o->arg ? " " : "", o->arg ? o->arg : "");
-		printf("  %-26s %s\n", left, o->help);
-	}
+	od_options_help(stdout, lv_options, LV_NOPTS);
 	fputs("\nExit status: 0 when the probes ran, 1 when the input has no "
 	    "out-of-memory\nfailure, 2 on a usage or input error, 3 on an "
 	    "error in the rules, 4 when the\nGPU cannot be used (no driver, "
@@ -203,24 +185,9 @@ lv_parse(int argc, char **argv, lv_config *cfg)
 {
 	struct option longopts[LV_NOPTS + 1];
 	char shortopts[2 * LV_NOPTS + 2];
-	size_t k = 0;
-	int i, c;
+	int c;
 
-	shortopts[k++] = ':';
-	for (i = 0; i < LV_NOPTS; i++) {
-		longopts[i].name = lv_options[i].name;
-		longopts[i].has_arg = lv_options[i].arg ? required_argument :
-		    no_argument;
-		longopts[i].flag = NULL;
-		longopts[i].val = lv_options[i].letter;
-		if (lv_options[i].letter < 256) {
-			shortopts[k++] = (char)lv_options[i].letter;
-			if (lv_options[i].arg)
-				shortopts[k++] = ':';
-		}
-	}
-	memset(&longopts[LV_NOPTS], 0, sizeof longopts[0]);
-	shortopts[k] = '\0';
+	od_options_getopt(lv_options, LV_NOPTS, longopts, shortopts);
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -291,10 +258,9 @@ lv_parse(int argc, char **argv, lv_config *cfg)
 			return lv_usage(cfg->cmd, "this option needs an "
 			    "argument:", arg);
 		default:
-			for (i = 0; i < LV_NOPTS; i++)
-				if (optopt != 0 && optopt == lv_options[i].letter)
-					return lv_usage(cfg->cmd, "this option "
-					    "takes no argument:", arg);
+			if (od_options_known(lv_options, LV_NOPTS, optopt))
+				return lv_usage(cfg->cmd, "this option takes no "
+				    "argument:", arg);
 			return lv_usage(cfg->cmd, "unknown option", arg);
 		}
 	}

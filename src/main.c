@@ -21,21 +21,15 @@
 #include "facts.h"
 #include "live.h"
 #include "oomdoc.h"
+#include "options.h"
 #include "rules.h"
-
-typedef struct {
-	const char *name;       /* long name */
-	int letter;             /* short letter, or a code above 255 */
-	const char *arg;        /* argument name, NULL for none */
-	const char *help;
-} cli_option;
 
 enum {
 	OPT_COLOR = 256, OPT_LIST_ANCHORS, OPT_RULES, OPT_NO_DEFAULT_RULES,
 	OPT_FACT
 };
 
-static const cli_option cli_options[] = {
+static const od_option cli_options[] = {
 	{ "format", 'f', "FORMAT",
 	  "report format: text (default), markdown or json" },
 	{ "color", OPT_COLOR, "WHEN",
@@ -92,8 +86,6 @@ cli_usage(const char *what, const char *word)
 static void
 cli_help(FILE *out)
 {
-	int i;
-
 	fputs("Usage: oomdoc [OPTION]... [FILE]...\n"
 	    "       oomdoc rules check|list|show|facts [OPTION]... [PATH|ID]...\n"
 	    "Find the out-of-memory failures in the logs of GPU jobs and show "
@@ -101,18 +93,7 @@ cli_help(FILE *out)
 	    "With no FILE, or when FILE is -, read standard input.  Plain, "
 	    "gzip and zstd\ninput are recognised by their first bytes.\n\n"
 	    "Options:\n", out);
-	for (i = 0; i < CLI_NOPTS; i++) {
-		const cli_option *o = &cli_options[i];
-		char left[48];
-
-		if (o->letter < 256)
-			snprintf(left, sizeof left, "-%c, --%s%s%s", o->letter,
-			    o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-		else
-			snprintf(left, sizeof left, "    --%s%s%s", o->name,
-			    o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(out, "  %-24s %s\n", left, o->help);
-	}
+	od_options_help(out, cli_options, CLI_NOPTS);
 	fputs("\nExit status: 0 if an out-of-memory failure was found, 1 if "
 	    "none was,\n2 on a usage or input error, 3 on an error in the "
 	    "rules.  See oomdoc(1).\n", out);
@@ -142,25 +123,9 @@ cli_parse(int argc, char **argv, cli_config *cfg)
 	struct option longopts[CLI_NOPTS + 1];
 	char shortopts[2 * CLI_NOPTS + 2];
 	od_error err;
-	size_t k = 0;
-	int i, c;
+	int c;
 
-	shortopts[k++] = ':';
-	for (i = 0; i < CLI_NOPTS; i++) {
-		longopts[i].name = cli_options[i].name;
-		longopts[i].has_arg = cli_options[i].arg ? required_argument :
-		    no_argument;
-		longopts[i].flag = NULL;
-		longopts[i].val = cli_options[i].letter;
-		if (cli_options[i].letter < 256) {
-			shortopts[k++] = (char)cli_options[i].letter;
-			if (cli_options[i].arg)
-				shortopts[k++] = ':';
-		}
-	}
-	memset(&longopts[CLI_NOPTS], 0, sizeof longopts[0]);
-	shortopts[k] = '\0';
-
+	od_options_getopt(cli_options, CLI_NOPTS, longopts, shortopts);
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -220,10 +185,9 @@ cli_parse(int argc, char **argv, cli_config *cfg)
 		default:
 			/* getopt sets optopt to a known option's code when
 			 * only its argument was wrong. */
-			for (i = 0; i < CLI_NOPTS; i++)
-				if (optopt != 0 && optopt == cli_options[i].letter)
-					return cli_usage("this option takes no "
-					    "argument:", arg);
+			if (od_options_known(cli_options, CLI_NOPTS, optopt))
+				return cli_usage("this option takes no argument:",
+				    arg);
 			return cli_usage("unknown option", arg);
 		}
 	}
