@@ -70,7 +70,15 @@ static const char *const ex_patterns[RE_COUNT] = {
 	    "|\\[\\d{1,7},(\\d{1,7})\\]<(?:stdout|stderr)>:\\s?"
 	    "|[ \\t]{0,4}(\\d{1,5}):[ \\t]"
 	    "|>[ \\t]"
-	    "|[A-Za-z0-9_.-]+[ \\t]+\\|[ \\t])",
+	    "|[A-Za-z0-9_.-]+[ \\t]+\\|[ \\t]"
+	    /* vLLM: "(VllmWorkerProcess pid=1234) " and its logger's
+	     * "ERROR 04-27 09:07:04 [engine.py:160] " */
+	    "|\\([A-Za-z_][\\w.]*[ \\t]+pid=\\d{1,9}\\)[ \\t]"
+	    "|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)[ \\t]+\\d\\d-\\d\\d[ \\t]+"
+	    "\\d\\d:\\d\\d:\\d\\d(?:\\.\\d+)?[ \\t]+\\[[^\\]\\n]{1,80}\\][ \\t]"
+	    /* glog and absl: "E0325 20:57:27.620000 2606 file.py:123] " */
+	    "|[IWEF]\\d{4}[ \\t]+\\d\\d:\\d\\d:\\d\\d\\.\\d+[ \\t]+\\d+[ \\t]+"
+	    "[^\\]\\n]{1,120}\\][ \\t])",
 	[RE_HEAD] =
 	    "(?:(CUDA|HIP|XPU)" GAP "out" GAP "of" GAP "memory\\.\\s*)?"
 	    "Tried" GAP "to" GAP "allocate" GAP

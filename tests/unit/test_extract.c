@@ -262,6 +262,10 @@ test_prefixes_and_ranks(void **state)
 		{ "2024-05-01T12:00:00.123456789Z [rank1]: ", 1,
 		  "2024-05-01T12:00:00.123456789Z" },
 		{ "trainer-1  | ", -1, "" },
+		{ "(VllmWorkerProcess pid=1234) ERROR 04-27 09:07:04 "
+		  "[multiproc_worker_utils.py:242] ", -1, "" },
+		{ "E0325 20:57:27.620000 2606 torch/distributed/run.py:123] ",
+		  -1, "" },
 	};
 	size_t i;
 
@@ -452,6 +456,28 @@ test_one_line_log(void **state)
 	od_events_free(set);
 }
 
+/* vLLM's worker and logger prefixes on every line of a wrapped message. */
+static void
+test_vllm_prefixes(void **state)
+{
+	od_events *set = scan("(VllmWorkerProcess pid=1234) ERROR 04-27 09:07:04 "
+	    "[worker.py:12] torch.OutOfMemoryError: CUDA out of memory. Tried to "
+	    "allocate 1.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which "
+	    "300.00 MiB is free.\n(VllmWorkerProcess pid=1234) ERROR 04-27 "
+	    "09:07:04 [worker.py:12] Including non-PyTorch memory, this process "
+	    "has 78.80 GiB memory in use. Of the allocated memory 77.00 GiB is "
+	    "allocated by PyTorch, and 1.20 GiB is reserved by PyTorch but "
+	    "unallocated.\n", NULL);
+	od_event *ev = od_events_get(set, 0);
+
+	(void)state;
+	assert_non_null(ev);
+	assert_int_equal(ev->end_line, 2);
+	assert_int_equal(ev->mem.allocated, 82678120448LL);
+	assert_int_equal(ev->mem.process_in_use, 84610855731LL);
+	od_events_free(set);
+}
+
 /* A console's hard wrap at 80 columns cuts words and numbers in two. */
 static void
 test_console_wrap(void **state)
@@ -508,6 +534,7 @@ main(void)
 		cmocka_unit_test(test_grouping),
 		cmocka_unit_test(test_one_line_log),
 		cmocka_unit_test(test_console_wrap),
+		cmocka_unit_test(test_vllm_prefixes),
 		cmocka_unit_test(test_recovered),
 	};
 
