@@ -402,14 +402,14 @@ ex_word_char(char c)
  * exactly a console's width long and letters or digits meet at the break.
  */
 static void
-ex_join(ex_ctx *x, const ex_window *w, size_t s)
+ex_join(ex_ctx *x, const ex_window *w, size_t s, int max_lines)
 {
 	size_t p = s, begin = w->line_start, prev_len = 0;
 	uint64_t nl = 0;
 
 	x->tlen = 0;
 	x->nseg = 0;
-	while (x->nseg < EX_LINES_MAX && x->tlen < EX_TEXT_MAX && p <= w->len) {
+	while (x->nseg < max_lines && x->tlen < EX_TEXT_MAX && p <= w->len) {
 		size_t eol = ex_eol(w->buf, p, w->len);
 
 		if (x->nseg > 0) {
@@ -799,13 +799,24 @@ ex_recovered(const char *t, size_t tlen, size_t ms, size_t me)
 	return false;
 }
 
+/* Starts ev again from a clean event, keeping the prefix's timestamp. */
+static void
+ex_reset(od_event *ev)
+{
+	char ts[OD_TIMESTAMP_MAX];
+
+	memcpy(ts, ev->timestamp, sizeof ts);
+	od_event_clear(ev);
+	memcpy(ev->timestamp, ts, sizeof ts);
+}
+
 bool
 ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 {
 	size_t content, s, ht, ms = 0, me = 0, b, n, ps, ss;
 	uint64_t nl, skip = 0;
 	const char *t = x->text;
-	int rank = -1, pstart, sstart, tries;
+	int rank = -1, pstart, sstart, tries, pass;
 	bool ok = false;
 
 	ev->timestamp[0] = '\0';
@@ -821,39 +832,53 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 		s = w->hit - EX_BACK_MAX;
 	if (s > w->hit)
 		s = w->hit;
-	ex_join(x, w, s);
 	ht = w->hit - s;
 
 	/*
-	 * The earliest message that covers the hit wins; a PyTorch message
-	 * wins a tie.  A table recogniser whose condition fails is left out
-	 * and the search is made again without it.
+	 * First with the hit's line and two more, which is all that most
+	 * messages take; again with EX_LINES_MAX lines when the message ran
+	 * to the last line joined, or its recogniser reads on after it, and
+	 * there are more lines.  A log with an OOM on every line so costs
+	 * three lines a hit, not thirty-two.
 	 */
-	pstart = ex_find_start(x, ht, &ps);
-	for (tries = 0; tries < 8 && !ok; tries++) {
-		sstart = st_find(x->st, t, x->tlen, ht, skip, &ss);
-		if (pstart >= 0 && (sstart < 0 || ps <= ss)) {
-			ms = ps;
-			ok = ex_pytorch(x, pstart, ms, &me, ev);
-			if (!ok)
-				pstart = -1;
-		} else if (sstart >= 0) {
-			ms = ss;
-			ok = st_fill(x->st, sstart, t, x->tlen, ms, &me, ev);
-			if (!ok)
-				skip |= UINT64_C(1) << sstart;
-		} else {
-			break;
-		}
-		if (!ok) {
-			/* Start again from a clean event; keep the prefix's
-			 * timestamp. */
-			char ts[OD_TIMESTAMP_MAX];
+	for (pass = 0; pass < 2; pass++) {
+		int lines = pass == 0 ? EX_LINES_QUICK : EX_LINES_MAX;
+		bool follows = false;
 
-			memcpy(ts, ev->timestamp, sizeof ts);
-			od_event_clear(ev);
-			memcpy(ev->timestamp, ts, sizeof ts);
+		ex_join(x, w, s, lines);
+		ok = false;
+		skip = 0;
+		/*
+		 * The earliest message that covers the hit wins; a PyTorch
+		 * message wins a tie.  A table recogniser whose condition
+		 * fails is left out and the search is made again without it.
+		 */
+		pstart = ex_find_start(x, ht, &ps);
+		for (tries = 0; tries < 8 && !ok; tries++) {
+			sstart = st_find(x->st, t, x->tlen, ht, skip, &ss);
+			if (pstart >= 0 && (sstart < 0 || ps <= ss)) {
+				ms = ps;
+				ok = ex_pytorch(x, pstart, ms, &me, ev);
+				if (!ok)
+					pstart = -1;
+			} else if (sstart >= 0) {
+				ms = ss;
+				follows |= st_follows(x->st, sstart);
+				ok = st_fill(x->st, sstart, t, x->tlen, ms, &me, ev);
+				if (!ok)
+					skip |= UINT64_C(1) << sstart;
+			} else {
+				break;
+			}
+			if (!ok)
+				ex_reset(ev);
 		}
+		/* Done unless more lines could change the outcome. */
+		if (x->nseg < lines || (ok && !follows &&
+		    me < x->seg[x->nseg - 1].t))
+			break;
+		if (ok && pass == 0)
+			ex_reset(ev);
 	}
 	if (!ok)
 		return false;

@@ -10,6 +10,7 @@
 #define EX_BACK_MAX 512
 #define EX_TEXT_MAX (16 * 1024)
 #define EX_LINES_MAX 32
+#define EX_LINES_QUICK 3        /* the first try: most messages fit */
 
 typedef struct ex_ctx ex_ctx;
 

@@ -450,6 +450,13 @@ st_free(st_set *s)
 	free(s);
 }
 
+bool
+st_follows(const st_set *s, int i)
+{
+	(void)s;
+	return i >= 0 && i < ST_N && st_specs[i].follow != NULL;
+}
+
 int
 st_count(const st_set *s)
 {

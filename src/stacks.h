@@ -40,6 +40,9 @@ int st_find(st_set *s, const char *t, size_t tlen, size_t ht, uint64_t skip,
 bool st_fill(st_set *s, int i, const char *t, size_t tlen, size_t ms,
     size_t *me, od_event *ev);
 
+/* Whether recogniser i reads on into the lines after its match. */
+bool st_follows(const st_set *s, int i);
+
 /* The prefilter's strings, terminated by one whose text is NULL. */
 const st_anchor *st_anchors(void);
 
