@@ -108,6 +108,20 @@ rp_json_int(FILE *out, const char *name, int64_t v)
 	rp_json_num(out, v);
 }
 
+/* ', "field": {"name": "value"}' for a fix's env line or config key. */
+static void
+rp_json_pair(FILE *out, const char *field, const char *name,
+    const char *value)
+{
+	if (name == NULL)
+		return;
+	fprintf(out, ", \"%s\": {", field);
+	rp_json_cstr(out, name);
+	fputs(": ", out);
+	rp_json_cstr(out, value);
+	fputc('}', out);
+}
+
 static void
 rp_json_cause(FILE *out, const od_cause *c, bool first)
 {
@@ -135,24 +149,12 @@ rp_json_cause(FILE *out, const od_cause *c, bool first)
 		rp_json_cstr(out, f->id);
 		fputs(", \"text\": ", out);
 		rp_json_cstr(out, f->text);
-		if (f->env_name != NULL) {
-			fputs(", \"env\": {", out);
-			rp_json_cstr(out, f->env_name);
-			fputs(": ", out);
-			rp_json_cstr(out, f->env_value);
-			fputc('}', out);
-		}
+		rp_json_pair(out, "env", f->env_name, f->env_value);
 		if (f->code != NULL) {
 			fputs(", \"code\": ", out);
 			rp_json_cstr(out, f->code);
 		}
-		if (f->config_key != NULL) {
-			fputs(", \"config\": {", out);
-			rp_json_cstr(out, f->config_key);
-			fputs(": ", out);
-			rp_json_cstr(out, f->config_value);
-			fputc('}', out);
-		}
+		rp_json_pair(out, "config", f->config_key, f->config_value);
 		fputc('}', out);
 	}
 	fputs("],\n         \"confirm_with\": ", out);
