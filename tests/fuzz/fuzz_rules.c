@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "oomdoc.h"
+#include "core.h"
 #include "rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

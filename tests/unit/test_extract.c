@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "oomdoc.h"
+#include "core.h"
 
 #define GiB(x) ((int64_t)((x) * 1073741824.0 + 0.5))
 #define MiB(x) ((int64_t)((x) * 1048576.0 + 0.5))
@@ -58,7 +58,7 @@ test_era_cached(void **state)
 	assert_int_equal(od_events_count(set), 1);
 	ev = od_events_get(set, 0);
 	assert_int_equal(ev->kind, OD_KIND_CUDA_CACHING_ALLOCATOR);
-	assert_int_equal(ev->format, OD_FMT_CACHED);
+	assert_int_equal(ev->layout, OD_LAYOUT_CACHED);
 	assert_int_equal(ev->line, 2);
 	assert_int_equal(ev->device, 0);
 	assert_string_equal(ev->exception, "RuntimeError");
@@ -87,7 +87,7 @@ test_era_reserved_total(void **state)
 
 	(void)state;
 	assert_non_null(ev);
-	assert_int_equal(ev->format, OD_FMT_RESERVED_TOTAL);
+	assert_int_equal(ev->layout, OD_LAYOUT_RESERVED_TOTAL);
 	assert_int_equal(ev->hint, OD_HINT_MAX_SPLIT);
 	assert_int_equal(ev->mem.requested, MiB(152));
 	assert_int_equal(ev->mem.free, 6417285);        /* 6.12 MiB */
@@ -118,7 +118,7 @@ test_era_capacty_with_processes(void **state)
 
 	(void)state;
 	assert_non_null(ev);
-	assert_int_equal(ev->format, OD_FMT_CAPACTY);
+	assert_int_equal(ev->layout, OD_LAYOUT_CAPACTY);
 	assert_string_equal(ev->exception, "torch.cuda.OutOfMemoryError");
 	assert_int_equal(ev->mem.nprocs, 1);
 	assert_int_equal(ev->mem.procs[0].pid, 1246069);
@@ -151,7 +151,7 @@ test_era_new_allowed_pools(void **state)
 
 	(void)state;
 	assert_non_null(ev);
-	assert_int_equal(ev->format, OD_FMT_CAPACITY);
+	assert_int_equal(ev->layout, OD_LAYOUT_CAPACITY);
 	assert_int_equal(ev->hint, OD_HINT_EXPANDABLE);
 	assert_int_equal(ev->mem.allowed, 80777597420LL);
 	assert_int_equal(ev->mem.private_pools, MiB(104));
@@ -208,7 +208,7 @@ test_async_block(void **state)
 
 	(void)state;
 	assert_non_null(ev);
-	assert_int_equal(ev->format, OD_FMT_ASYNC);
+	assert_int_equal(ev->layout, OD_LAYOUT_ASYNC);
 	assert_int_equal(ev->line, 1);
 	assert_int_equal(ev->end_line, 7);
 	assert_int_equal(ev->mem.allocated, 30805652931LL);
@@ -233,13 +233,13 @@ test_warning_and_nvml(void **state)
 	(void)state;
 	assert_int_equal(od_events_count(set), 2);
 	ev = od_events_get(set, 0);
-	assert_int_equal(ev->format, OD_FMT_WARNING);
+	assert_int_equal(ev->layout, OD_LAYOUT_WARNING);
 	assert_false(ev->fatal);
 	assert_int_equal(ev->mem.requested, 580911104);
 	assert_int_equal(ev->mem.free, 191430656);
 	assert_int_equal(ev->mem.total, 42405855232LL);
 	ev = od_events_get(set, 1);
-	assert_int_equal(ev->format, OD_FMT_NVML_ASSERT);
+	assert_int_equal(ev->layout, OD_LAYOUT_NVML_ASSERT);
 	assert_true(ev->fatal);
 	assert_int_equal(ev->mem.requested, OD_UNKNOWN);
 	od_events_free(set);
@@ -353,7 +353,7 @@ test_glued_repr_headless_truncated(void **state)
 	    "GiB. GPU\n", NULL);
 	ev = od_events_get(set, 0);
 	assert_non_null(ev);
-	assert_int_equal(ev->format, OD_FMT_HEAD_ONLY);
+	assert_int_equal(ev->layout, OD_LAYOUT_HEAD_ONLY);
 	assert_int_equal(ev->mem.requested, 3999999679529LL);
 	assert_int_equal(ev->mem.total, OD_UNKNOWN);
 	od_events_free(set);

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "json_read.h"
-#include "oomdoc.h"
+#include "core.h"
 
 static jr_doc *
 parse(const char *text)

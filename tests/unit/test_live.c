@@ -19,7 +19,7 @@
 
 #include "device.h"
 #include "nvml_load.h"
-#include "oomdoc.h"
+#include "core.h"
 #include "probe.h"
 #ifdef OOMDOC_HAVE_CUDA
 #include "cupti_load.h"
@@ -78,7 +78,7 @@ causes(od_event *ev, const char *const *rules, const char *const *probes,
 	assert_non_null(ev->causes);
 	for (i = 0; i < n; i++) {
 		ev->causes[i].rule = rules[i];
-		ev->causes[i].confirm_with = probes[i];
+		ev->causes[i].probe = probes[i];
 	}
 	ev->ncauses = n;
 }

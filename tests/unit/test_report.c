@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "oomdoc.h"
+#include "core.h"
 
 /* Runs a report over text and returns what it wrote (caller frees). */
 static char *

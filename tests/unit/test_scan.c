@@ -16,7 +16,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "oomdoc.h"
+#include "core.h"
 
 static od_scanner *sc;
 static char tmpdir[] = "/tmp/oomdoc-test-XXXXXX";

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "oomdoc.h"
+#include "core.h"
 
 static int64_t
 parse(const char *num, const char *unit)

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "oomdoc.h"
+#include "core.h"
 
 static od_scanner *sc;
 
@@ -120,7 +120,7 @@ test_each_stack(void **state)
 		assert_int_equal(ev->host.pid, cases[i].pid);
 		assert_string_equal(ev->error, cases[i].error);
 		if (ev->confidence == OD_CONF_LOW)
-			assert_non_null(ev->confirm_with);
+			assert_non_null(ev->verify_hint);
 		od_events_free(set);
 	}
 }

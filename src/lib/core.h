@@ -83,18 +83,18 @@ typedef enum {
  * figures relate: see pytorch-allocator.md section 1.
  */
 typedef enum {
-	OD_FMT_UNKNOWN,
-	OD_FMT_CACHED,          /* 1.0-1.3: "... free; N cached)" */
-	OD_FMT_RESERVED_TOTAL,  /* 1.4-2.0: "... reserved in total by PyTorch)" */
-	OD_FMT_CAPACTY,         /* 2.1: "has a total capacty of" */
-	OD_FMT_CAPACITY,        /* 2.2 and later: "has a total capacity of" */
-	OD_FMT_ASYNC,           /* cudaMallocAsync: "Allocation on device N would exceed" */
-	OD_FMT_WARNING,         /* "memory allocation failed with OOM on device" */
-	OD_FMT_NVML_ASSERT,     /* NVML assert thrown on the OOM path */
-	OD_FMT_HEAD_ONLY,       /* a head with no recognisable body (truncated) */
-	OD_FMT_OTHER_STACK,     /* a message of another stack (stacks.c) */
-	OD_FMT_COUNT
-} od_format;
+	OD_LAYOUT_UNKNOWN,
+	OD_LAYOUT_CACHED,          /* 1.0-1.3: "... free; N cached)" */
+	OD_LAYOUT_RESERVED_TOTAL,  /* 1.4-2.0: "... reserved in total by PyTorch)" */
+	OD_LAYOUT_CAPACTY,         /* 2.1: "has a total capacty of" */
+	OD_LAYOUT_CAPACITY,        /* 2.2 and later: "has a total capacity of" */
+	OD_LAYOUT_ASYNC,           /* cudaMallocAsync: "Allocation on device N would exceed" */
+	OD_LAYOUT_WARNING,         /* "memory allocation failed with OOM on device" */
+	OD_LAYOUT_NVML_ASSERT,     /* NVML assert thrown on the OOM path */
+	OD_LAYOUT_HEAD_ONLY,       /* a head with no recognisable body (truncated) */
+	OD_LAYOUT_OTHER_STACK,     /* a message of another stack (stacks.c) */
+	OD_LAYOUT_COUNT
+} od_layout;
 
 /* Which fragmentation hint the message carried, if any. */
 typedef enum {
@@ -195,7 +195,7 @@ typedef struct {
 typedef struct {
 	const char *rule;       /* borrowed from the rule set, as below */
 	const char *title;
-	const char *confirm_with;
+	const char *probe;      /* the live-mode probe that can confirm it */
 	double score;
 	od_confidence confidence;
 	char *explanation;      /* owned */
@@ -209,8 +209,8 @@ typedef struct od_event {
 	od_kind kind;
 	const char *framework;  /* static: "pytorch", "tensorflow", ... */
 	od_confidence confidence;
-	const char *confirm_with;  /* static; what would confirm weak evidence */
-	od_format format;
+	const char *verify_hint;   /* static; what would confirm weak evidence */
+	od_layout layout;      /* the message layout: which release wrote it */
 	od_hint hint;
 	bool fatal;             /* false for warnings that precede a failure */
 	int input;              /* index into the run's inputs */
@@ -282,7 +282,7 @@ const char *od_kind_name(od_kind kind);
 const char *od_kind_title(od_kind kind);
 const char *od_kind_framework(od_kind kind);
 const char *od_confidence_name(od_confidence c);
-const char *od_format_name(od_format fmt);
+const char *od_layout_name(od_layout fmt);
 const char *od_hint_name(od_hint hint);
 
 /* The event set: every event of a run, grouped.  See event.c. */

@@ -8,7 +8,7 @@
 
 #include <sys/types.h>
 
-#include "oomdoc.h"
+#include "core.h"
 
 typedef struct in_reader in_reader;
 

@@ -78,7 +78,7 @@ typedef struct {
 	int nevidence;
 	rl_fix fixes[OD_FIXES_MAX];
 	int nfixes;
-	char *confirm_with;
+	char *probe;            /* confirm_with: the live-mode probe */
 } rl_rule;
 
 struct rl_set {
@@ -181,7 +181,7 @@ rl_rule_free(rl_rule *r)
 		free(r->fixes[i].config_key);
 		xp_template_free(r->fixes[i].config_value);
 	}
-	free(r->confirm_with);
+	free(r->probe);
 	memset(r, 0, sizeof *r);
 }
 
@@ -512,7 +512,7 @@ rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
 				    "context_cost, fits_now, largest_allocation, "
 				    "fragmentation, processes or health)", v);
 			else
-				r->confirm_with = rl_strdup(v);
+				r->probe = rl_strdup(v);
 		} else {
 			rl_err(lc, kn, 0, "unknown key '%s' in a rule (expected "
 			    "id, title, kinds, when, score, explain, evidence, "
@@ -874,7 +874,7 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 		memset(c, 0, sizeof *c);
 		c->rule = r->id;
 		c->title = r->title;
-		c->confirm_with = r->confirm_with;
+		c->probe = r->probe;
 		c->score = r->score;
 		if (r->score_expr != NULL) {
 			xv_value v = xp_eval(r->score_expr, fc_lookup, &src);
@@ -1023,6 +1023,6 @@ rl_describe(const rl_set *s, int i, FILE *out, bool full)
 	    "%s\n", r->when_src, r->score, r->explain_src);
 	for (k = 0; k < r->nfixes; k++)
 		fprintf(out, "fix:          %s\n", r->fixes[k].id);
-	if (r->confirm_with != NULL)
-		fprintf(out, "confirm_with: %s\n", r->confirm_with);
+	if (r->probe != NULL)
+		fprintf(out, "confirm_with: %s\n", r->probe);
 }

@@ -11,7 +11,7 @@
 #define OD_RULES_H
 
 #include "facts.h"
-#include "oomdoc.h"
+#include "core.h"
 
 #define RL_ERRORS_MAX 64
 

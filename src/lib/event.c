@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "oomdoc.h"
+#include "core.h"
 
 #define EV_SLOTS 2048           /* hash slots, a power of two > 2 * max */
 
@@ -215,7 +215,7 @@ ev_near(const od_event *old, const od_event *ev)
 {
 	const od_memory *a = &old->mem, *b = &ev->mem;
 
-	if (old->format != OD_FMT_OTHER_STACK || ev->format != OD_FMT_OTHER_STACK ||
+	if (old->layout != OD_LAYOUT_OTHER_STACK || ev->layout != OD_LAYOUT_OTHER_STACK ||
 	    old->fatal != ev->fatal)
 		return false;
 	if (old->kind != ev->kind && !(ev_host_family(old->kind) &&
@@ -264,7 +264,7 @@ ev_absorb(od_event *old, od_event *ev)
 		old->kind = ev->kind;
 		old->framework = ev->framework;
 		old->confidence = ev->confidence;
-		old->confirm_with = ev->confirm_with;
+		old->verify_hint = ev->verify_hint;
 		old->message = ev->message;
 		old->message_len = ev->message_len;
 		old->message_cut = ev->message_cut;

@@ -31,7 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "oomdoc.h"
+#include "core.h"
 
 #define XP_LEN_MAX 4096         /* bytes of one expression */
 #define XP_DEPTH_MAX 64         /* parentheses, calls and prefixes nested */

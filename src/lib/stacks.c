@@ -3,7 +3,7 @@
  *
  * Each recogniser is a row of a table: the kind, how sure its message makes
  * us, the fixed strings the prefilter needs for it, and a PCRE2 pattern
- * whose named groups say what they fill (st_set_field below):
+ * whose named groups say what they fill (sk_set_field below):
  *
  *   req, total, free, alloc, limit, peak, other   memory figures
  *   vm, anon, file, shmem, hlimit, husage         host figures
@@ -22,7 +22,7 @@
  * follow is a condition: without it the row gives no event.
  *
  * In a pattern, a plain space stands for any run of blanks and line
- * breaks (st_widen), so that wrapped messages still match; a space before
+ * breaks (sk_widen), so that wrapped messages still match; a space before
  * a quantifier stands for one optional blank.
  */
 #define _GNU_SOURCE             /* memmem */
@@ -45,12 +45,12 @@ typedef struct {
 	int follow_lines;
 	bool follow_required;
 	const char *framework;  /* NULL: the kind's */
-} st_spec;
+} sk_spec;
 
-static const char st_weak[] = "the node's kernel log (dmesg -T, journalctl "
+static const char sk_weak[] = "the node's kernel log (dmesg -T, journalctl "
     "-k) showing 'Killed process <pid>' at that time, or the scheduler's "
     "out-of-memory record";
-static const char st_k8s_weak[] = "the pod's last state 'Reason: OOMKilled' "
+static const char sk_k8s_weak[] = "the pod's last state 'Reason: OOMKilled' "
     "(kubectl describe pod) or the node's kernel log";
 
 #define KB_STATS "(?<vm_kb>[\\d,]+)kB, anon-rss:(?<anon_kb>[\\d,]+)kB, " \
@@ -58,7 +58,7 @@ static const char st_k8s_weak[] = "the pod's last state 'Reason: OOMKilled' "
 #define KILLED_PROCESS "Killed process (?<pid>\\d+) \\((?<comm>[^)\\n]*)\\)" \
     "(?:,? (?:total-vm|vsz):" KB_STATS ")?"
 
-static const st_spec st_specs[] = {
+static const sk_spec sk_specs[] = {
 	/* R51: the CUDA runtime and driver.  The "Search for" suffix is
 	 * PyTorch's own (c10/cuda/CUDAMiscFunctions.cpp). */
 	{ OD_KIND_CUDA_RAW, OD_CONF_HIGH, "CUDA error: out of memory",
@@ -319,27 +319,27 @@ static const st_spec st_specs[] = {
 	  NULL, 0, false, "python" },
 };
 
-#define ST_N ((int)(sizeof st_specs / sizeof st_specs[0]))
+#define ST_N ((int)(sizeof sk_specs / sizeof sk_specs[0]))
 
-struct st_set {
+struct sk_set {
 	pcre2_code *re[ST_N];
 	pcre2_code *follow[ST_N];
 	pcre2_match_data *md;
 	pcre2_match_context *mc;
-	pcre2_match_context *mc_start;  /* with an offset limit: st_find */
+	pcre2_match_context *mc_start;  /* with an offset limit: sk_find */
 	int rc;                 /* the last match's count of set pairs */
 };
 
 /* The anchors, made once from the table (and static after that). */
-static st_anchor st_anchor_list[256];
-static char st_anchor_text[8192];
+static sk_anchor sk_anchor_list[256];
+static char sk_anchor_text[8192];
 
 /*
  * Writes pattern with each plain space outside a character class turned
  * into \s+ (or \s before a quantifier).  False when it does not fit.
  */
 static bool
-st_widen(const char *p, char *out, size_t cap)
+sk_widen(const char *p, char *out, size_t cap)
 {
 	size_t n = 0;
 	bool cls = false;
@@ -371,14 +371,14 @@ st_widen(const char *p, char *out, size_t cap)
 }
 
 static pcre2_code *
-st_compile(const char *pattern, int row, uint32_t options, od_error *err)
+sk_compile(const char *pattern, int row, uint32_t options, od_error *err)
 {
 	char wide[ST_PATTERN_MAX];
 	pcre2_code *re;
 	PCRE2_SIZE off;
 	int code;
 
-	if (!st_widen(pattern, wide, sizeof wide)) {
+	if (!sk_widen(pattern, wide, sizeof wide)) {
 		od_error_set(err, "stacks.c", (uint64_t)row + 1, 0,
 		    "internal pattern too long");
 		return NULL;
@@ -398,10 +398,10 @@ st_compile(const char *pattern, int row, uint32_t options, od_error *err)
 	return re;
 }
 
-st_set *
-st_new(od_error *err)
+sk_set *
+sk_new(od_error *err)
 {
-	st_set *s = calloc(1, sizeof *s);
+	sk_set *s = calloc(1, sizeof *s);
 	int i;
 
 	if (s == NULL) {
@@ -409,12 +409,12 @@ st_new(od_error *err)
 		return NULL;
 	}
 	for (i = 0; i < ST_N; i++) {
-		s->re[i] = st_compile(st_specs[i].pattern, i,
+		s->re[i] = sk_compile(sk_specs[i].pattern, i,
 		    PCRE2_USE_OFFSET_LIMIT, err);
 		if (s->re[i] == NULL ||
-		    (st_specs[i].follow != NULL && (s->follow[i] =
-		    st_compile(st_specs[i].follow, i, 0, err)) == NULL)) {
-			st_free(s);
+		    (sk_specs[i].follow != NULL && (s->follow[i] =
+		    sk_compile(sk_specs[i].follow, i, 0, err)) == NULL)) {
+			sk_free(s);
 			return NULL;
 		}
 	}
@@ -423,7 +423,7 @@ st_new(od_error *err)
 	s->mc_start = pcre2_match_context_create(NULL);
 	if (s->md == NULL || s->mc == NULL || s->mc_start == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
-		st_free(s);
+		sk_free(s);
 		return NULL;
 	}
 	pcre2_set_match_limit(s->mc, 1000000);
@@ -434,7 +434,7 @@ st_new(od_error *err)
 }
 
 void
-st_free(st_set *s)
+sk_free(sk_set *s)
 {
 	int i;
 
@@ -451,29 +451,29 @@ st_free(st_set *s)
 }
 
 bool
-st_follows(const st_set *s, int i)
+sk_follows(const sk_set *s, int i)
 {
 	(void)s;
-	return i >= 0 && i < ST_N && st_specs[i].follow != NULL;
+	return i >= 0 && i < ST_N && sk_specs[i].follow != NULL;
 }
 
 int
-st_count(const st_set *s)
+sk_count(const sk_set *s)
 {
 	(void)s;
 	return ST_N;
 }
 
-const st_anchor *
-st_anchors(void)
+const sk_anchor *
+sk_anchors(void)
 {
 	size_t n = 0, used = 0;
 	int i;
 
-	if (st_anchor_list[0].text != NULL)
-		return st_anchor_list;
+	if (sk_anchor_list[0].text != NULL)
+		return sk_anchor_list;
 	for (i = 0; i < ST_N; i++) {
-		const char *a = st_specs[i].anchors;
+		const char *a = sk_specs[i].anchors;
 
 		while (*a != '\0') {
 			size_t len = strcspn(a, "|");
@@ -483,16 +483,16 @@ st_anchors(void)
 			if (caseless)
 				a++, len--;
 			for (k = 0; k < n; k++)
-				if (strlen(st_anchor_list[k].text) == len &&
-				    memcmp(st_anchor_list[k].text, a, len) == 0)
+				if (strlen(sk_anchor_list[k].text) == len &&
+				    memcmp(sk_anchor_list[k].text, a, len) == 0)
 					break;
-			if (k == n && n + 1 < sizeof st_anchor_list /
-			    sizeof st_anchor_list[0] &&
-			    used + len + 1 <= sizeof st_anchor_text) {
-				memcpy(st_anchor_text + used, a, len);
-				st_anchor_text[used + len] = '\0';
-				st_anchor_list[n].text = st_anchor_text + used;
-				st_anchor_list[n].caseless = caseless;
+			if (k == n && n + 1 < sizeof sk_anchor_list /
+			    sizeof sk_anchor_list[0] &&
+			    used + len + 1 <= sizeof sk_anchor_text) {
+				memcpy(sk_anchor_text + used, a, len);
+				sk_anchor_text[used + len] = '\0';
+				sk_anchor_list[n].text = sk_anchor_text + used;
+				sk_anchor_list[n].caseless = caseless;
 				n++;
 				used += len + 1;
 			}
@@ -501,12 +501,12 @@ st_anchors(void)
 				a++;
 		}
 	}
-	st_anchor_list[n].text = NULL;
-	return st_anchor_list;
+	sk_anchor_list[n].text = NULL;
+	return sk_anchor_list;
 }
 
 static bool
-st_match(st_set *s, const pcre2_code *re, const char *t, size_t tlen,
+sk_match(sk_set *s, const pcre2_code *re, const char *t, size_t tlen,
     size_t at, bool anchored)
 {
 	s->rc = pcre2_match(re, (PCRE2_SPTR)t, tlen, at,
@@ -519,7 +519,7 @@ st_match(st_set *s, const pcre2_code *re, const char *t, size_t tlen,
  * traceback shows ("raise ValueError(\"No available memory ...\"").
  */
 static bool
-st_quoted_in_source(const char *t, size_t ms)
+sk_quoted_in_source(const char *t, size_t ms)
 {
 	size_t b = ms;
 
@@ -531,7 +531,7 @@ st_quoted_in_source(const char *t, size_t ms)
 }
 
 int
-st_find(st_set *s, const char *t, size_t tlen, size_t ht, uint64_t skip,
+sk_find(sk_set *s, const char *t, size_t tlen, size_t ht, uint64_t skip,
     size_t *ms)
 {
 	size_t from = ht > 200 ? ht - 200 : 0;
@@ -549,7 +549,7 @@ st_find(st_set *s, const char *t, size_t tlen, size_t ht, uint64_t skip,
 		    s->md, s->mc_start)) > 0) {
 			PCRE2_SIZE *ov = pcre2_get_ovector_pointer(s->md);
 
-			if (ov[1] < ht || st_quoted_in_source(t, ov[0])) {
+			if (ov[1] < ht || sk_quoted_in_source(t, ov[0])) {
 				at = ov[1] > at ? ov[1] : at + 1;
 				continue;
 			}
@@ -565,7 +565,7 @@ st_find(st_set *s, const char *t, size_t tlen, size_t ht, uint64_t skip,
 
 /* A decimal integer, maybe negative, maybe with thousands commas. */
 static bool
-st_int(const char *p, size_t n, int64_t *out)
+sk_int(const char *p, size_t n, int64_t *out)
 {
 	int64_t v = 0;
 	size_t i = 0;
@@ -584,7 +584,7 @@ st_int(const char *p, size_t n, int64_t *out)
 }
 
 static void
-st_copy(char *dst, size_t cap, const char *p, size_t n)
+sk_copy(char *dst, size_t cap, const char *p, size_t n)
 {
 	if (n >= cap)
 		n = cap - 1;
@@ -594,15 +594,15 @@ st_copy(char *dst, size_t cap, const char *p, size_t n)
 
 /* Reads the size in p[0..n) in the unit that the group's suffix names. */
 static bool
-st_size(const char *suffix, const char *p, size_t n, int64_t *out)
+sk_size(const char *suffix, const char *p, size_t n, int64_t *out)
 {
 	char buf[64];
 	int64_t v;
 
 	if (strcmp(suffix, "b") == 0)
-		return st_int(p, n, out) && *out >= 0;
+		return sk_int(p, n, out) && *out >= 0;
 	if (strcmp(suffix, "kb") == 0) {
-		if (!st_int(p, n, &v) || v < 0 || v > INT64_MAX / 1024)
+		if (!sk_int(p, n, &v) || v < 0 || v > INT64_MAX / 1024)
 			return false;
 		*out = v * 1024;
 		return true;
@@ -631,7 +631,7 @@ st_size(const char *suffix, const char *p, size_t n, int64_t *out)
 
 /* Fills the field that group name names from the text p[0..n). */
 static void
-st_set_field(od_event *ev, const char *name, const char *p, size_t n)
+sk_set_field(od_event *ev, const char *name, const char *p, size_t n)
 {
 	static const struct {
 		const char *base;
@@ -657,7 +657,7 @@ st_set_field(od_event *ev, const char *name, const char *p, size_t n)
 	int64_t v;
 	size_t i;
 
-	st_copy(base, sizeof base, name, strlen(name));
+	sk_copy(base, sizeof base, name, strlen(name));
 	if (us != NULL && (strcmp(us, "_b") == 0 || strcmp(us, "_kb") == 0 ||
 	    strcmp(us, "_gib") == 0 || strcmp(us, "_bin") == 0)) {
 		base[us - name] = '\0';
@@ -668,39 +668,39 @@ st_set_field(od_event *ev, const char *name, const char *p, size_t n)
 			continue;
 		/* An exact byte count beats a rounded one ("(rounded to N)",
 		 * "4.00G (4294967296 bytes)"): _b groups come later. */
-		if (st_size(suffix, p, n, &v))
+		if (sk_size(suffix, p, n, &v))
 			*(int64_t *)(void *)((char *)ev + sizes[i].off) = v;
 		return;
 	}
-	if (strcmp(name, "device") == 0 && st_int(p, n, &v) && v < 1 << 20)
+	if (strcmp(name, "device") == 0 && sk_int(p, n, &v) && v < 1 << 20)
 		ev->device = (int)v;
-	else if (strcmp(name, "rank") == 0 && st_int(p, n, &v) && v < 1 << 30)
+	else if (strcmp(name, "rank") == 0 && sk_int(p, n, &v) && v < 1 << 30)
 		ev->rank = (int)v;
-	else if (strcmp(name, "pid") == 0 && st_int(p, n, &v))
+	else if (strcmp(name, "pid") == 0 && sk_int(p, n, &v))
 		ev->host.pid = v;
-	else if (strcmp(name, "exit") == 0 && st_int(p, n, &v)) {
+	else if (strcmp(name, "exit") == 0 && sk_int(p, n, &v)) {
 		ev->host.exit_code = v;
 		ev->host.has_exit = true;
 	} else if (strcmp(name, "comm") == 0)
-		st_copy(ev->host.process, sizeof ev->host.process, p, n);
+		sk_copy(ev->host.process, sizeof ev->host.process, p, n);
 	else if (strcmp(name, "signal") == 0)
-		st_copy(ev->host.signal, sizeof ev->host.signal,
+		sk_copy(ev->host.signal, sizeof ev->host.signal,
 		    n == 9 && strncmp(p, "bus error", 9) == 0 ? "Bus error" : p, n);
 	else if (strcmp(name, "error") == 0)
-		st_copy(ev->error, sizeof ev->error, p, n);
+		sk_copy(ev->error, sizeof ev->error, p, n);
 	else if (strcmp(name, "shape") == 0)
-		st_copy(ev->tensor_shape, sizeof ev->tensor_shape, p, n);
+		sk_copy(ev->tensor_shape, sizeof ev->tensor_shape, p, n);
 	else if (strcmp(name, "dtype") == 0)
-		st_copy(ev->dtype, sizeof ev->dtype, p, n);
+		sk_copy(ev->dtype, sizeof ev->dtype, p, n);
 	else if (strcmp(name, "allocator") == 0)
-		st_copy(ev->allocator, sizeof ev->allocator, p, n);
+		sk_copy(ev->allocator, sizeof ev->allocator, p, n);
 	else if (strcmp(name, "nonfatal") == 0)
 		ev->fatal = false;
 }
 
 /* Fills ev from every named group of the last match that took part. */
 static void
-st_fill_groups(st_set *s, const pcre2_code *re, const char *t, od_event *ev)
+sk_fill_groups(sk_set *s, const pcre2_code *re, const char *t, od_event *ev)
 {
 	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(s->md);
 	uint32_t count, size, i;
@@ -717,27 +717,27 @@ st_fill_groups(st_set *s, const pcre2_code *re, const char *t, od_event *ev)
 		/* Pairs from rc on are not written by the match. */
 		if ((int)g >= s->rc || ov[2 * g] == PCRE2_UNSET)
 			continue;
-		st_set_field(ev, (const char *)(e + 2), t + ov[2 * g],
+		sk_set_field(ev, (const char *)(e + 2), t + ov[2 * g],
 		    ov[2 * g + 1] - ov[2 * g]);
 	}
 }
 
 bool
-st_fill(st_set *s, int i, const char *t, size_t tlen, size_t ms, size_t *me,
+sk_fill(sk_set *s, int i, const char *t, size_t tlen, size_t ms, size_t *me,
     od_event *ev)
 {
-	const st_spec *sp = &st_specs[i];
+	const sk_spec *sp = &sk_specs[i];
 	bool found = false;
 
-	if (!st_match(s, s->re[i], t, tlen, ms, true))
+	if (!sk_match(s, s->re[i], t, tlen, ms, true))
 		return false;
 	ev->kind = sp->kind;
 	ev->framework = sp->framework;
 	ev->confidence = sp->conf;
-	ev->format = OD_FMT_OTHER_STACK;
+	ev->layout = OD_LAYOUT_OTHER_STACK;
 	ev->fatal = true;
 	*me = pcre2_get_ovector_pointer(s->md)[1];
-	st_fill_groups(s, s->re[i], t, ev);
+	sk_fill_groups(s, s->re[i], t, ev);
 	if (sp->follow != NULL) {
 		/* Read on, at most follow_lines lines past the match. */
 		size_t end = *me, at = *me;
@@ -746,10 +746,10 @@ st_fill(st_set *s, int i, const char *t, size_t tlen, size_t ms, size_t *me,
 		while (end < tlen && lines <= sp->follow_lines)
 			if (t[end++] == '\n')
 				lines++;
-		while (at < end && st_match(s, s->follow[i], t, end, at, false)) {
+		while (at < end && sk_match(s, s->follow[i], t, end, at, false)) {
 			PCRE2_SIZE *ov = pcre2_get_ovector_pointer(s->md);
 
-			st_fill_groups(s, s->follow[i], t, ev);
+			sk_fill_groups(s, s->follow[i], t, ev);
 			found = true;
 			*me = ov[1];
 			at = ov[1] > at ? ov[1] : at + 1;
@@ -758,7 +758,7 @@ st_fill(st_set *s, int i, const char *t, size_t tlen, size_t ms, size_t *me,
 			return false;
 	}
 	if (ev->confidence == OD_CONF_LOW)
-		ev->confirm_with = sp->kind == OD_KIND_K8S_OOMKILLED ?
-		    st_k8s_weak : st_weak;
+		ev->verify_hint = sp->kind == OD_KIND_K8S_OOMKILLED ?
+		    sk_k8s_weak : sk_weak;
 	return true;
 }

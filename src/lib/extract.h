@@ -4,7 +4,7 @@
 #ifndef OD_EXTRACT_H
 #define OD_EXTRACT_H
 
-#include "oomdoc.h"
+#include "core.h"
 
 /* How far the extractor looks: bytes before the hit, and the joined text. */
 #define EX_BACK_MAX 512

@@ -409,7 +409,7 @@ lv_from_report(lv_input *in, const char *shown, od_error *err)
 			if (oc->rule == NULL)
 				continue;
 			oc->title = jr_str(d, jr_get(d, c, "title"), NULL);
-			oc->confirm_with = jr_str(d, jr_get(d, c,
+			oc->probe = jr_str(d, jr_get(d, c,
 			    "confirm_with"), NULL);
 			if (jr_num(d, jr_get(d, c, "score"), &score))
 				oc->score = score;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "oomdoc.h"
+#include "core.h"
 
 void
 od_error_set(od_error *err, const char *file, uint64_t line, uint64_t col,
@@ -284,22 +284,22 @@ od_confidence_name(od_confidence c)
 }
 
 const char *
-od_format_name(od_format fmt)
+od_layout_name(od_layout fmt)
 {
-	static const char *const names[OD_FMT_COUNT] = {
-		[OD_FMT_UNKNOWN] = "unknown",
-		[OD_FMT_CACHED] = "cached",
-		[OD_FMT_RESERVED_TOTAL] = "reserved_in_total",
-		[OD_FMT_CAPACTY] = "capacty",
-		[OD_FMT_CAPACITY] = "capacity",
-		[OD_FMT_ASYNC] = "cuda_malloc_async",
-		[OD_FMT_WARNING] = "allocator_warning",
-		[OD_FMT_NVML_ASSERT] = "nvml_assert",
-		[OD_FMT_HEAD_ONLY] = "head_only",
-		[OD_FMT_OTHER_STACK] = "stack",
+	static const char *const names[OD_LAYOUT_COUNT] = {
+		[OD_LAYOUT_UNKNOWN] = "unknown",
+		[OD_LAYOUT_CACHED] = "cached",
+		[OD_LAYOUT_RESERVED_TOTAL] = "reserved_in_total",
+		[OD_LAYOUT_CAPACTY] = "capacty",
+		[OD_LAYOUT_CAPACITY] = "capacity",
+		[OD_LAYOUT_ASYNC] = "cuda_malloc_async",
+		[OD_LAYOUT_WARNING] = "allocator_warning",
+		[OD_LAYOUT_NVML_ASSERT] = "nvml_assert",
+		[OD_LAYOUT_HEAD_ONLY] = "head_only",
+		[OD_LAYOUT_OTHER_STACK] = "stack",
 	};
 
-	return (unsigned)fmt < OD_FMT_COUNT ? names[fmt] : "unknown";
+	return (unsigned)fmt < OD_LAYOUT_COUNT ? names[fmt] : "unknown";
 }
 
 const char *

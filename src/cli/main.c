@@ -20,7 +20,7 @@
 
 #include "facts.h"
 #include "live.h"
-#include "oomdoc.h"
+#include "core.h"
 #include "options.h"
 #include "rules.h"
 

@@ -291,7 +291,7 @@ lr_text(FILE *out, const lv_report *r)
 				lr_result_text(out, v->result, "       ");
 		}
 		for (without = 0, k = 0; k < le->ev->ncauses; k++)
-			if (le->ev->causes[k].confirm_with == NULL) {
+			if (le->ev->causes[k].probe == NULL) {
 				fputs(without++ ? ", " : "    no live probe for: ",
 				    out);
 				lr_txt(out, le->ev->causes[k].rule);

@@ -6,21 +6,21 @@
 #ifndef OD_STACKS_H
 #define OD_STACKS_H
 
-#include "oomdoc.h"
+#include "core.h"
 
-typedef struct st_set st_set;
+typedef struct sk_set sk_set;
 
 /* A fixed string for the prefilter. */
 typedef struct {
 	const char *text;
 	bool caseless;
-} st_anchor;
+} sk_anchor;
 
-st_set *st_new(od_error *err);
-void st_free(st_set *s);
+sk_set *sk_new(od_error *err);
+void sk_free(sk_set *s);
 
 /* The number of recognisers (at most 64). */
-int st_count(const st_set *s);
+int sk_count(const sk_set *s);
 
 /*
  * Finds, among the recognisers not in the mask skip, the match that
@@ -28,7 +28,7 @@ int st_count(const st_set *s);
  * or after ht and starts no later than ht + 8.  Returns its index with *ms
  * set to its start, or -1.
  */
-int st_find(st_set *s, const char *t, size_t tlen, size_t ht, uint64_t skip,
+int sk_find(sk_set *s, const char *t, size_t tlen, size_t ht, uint64_t skip,
     size_t *ms);
 
 /*
@@ -37,13 +37,13 @@ int st_find(st_set *s, const char *t, size_t tlen, size_t ht, uint64_t skip,
  * Returns false when the recogniser's condition is not met (an NCCL
  * wrapper without an out-of-memory CUDA failure, say).
  */
-bool st_fill(st_set *s, int i, const char *t, size_t tlen, size_t ms,
+bool sk_fill(sk_set *s, int i, const char *t, size_t tlen, size_t ms,
     size_t *me, od_event *ev);
 
 /* Whether recogniser i reads on into the lines after its match. */
-bool st_follows(const st_set *s, int i);
+bool sk_follows(const sk_set *s, int i);
 
 /* The prefilter's strings, terminated by one whose text is NULL. */
-const st_anchor *st_anchors(void);
+const sk_anchor *sk_anchors(void);
 
 #endif

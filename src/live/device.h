@@ -18,7 +18,7 @@
 #ifndef OD_DEVICE_H
 #define OD_DEVICE_H
 
-#include "oomdoc.h"
+#include "core.h"
 
 #define DV_PROCS_MAX 32         /* processes listed per device */
 #define DV_ALLOCS_MAX 8192      /* allocations held at once */

@@ -161,7 +161,7 @@ typedef struct {
 } ex_seg;
 
 struct ex_ctx {
-	st_set *st;             /* the other stacks' recognisers */
+	sk_set *st;             /* the other stacks' recognisers */
 	pcre2_code *re[RE_COUNT];
 	pcre2_match_data *md;
 	pcre2_match_context *mc;
@@ -204,7 +204,7 @@ ex_new(od_error *err)
 		if (od_jit_wanted())
 			(void)pcre2_jit_compile(x->re[i], PCRE2_JIT_COMPLETE);
 	}
-	x->st = st_new(err);
+	x->st = sk_new(err);
 	if (x->st == NULL) {
 		ex_free(x);
 		return NULL;
@@ -233,7 +233,7 @@ ex_free(ex_ctx *x)
 		return;
 	for (i = 0; i < RE_COUNT; i++)
 		pcre2_code_free(x->re[i]);
-	st_free(x->st);
+	sk_free(x->st);
 	pcre2_match_data_free(x->md);
 	pcre2_match_context_free(x->mc);
 	pcre2_match_context_free(x->mc_start);
@@ -540,7 +540,7 @@ ex_body_old(ex_ctx *x, const char *t, size_t tlen, size_t *at, od_event *ev)
 		return false;
 	ev->device = (int)ex_int(x, t, 1, -1);
 	*at = ex_mend(x);
-	ev->format = OD_FMT_RESERVED_TOTAL;
+	ev->layout = OD_LAYOUT_RESERVED_TOTAL;
 	if (!ex_match(x, RE_OLD_TOTAL, t, tlen, *at, true))
 		return true;
 	m->total = ex_size(x, t, 1);
@@ -559,7 +559,7 @@ ex_body_old(ex_ctx *x, const char *t, size_t tlen, size_t *at, od_event *ev)
 	}
 	if (ex_match(x, RE_OLD_RESERVED, t, tlen, *at, true)) {
 		if (ex_group(x, 3, &s, &n) && t[s] == 'c') {
-			ev->format = OD_FMT_CACHED;
+			ev->layout = OD_LAYOUT_CACHED;
 			m->reserved_unallocated = ex_size(x, t, 1);
 		} else {
 			m->reserved = ex_size(x, t, 1);
@@ -582,8 +582,8 @@ ex_body_new(ex_ctx *x, const char *t, size_t tlen, size_t *at, od_event *ev)
 	if (!ex_match(x, RE_NEW_GPU, t, tlen, *at, true))
 		return false;
 	ev->device = (int)ex_int(x, t, 1, -1);
-	ev->format = ex_group(x, 2, &s, &n) && n == 1 ? OD_FMT_CAPACTY :
-	    OD_FMT_CAPACITY;
+	ev->layout = ex_group(x, 2, &s, &n) && n == 1 ? OD_LAYOUT_CAPACTY :
+	    OD_LAYOUT_CAPACITY;
 	m->total = ex_size(x, t, 3);
 	*at = ex_mend(x);
 	if (ex_match(x, RE_NEW_FREE, t, tlen, *at, true)) {
@@ -639,19 +639,19 @@ ex_derive(od_event *ev)
 {
 	od_memory *m = &ev->mem;
 
-	switch (ev->format) {
-	case OD_FMT_CACHED:
+	switch (ev->layout) {
+	case OD_LAYOUT_CACHED:
 		/* "cached" is reserved - allocated in the 1.0 era. */
 		if (m->allocated >= 0 && m->reserved_unallocated >= 0)
 			m->reserved = m->allocated + m->reserved_unallocated;
 		break;
-	case OD_FMT_RESERVED_TOTAL:
+	case OD_LAYOUT_RESERVED_TOTAL:
 		if (m->reserved >= 0 && m->allocated >= 0 &&
 		    m->reserved >= m->allocated)
 			m->reserved_unallocated = m->reserved - m->allocated;
 		break;
-	case OD_FMT_CAPACTY:
-	case OD_FMT_CAPACITY:
+	case OD_LAYOUT_CAPACTY:
+	case OD_LAYOUT_CAPACITY:
 		if (m->allocated >= 0 && m->reserved_unallocated >= 0)
 			m->reserved = m->allocated + m->reserved_unallocated;
 		break;
@@ -722,7 +722,7 @@ ex_pytorch(ex_ctx *x, int starter, size_t ms, size_t *me, od_event *ev)
 			ev->kind = OD_KIND_XPU;
 		exa = ex_group(x, 2, &gs, &gn);
 		ev->mem.requested = ex_size(x, t, 3);
-		ev->format = OD_FMT_HEAD_ONLY;
+		ev->layout = OD_LAYOUT_HEAD_ONLY;
 		/* "Tried to allocate N" alone is not enough: MPS and others
 		 * say it too.  It needs the head or a body. */
 		if (!exa && !ex_body_old(x, t, x->tlen, &at, ev) &&
@@ -737,7 +737,7 @@ ex_pytorch(ex_ctx *x, int starter, size_t ms, size_t *me, od_event *ev)
 			ev->kind = OD_KIND_HIP;
 		else if (t[ms] == 'X')
 			ev->kind = OD_KIND_XPU;
-		ev->format = OD_FMT_HEAD_ONLY;
+		ev->layout = OD_LAYOUT_HEAD_ONLY;
 		break;
 	case RE_PAREN:
 		at = ms;
@@ -747,7 +747,7 @@ ex_pytorch(ex_ctx *x, int starter, size_t ms, size_t *me, od_event *ev)
 		break;
 	case RE_ASYNC_HEAD:
 		ev->device = (int)ex_int(x, t, 1, -1);
-		ev->format = OD_FMT_ASYNC;
+		ev->layout = OD_LAYOUT_ASYNC;
 		ex_body_async(x, t, x->tlen, &at, ev);
 		break;
 	case RE_WARN:
@@ -755,11 +755,11 @@ ex_pytorch(ex_ctx *x, int starter, size_t ms, size_t *me, od_event *ev)
 		ev->mem.requested = ex_int(x, t, 2, OD_UNKNOWN);
 		ev->mem.free = ex_int(x, t, 3, OD_UNKNOWN);
 		ev->mem.total = ex_int(x, t, 4, OD_UNKNOWN);
-		ev->format = OD_FMT_WARNING;
+		ev->layout = OD_LAYOUT_WARNING;
 		ev->fatal = false;
 		break;
 	case RE_NVML:
-		ev->format = OD_FMT_NVML_ASSERT;
+		ev->layout = OD_LAYOUT_NVML_ASSERT;
 		break;
 	default:
 		return false;
@@ -855,7 +855,7 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 		 */
 		pstart = ex_find_start(x, ht, &ps);
 		for (tries = 0; tries < 8 && !ok; tries++) {
-			sstart = st_find(x->st, t, x->tlen, ht, skip, &ss);
+			sstart = sk_find(x->st, t, x->tlen, ht, skip, &ss);
 			if (pstart >= 0 && (sstart < 0 || ps <= ss)) {
 				ms = ps;
 				ok = ex_pytorch(x, pstart, ms, &me, ev);
@@ -863,8 +863,8 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 					pstart = -1;
 			} else if (sstart >= 0) {
 				ms = ss;
-				follows |= st_follows(x->st, sstart);
-				ok = st_fill(x->st, sstart, t, x->tlen, ms, &me, ev);
+				follows |= sk_follows(x->st, sstart);
+				ok = sk_fill(x->st, sstart, t, x->tlen, ms, &me, ev);
 				if (!ok)
 					skip |= UINT64_C(1) << sstart;
 			} else {

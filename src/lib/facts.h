@@ -6,7 +6,7 @@
 #define OD_FACTS_H
 
 #include "expr.h"
-#include "oomdoc.h"
+#include "core.h"
 
 #define FC_USER_MAX 32
 

@@ -15,7 +15,7 @@
 #define OD_PROBE_H
 
 #include "device.h"
-#include "oomdoc.h"
+#include "core.h"
 
 typedef enum {
 	PB_CONTEXT_COST,

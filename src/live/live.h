@@ -14,7 +14,7 @@
 #define OD_LIVE_H
 
 #include "device.h"
-#include "oomdoc.h"
+#include "core.h"
 #include "probe.h"
 
 /* One event and the verdicts on its causes. */

@@ -8,7 +8,7 @@
 #ifndef OD_CONTEXT_H
 #define OD_CONTEXT_H
 
-#include "oomdoc.h"
+#include "core.h"
 
 typedef struct cx_ctx cx_ctx;
 

@@ -253,8 +253,8 @@ fc_others(const od_event *ev)
 	int i, self = fc_self(ev);
 
 	if (ev->mem.nprocs == 0)
-		return (ev->format == OD_FMT_CAPACITY ||
-		    ev->format == OD_FMT_CAPACTY) && ev->mem.process_in_use >= 0 ?
+		return (ev->layout == OD_LAYOUT_CAPACITY ||
+		    ev->layout == OD_LAYOUT_CAPACTY) && ev->mem.process_in_use >= 0 ?
 		    0 : -1;
 	for (i = 0; i < ev->mem.nprocs; i++)
 		if (i != self && ev->mem.procs[i].bytes > 0)
@@ -356,7 +356,7 @@ fc_event(const od_event *ev, int id, xv_value *out)
 	case FC_HOST_SIGNAL: return fc_str(out, ev->host.signal);
 	case FC_KIND: return fc_str(out, od_kind_name(ev->kind));
 	case FC_FRAMEWORK: return fc_str(out, ev->framework);
-	case FC_FORMAT: return fc_str(out, od_format_name(ev->format));
+	case FC_FORMAT: return fc_str(out, od_layout_name(ev->layout));
 	case FC_CONFIDENCE:
 		return fc_str(out, od_confidence_name(ev->confidence));
 	case FC_FATAL: return fc_bool(out, ev->fatal);
@@ -401,11 +401,11 @@ fc_event(const od_event *ev, int id, xv_value *out)
 		return fc_bool(out, o != NULL && fc_truth(o) == 1);
 	case FC_EXPANDABLE_AVAILABLE:
 		/* The message's layout tells the PyTorch release. */
-		if (ev->format == OD_FMT_CACHED ||
-		    ev->format == OD_FMT_RESERVED_TOTAL)
+		if (ev->layout == OD_LAYOUT_CACHED ||
+		    ev->layout == OD_LAYOUT_RESERVED_TOTAL)
 			return fc_bool(out, 0);
-		if (ev->format == OD_FMT_CAPACTY ||
-		    ev->format == OD_FMT_CAPACITY ||
+		if (ev->layout == OD_LAYOUT_CAPACTY ||
+		    ev->layout == OD_LAYOUT_CAPACITY ||
 		    ev->hint == OD_HINT_EXPANDABLE)
 			return fc_bool(out, 1);
 		return false;
@@ -413,7 +413,7 @@ fc_event(const od_event *ev, int id, xv_value *out)
 		o = fc_option(c->alloc_conf, "max_split_size_mb");
 		return o != NULL && fc_num(out, atoll(o), false);
 	case FC_MALLOC_ASYNC:
-		if (ev->format == OD_FMT_ASYNC)
+		if (ev->layout == OD_LAYOUT_ASYNC)
 			return fc_bool(out, 1);
 		if (c->alloc_conf[0] == '\0')
 			return false;

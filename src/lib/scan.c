@@ -33,7 +33,7 @@
 #include "context.h"
 #include "extract.h"
 #include "input.h"
-#include "oomdoc.h"
+#include "core.h"
 #include "stacks.h"
 
 #define SC_BUF_SIZE (2u * 1024 * 1024)
@@ -72,7 +72,7 @@ static int sc_nanchors, sc_noom;
 static void
 sc_collect_anchors(void)
 {
-	const st_anchor *a;
+	const sk_anchor *a;
 	const cx_anchor *c;
 	size_t i;
 
@@ -81,7 +81,7 @@ sc_collect_anchors(void)
 	for (i = 0; i < sizeof sc_pytorch_anchors / sizeof sc_pytorch_anchors[0];
 	    i++)
 		sc_anchors[sc_nanchors++] = sc_pytorch_anchors[i];
-	for (a = st_anchors(); a->text != NULL && sc_nanchors < SC_ANCHORS_MAX;
+	for (a = sk_anchors(); a->text != NULL && sc_nanchors < SC_ANCHORS_MAX;
 	    a++) {
 		sc_anchor_flags[sc_nanchors] = a->caseless ? HS_FLAG_CASELESS : 0;
 		sc_anchors[sc_nanchors++] = a->text;

@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "oomdoc.h"
+#include "core.h"
 
 #define RP_BAR_WIDTH 50
 
@@ -158,7 +158,7 @@ rp_json_cause(FILE *out, const od_cause *c, bool first)
 		fputc('}', out);
 	}
 	fputs("],\n         \"confirm_with\": ", out);
-	rp_json_cstr(out, c->confirm_with);
+	rp_json_cstr(out, c->probe);
 	fputc('}', out);
 }
 
@@ -225,11 +225,11 @@ rp_json_event(FILE *out, const od_event *ev, const od_input *inputs)
 	fputs(",\n      \"framework\": ", out);
 	rp_json_cstr(out, ev->framework);
 	fputs(",\n      \"format\": ", out);
-	rp_json_cstr(out, od_format_name(ev->format));
+	rp_json_cstr(out, od_layout_name(ev->layout));
 	fprintf(out, ",\n      \"fatal\": %s,\n      \"confidence\": \"%s\",\n"
 	    "      \"confirm_with\": ", ev->fatal ? "true" : "false",
 	    od_confidence_name(ev->confidence));
-	rp_json_cstr(out, ev->confirm_with);
+	rp_json_cstr(out, ev->verify_hint);
 	fputs(",\n      \"input\": ", out);
 	rp_json_cstr(out, rp_input_name(&inputs[ev->input]));
 	fprintf(out, ",\n      \"line\": %llu,\n      \"end_line\": %llu,\n",
@@ -549,9 +549,9 @@ rp_text_causes(FILE *out, const od_report_opts *o, const od_event *ev)
 				fputc('\n', out);
 			}
 		}
-		if (c->confirm_with != NULL)
+		if (c->probe != NULL)
 			fprintf(out, "       live probe that can confirm it: %s\n",
-			    c->confirm_with);
+			    c->probe);
 	}
 	if (ev->fingerprint[0] != '\0')
 		fprintf(out, "    fingerprint %s\n", ev->fingerprint);
@@ -601,14 +601,14 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	rp_text_field(out, "tensor", ev->tensor_shape);
 	rp_text_field(out, "dtype", ev->dtype);
 	rp_text_field(out, "allocator", ev->allocator);
-	if (ev->format != OD_FMT_OTHER_STACK)
-		fprintf(out, "    format     %s\n", od_format_name(ev->format));
+	if (ev->layout != OD_LAYOUT_OTHER_STACK)
+		fprintf(out, "    format     %s\n", od_layout_name(ev->layout));
 	if (ev->confidence != OD_CONF_HIGH) {
 		fprintf(out, "    confidence %s", od_confidence_name(
 		    ev->confidence));
-		if (ev->confirm_with != NULL)
+		if (ev->verify_hint != NULL)
 			fprintf(out, ": to confirm, look for %s",
-			    ev->confirm_with);
+			    ev->verify_hint);
 		fputc('\n', out);
 	}
 	fputs("    message    ", out);

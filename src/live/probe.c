@@ -1314,17 +1314,17 @@ pb_verdicts(pb_session *s, const od_event *ev, pb_verdict *v, int cap)
 		const od_cause *c = &ev->causes[i];
 		int p;
 
-		if (c->confirm_with == NULL || c->rule == NULL)
+		if (c->probe == NULL || c->rule == NULL)
 			continue;
 		memset(&v[n], 0, sizeof v[n]);
-		v[n].probe_name = c->confirm_with;
-		p = pb_find(c->confirm_with);
+		v[n].probe_name = c->probe;
+		p = pb_find(c->probe);
 		if (p < 0) {
 			v[n].probe = PB_COUNT;
 			v[n].cause = c->rule;
 			v[n].outcome = PB_INCONCLUSIVE;
 			snprintf(v[n].summary, sizeof v[n].summary, "There is "
-			    "no probe named '%s'.", c->confirm_with);
+			    "no probe named '%s'.", c->probe);
 		} else {
 			pb_judge(c->rule, ev, pb_run(s, (pb_probe)p, ev), &v[n]);
 		}

@@ -14,7 +14,7 @@
 #ifndef OD_JSON_READ_H
 #define OD_JSON_READ_H
 
-#include "oomdoc.h"
+#include "core.h"
 
 #define JR_INPUT_MAX (64u * 1024 * 1024)
 #define JR_VALUES_MAX (1u << 20)
