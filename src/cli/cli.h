@@ -10,8 +10,8 @@
  *   cmd_live.c      oomdoc live and oomdoc probe: options, --help,
  *                   signals, and the exit status of a live session
  *   live.c          the input of oomdoc live: a log or a JSON report
- *   rules_dir.c     the one rules loader: the shipped rules,
- *                   OOMDOC_RULES, --rules
+ *   rules_dir.c     the one rules loader: the shipped rules (found from
+ *                   the program's own location), OOMDOC_RULES, --rules
  *   errors.c        the one error printer
  *   options.c       option tables, and --format and --color
  */
@@ -75,10 +75,20 @@ typedef struct {
 } cli_rules;
 
 /*
+ * The directory of the shipped rules: the program's own directory (read
+ * from /proc/self/exe) joined with OOMDOC_RULES_FROM_BINDIR, the path
+ * from the installed bin directory to the installed rules.  out holds the
+ * path tried ("" when the program's location could not be read).  False,
+ * with err set, when it is not a directory that can be read.
+ */
+bool cli_rules_dir(char *out, size_t len, od_error *err);
+
+/*
  * Loads into rules the shipped rules (unless o->shipped is false), then
  * the files and directories of OOMDOC_RULES (colon-separated), then each
  * of o->paths, a later rule replacing an earlier one with the same id.
- * Returns false when there was an error; errs holds them all.
+ * Returns false when there was an error; errs holds them all, a missing
+ * shipped rules directory among them.
  */
 bool cli_rules_load(const cli_rules *o, rl_set *rules, rl_errors *errs);
 

@@ -9,6 +9,7 @@
  * these.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,11 +57,21 @@ dg_help(FILE *out)
 	    "rules.  See oomdoc(1).\n", out);
 }
 
-/* The version, and what live mode is built with. */
+/* The version, what live mode is built with, and the shipped rules'
+ * directory (or the path tried, and why it cannot be used). */
 static void
 dg_version(FILE *out)
 {
+	char dir[PATH_MAX];
+	od_error err;
+
+	memset(&err, 0, sizeof err);
 	fprintf(out, "oomdoc %s\n%s\n", OD_VERSION, od_live_version_line());
+	if (cli_rules_dir(dir, sizeof dir, &err))
+		fprintf(out, "Shipped rules: %s\n", dir);
+	else
+		fprintf(out, "Shipped rules: none (%s%s%s)\n", err.file,
+		    err.file[0] != '\0' ? ": " : "", err.msg);
 }
 
 void
