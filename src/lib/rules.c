@@ -44,13 +44,6 @@
 #define RL_DEPTH_MAX 16
 #define RL_TEXT_MAX 2048
 
-#ifndef OOMDOC_RULES_DIR
-#define OOMDOC_RULES_DIR "/usr/local/share/oomdoc/rules"
-#endif
-#ifndef OOMDOC_SOURCE_RULES_DIR
-#define OOMDOC_SOURCE_RULES_DIR "rules"
-#endif
-
 typedef struct {
 	char *id;
 	xp_expr *when;
@@ -196,16 +189,6 @@ rl_free(rl_set *s)
 		rl_rule_free(&s->rules[i]);
 	free(s->rules);
 	free(s);
-}
-
-const char *
-rl_default_dir(void)
-{
-	struct stat st;
-
-	if (stat(OOMDOC_RULES_DIR, &st) == 0 && S_ISDIR(st.st_mode))
-		return OOMDOC_RULES_DIR;
-	return OOMDOC_SOURCE_RULES_DIR;
 }
 
 static yaml_node_t *
