@@ -5,13 +5,10 @@
  * (od_event_from_json, for live mode's src/live/report_read.c) both walk
  * these tables, so that a key is spelt in one place and a field read back
  * is the field that was written.  The null rule is report_json.h's.
- *
- * Not read back: the explanation, the evidence and the fixes of a cause
- * (what live mode needs of a cause is its rule, title, score, confidence
- * and probe).
  */
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +19,20 @@
 #define JF_CHARS(k, field) { .key = k, .type = OD_JSON_CHARS, \
 	.at = JF_AT(field), .size = sizeof ((od_event *)0)->field }
 #define JF_FIGURE(k, field) { .key = k, .type = OD_JSON_I64, .at = JF_AT(field) }
+
+/* A copy of a string of the report, or NULL (also when out of memory:
+ * *ok is then false). */
+static char *
+jf_dup(const json_t *v, bool *ok)
+{
+	char *s;
+
+	if (!json_is_string(v))
+		return NULL;
+	s = strdup(json_string_value(v));
+	*ok &= s != NULL;
+	return s;
+}
 
 /* The names of the enums, as od_json_field.name wants them. */
 static const char *
@@ -234,10 +245,40 @@ jf_evidence_get(const void *base, const od_json_ctx *cx)
 	return a;
 }
 
+static bool
+jf_evidence_set(void *base, const json_t *v, od_json_ctx *cx)
+{
+	od_cause *c = base;
+	const json_t *e;
+	size_t i;
+	bool ok = true;
+
+	json_array_foreach(v, i, e) {
+		if (c->nevidence == OD_EVIDENCE_MAX)
+			break;
+		/* null is how an empty line was written. */
+		if (json_is_string(e))
+			c->evidence[c->nevidence++] = jf_dup(e, &ok);
+		else if (json_is_null(e) &&
+		    (c->evidence[c->nevidence++] = strdup("")) == NULL)
+			ok = false;
+	}
+	return ok;
+}
+
 static json_t *
 jf_explanation_get(const void *base, const od_json_ctx *cx)
 {
 	return od_json_text(((const od_cause *)base)->explanation);
+}
+
+static bool
+jf_explanation_set(void *base, const json_t *v, od_json_ctx *cx)
+{
+	bool ok = true;
+
+	((od_cause *)base)->explanation = jf_dup(v, &ok);
+	return ok;
 }
 
 /* {"NAME": "value"} for a fix's environment line or configuration key. */
@@ -293,6 +334,61 @@ jf_fixes_get(const void *base, const od_json_ctx *cx)
 	return a;
 }
 
+/* The one member of {"NAME": "value"}, copied; false when out of memory. */
+static bool
+jf_pair_set(const json_t *v, char **name, char **value)
+{
+	const char *k;
+	json_t *x;
+	bool ok = true;
+
+	/* jansson's iterator takes the object as not const; it only reads. */
+	json_object_foreach((json_t *)(uintptr_t)v, k, x) {
+		*name = strdup(k);
+		*value = json_is_string(x) ? jf_dup(x, &ok) : strdup("");
+		return ok && *name != NULL && *value != NULL;
+	}
+	return true;
+}
+
+/* A fix's text is never NULL (the text report writes it). */
+static bool
+jf_fixes_set(void *base, const json_t *v, od_json_ctx *cx)
+{
+	od_cause *c = base;
+	const json_t *e;
+	size_t i;
+	bool ok = true;
+
+	json_array_foreach(v, i, e) {
+		od_fix *f = &c->fixes[c->nfixes];
+
+		if (c->nfixes == OD_FIXES_MAX)
+			break;
+		if (!json_is_object(e))
+			continue;
+		c->nfixes++;
+		f->id = json_string_value(json_object_get(e, "id"));
+		f->text = json_is_string(json_object_get(e, "text")) ?
+		    jf_dup(json_object_get(e, "text"), &ok) : strdup("");
+		/* A code change is written when there is one, null if empty. */
+		if (json_is_string(json_object_get(e, "code")))
+			f->code = jf_dup(json_object_get(e, "code"), &ok);
+		else if (json_is_null(json_object_get(e, "code")))
+			f->code = strdup("");
+		ok = ok && (f->code != NULL ||
+		    !json_is_null(json_object_get(e, "code")));
+		ok = ok && f->text != NULL &&
+		    jf_pair_set(json_object_get(e, "env"), &f->env_name,
+		    &f->env_value) &&
+		    jf_pair_set(json_object_get(e, "config"), &f->config_key,
+		    &f->config_value);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
 static const od_json_field jf_cause[] = {
 	{ .key = "rule", .type = OD_JSON_CSTR, .at = offsetof(od_cause, rule) },
 	{ .key = "title", .type = OD_JSON_CSTR,
@@ -303,9 +399,11 @@ static const od_json_field jf_cause[] = {
 	  .at = offsetof(od_cause, confidence), .name = jf_confidence,
 	  .count = OD_CONF_HIGH + 1 },
 	{ .key = "explanation", .type = OD_JSON_CUSTOM,
-	  .get = jf_explanation_get },
-	{ .key = "evidence", .type = OD_JSON_CUSTOM, .get = jf_evidence_get },
-	{ .key = "fixes", .type = OD_JSON_CUSTOM, .get = jf_fixes_get },
+	  .get = jf_explanation_get, .set = jf_explanation_set },
+	{ .key = "evidence", .type = OD_JSON_CUSTOM, .get = jf_evidence_get,
+	  .set = jf_evidence_set },
+	{ .key = "fixes", .type = OD_JSON_CUSTOM, .get = jf_fixes_get,
+	  .set = jf_fixes_set },
 	{ .key = "confirm_with", .type = OD_JSON_CSTR,
 	  .at = offsetof(od_cause, probe) },
 	{ .type = OD_JSON_END },

@@ -100,9 +100,10 @@ json_t *od_event_to_json(const od_event *ev, const od_json_ctx *cx);
 /*
  * Sets what obj gives of ev, which must have been initialised
  * (od_event_init); cx->input and cx->kind receive the strings of obj.
- * Strings of kind OD_JSON_CSTR (the rules' ids and titles, the framework)
- * borrow from obj; the message, the ranks and the causes are allocated
- * into ev, as od_event_clear expects.  False when out of memory.
+ * Strings of kind OD_JSON_CSTR (the framework, a rule's id, title and
+ * probe, a fix's id) borrow from obj; the message, the ranks, the causes
+ * and their texts are allocated into ev, as od_event_clear expects.
+ * False when out of memory.
  */
 bool od_event_from_json(od_event *ev, const json_t *obj, od_json_ctx *cx);
 

@@ -15,13 +15,12 @@
 static json_t *
 lj_activity(const dv_activity *a)
 {
-	json_t *src = json_array();
+	json_t *src;
 	int i;
 
-	if (!a->available) {
-		json_decref(src);
+	if (!a->available)
 		return json_null();
-	}
+	src = json_array();
 	for (i = 0; src != NULL && i < a->nsources; i++)
 		if (json_array_append_new(src, json_pack("{s:o, s:I}", "source",
 		    od_json_text(a->sources[i]), "allocations",
