@@ -584,6 +584,14 @@ jf_number(int64_t v, const od_json_field *f)
 }
 
 static json_t *
+jf_text(const char *s, const od_json_field *f)
+{
+	if (f->null != OD_JSON_NEVER_NULL)
+		return od_json_text(s);
+	return od_escape_json(s != NULL ? s : "", s != NULL ? strlen(s) : 0);
+}
+
+static json_t *
 jf_get(const od_json_field *f, const void *base, const od_json_ctx *cx)
 {
 	switch (f->type) {
@@ -601,11 +609,11 @@ jf_get(const od_json_field *f, const void *base, const od_json_ctx *cx)
 		return v < 0 ? json_null() : json_boolean(v);
 	}
 	case OD_JSON_CHARS:
-		return od_json_text(JF_CFIELD(char, base, f));
+		return jf_text(JF_CFIELD(char, base, f), f);
 	case OD_JSON_CSTR:
-		return od_json_text(*JF_CFIELD(jf_cstr, base, f));
+		return jf_text(*JF_CFIELD(jf_cstr, base, f), f);
 	case OD_JSON_ENUM:
-		return od_json_text(f->name(*JF_CFIELD(int, base, f)));
+		return jf_text(f->name(*JF_CFIELD(int, base, f)), f);
 	case OD_JSON_OBJECT:
 		return jf_object(f->fields, base, cx);
 	case OD_JSON_ARRAY: {

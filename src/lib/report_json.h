@@ -34,7 +34,7 @@ json_t *od_json_text(const char *s);
 bool od_json_set(json_t *obj, const char *key, json_t *v);
 /*
  * Writes root with two-space indents and keys in the order they were set,
- * escaping as od_json_write's comment in escape.c says; false, with
+ * escaping as od_escape_json_dump does (escape.c); false, with
  * nothing written, when out of memory.
  */
 bool od_json_write(FILE *out, const json_t *root);
@@ -55,9 +55,10 @@ typedef enum {
 	OD_JSON_CUSTOM,         /* written by get, read by set */
 } od_json_type;
 
+/* The null rule of a field; a row that names none has the rule above. */
 typedef enum {
 	OD_JSON_NULL_UNKNOWN,   /* the null rule above */
-	OD_JSON_NEVER_NULL,
+	OD_JSON_NEVER_NULL,     /* a number as it is, a text "" for none */
 } od_json_null;
 
 /* What the writer and the reader know beyond the struct. */
