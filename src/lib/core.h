@@ -331,13 +331,12 @@ typedef struct {
 	char fingerprint[17];   /* the report's, "" when none */
 } od_report_opts;
 /*
- * Writing text taken from a log, escaped for where it goes: a terminal
- * (control characters and invalid bytes as \xNN), JSON (a valid UTF-8
- * string with its quotes) or Markdown (no link, tag, mention, emphasis or
- * table break can form).
+ * Writing text taken from a log, escaped for where it goes (escape.c): a
+ * terminal (control characters and invalid bytes as \xNN) or Markdown (no
+ * link, tag, mention, emphasis or table break can form); JSON strings go
+ * through od_escape_json (report_json.h).
  */
 void od_escape_text(FILE *out, const char *s, size_t n, const char *indent);
-void od_escape_json(FILE *out, const char *s, size_t n);
 void od_escape_markdown(FILE *out, const char *s, size_t n);
 void od_report_write(FILE *out, const od_report_opts *opts,
     const od_input *inputs, int ninputs, od_events *set);

@@ -1,6 +1,7 @@
 /*
  * test_report.c: what reaches the terminal and the JSON from a log is
- * escaped: no control sequence passes, and JSON strings are valid UTF-8.
+ * escaped: no control sequence passes, and JSON strings are valid UTF-8
+ * (src/lib/escape.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -61,9 +62,30 @@ test_json_escapes(void **state)
 
 	(void)state;
 	assert_null(strchr(out, '\x1b'));
-	assert_non_null(strstr(out, "\\u001b[31m\\ufffd\xc3\xa9"));
+	/* The bad byte is U+FFFD, the controls escaped in lower case. */
+	assert_non_null(strstr(out, "\\u001b[31m\xef\xbf\xbd\xc3\xa9"));
 	assert_non_null(strstr(out, "\"requested_bytes\": null"));
 	assert_non_null(strstr(out, "\"name\": \"job\\u001b]0;pwned\\u0007.log\""));
+	free(out);
+}
+
+/* What jansson leaves as it is, a terminal or JavaScript could act on:
+ * DEL, the C1 controls, U+2028 and U+2029. */
+static void
+test_json_controls(void **state)
+{
+	static const char log[] = "RuntimeError: NVML_SUCCESS == \x7f\xc2\x9b"
+	    "31m\xe2\x80\xa8\xe2\x80\xa9\x08\x0c\\/ r INTERNAL ASSERT FAILED at "
+	    "\"../c10/cuda/CUDACachingAllocator.cpp\":950, please report a bug "
+	    "to PyTorch.\n";
+	char *out = report(log, sizeof log - 1, OD_FORMAT_JSON);
+
+	(void)state;
+	assert_null(strstr(out, "\x7f"));
+	assert_null(strstr(out, "\xc2\x9b"));
+	assert_null(strstr(out, "\xe2\x80\xa8"));
+	assert_non_null(strstr(out, "== \\u007f\\u009b31m\\u2028\\u2029\\b\\f"
+	    "\\\\/"));
 	free(out);
 }
 
@@ -73,6 +95,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_escapes),
 		cmocka_unit_test(test_json_escapes),
+		cmocka_unit_test(test_json_controls),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);

@@ -1,0 +1,772 @@
+/*
+ * report_fields.c: the fields of an event in the JSON report
+ * (oomdoc.report/1), described once, in the order of the report: the
+ * writer (od_event_to_json, for report_json.c) and the reader
+ * (od_event_from_json, for live mode's src/live/report_read.c) both walk
+ * these tables, so that a key is spelt in one place and a field read back
+ * is the field that was written.  The null rule is report_json.h's.
+ */
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "report_json.h"
+
+#define JF_AT(field) offsetof(od_event, field)
+#define JF_CHARS(k, field) { .key = k, .type = OD_JSON_CHARS, \
+	.at = JF_AT(field), .size = sizeof ((od_event *)0)->field }
+#define JF_FIGURE(k, field) { .key = k, .type = OD_JSON_I64, .at = JF_AT(field) }
+
+/* A copy of a string of the report, or NULL (also when out of memory:
+ * *ok is then false). */
+static char *
+jf_dup(const json_t *v, bool *ok)
+{
+	char *s;
+
+	if (!json_is_string(v))
+		return NULL;
+	s = strdup(json_string_value(v));
+	*ok &= s != NULL;
+	return s;
+}
+
+/* The names of the enums, as od_json_field.name wants them. */
+static const char *
+jf_confidence(int v)
+{
+	return od_confidence_name((od_confidence)v);
+}
+
+static const char *
+jf_layout(int v)
+{
+	return od_layout_name((od_layout)v);
+}
+
+static const char *
+jf_hint(int v)
+{
+	return od_hint_name((od_hint)v);
+}
+
+/* The kind: an unknown one is read as a raw CUDA failure, its name kept. */
+static json_t *
+jf_kind_get(const void *base, const od_json_ctx *cx)
+{
+	return od_json_text(od_kind_name(((const od_event *)base)->kind));
+}
+
+static bool
+jf_kind_set(void *base, const json_t *v, od_json_ctx *cx)
+{
+	od_event *ev = base;
+	int k;
+
+	cx->kind = json_string_value(v);
+	ev->kind = OD_KIND_CUDA_RAW;
+	for (k = 0; cx->kind != NULL && k < OD_KIND_COUNT; k++)
+		if (strcmp(od_kind_name((od_kind)k), cx->kind) == 0)
+			ev->kind = (od_kind)k;
+	return true;
+}
+
+static json_t *
+jf_input_get(const void *base, const od_json_ctx *cx)
+{
+	return od_json_text(rp_input_name(&cx->inputs[((const od_event *)
+	    base)->input]));
+}
+
+static bool
+jf_input_set(void *base, const json_t *v, od_json_ctx *cx)
+{
+	cx->input = json_string_value(v);
+	return true;
+}
+
+static json_t *
+jf_ranks_get(const void *base, const od_json_ctx *cx)
+{
+	const od_event *ev = base;
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; a != NULL && i < ev->nranks; i++)
+		if (json_array_append_new(a, json_integer(ev->ranks[i])) != 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+static bool
+jf_ranks_set(void *base, const json_t *v, od_json_ctx *cx)
+{
+	od_event *ev = base;
+	json_t *r;
+	size_t i;
+
+	json_array_foreach(v, i, r) {
+		json_int_t k = json_integer_value(r);
+
+		if (json_is_integer(r) && k >= 0 && k <= INT_MAX)
+			od_event_add_rank(ev, (int)k);
+	}
+	return true;
+}
+
+/* The message verbatim: never null, an empty string when there is none. */
+static json_t *
+jf_message_get(const void *base, const od_json_ctx *cx)
+{
+	const od_event *ev = base;
+
+	return od_escape_json(ev->message != NULL ? ev->message : "",
+	    ev->message != NULL ? ev->message_len : 0);
+}
+
+static bool
+jf_message_set(void *base, const json_t *v, od_json_ctx *cx)
+{
+	od_event *ev = base;
+	const unsigned char *s = (const unsigned char *)json_string_value(v);
+	size_t n = json_string_length(v), k, len;
+	unsigned cp;
+
+	if (s == NULL)
+		return true;
+	/* At most OD_MESSAGE_MAX bytes, cut at a character's start. */
+	for (k = 0; k < n; k += len) {
+		len = od_utf8_decode(s + k, n - k, &cp);
+		if (len == 0)
+			len = 1;
+		if (k + len > OD_MESSAGE_MAX)
+			break;
+	}
+	ev->message = malloc(k + 1);
+	if (ev->message == NULL)
+		return false;
+	memcpy(ev->message, s, k);
+	ev->message[k] = '\0';
+	ev->message_len = k;
+	return true;
+}
+
+static json_t *
+jf_exit_get(const void *base, const od_json_ctx *cx)
+{
+	const od_host *h = &((const od_event *)base)->host;
+
+	return h->has_exit ? json_integer(h->exit_code) : json_null();
+}
+
+static bool
+jf_exit_set(void *base, const json_t *v, od_json_ctx *cx)
+{
+	od_host *h = &((od_event *)base)->host;
+
+	h->has_exit = json_is_integer(v);
+	h->exit_code = json_integer_value(v);
+	return true;
+}
+
+/* The memory readings of the metric lines: null when there were none. */
+static const od_json_field jf_readings[] = {
+	{ .key = "count", .type = OD_JSON_INT, .null = OD_JSON_NEVER_NULL,
+	  .at = JF_AT(ctx.nreadings) },
+	JF_FIGURE("first_bytes", ctx.mem_first),
+	JF_FIGURE("last_bytes", ctx.mem_last),
+	JF_FIGURE("max_bytes", ctx.mem_max),
+	{ .type = OD_JSON_END },
+};
+
+static json_t *jf_object(const od_json_field *t, const void *base,
+    const od_json_ctx *cx);
+static bool jf_fill(const od_json_field *t, void *base, const json_t *obj,
+    od_json_ctx *cx);
+
+static json_t *
+jf_readings_get(const void *base, const od_json_ctx *cx)
+{
+	const od_event *ev = base;
+
+	return ev->ctx.nreadings > 0 ? jf_object(jf_readings, ev, cx) :
+	    json_null();
+}
+
+static bool
+jf_readings_set(void *base, const json_t *v, od_json_ctx *cx)
+{
+	od_event *ev = base;
+
+	if (!json_is_object(v))
+		return true;
+	if (!jf_fill(jf_readings, ev, v, cx))
+		return false;
+	if (ev->ctx.nreadings < 0)
+		ev->ctx.nreadings = 0;
+	return true;
+}
+
+/* The score, to two decimals as the other reports show it. */
+static json_t *
+jf_score_get(const void *base, const od_json_ctx *cx)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof buf, "%.2f", ((const od_cause *)base)->score);
+	return json_real(strtod(buf, NULL));
+}
+
+static bool
+jf_score_set(void *base, const json_t *v, od_json_ctx *cx)
+{
+	if (json_is_number(v))
+		((od_cause *)base)->score = json_number_value(v);
+	return true;
+}
+
+static json_t *
+jf_evidence_get(const void *base, const od_json_ctx *cx)
+{
+	const od_cause *c = base;
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; a != NULL && i < c->nevidence; i++)
+		if (json_array_append_new(a, od_json_text(c->evidence[i])) != 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+static bool
+jf_evidence_set(void *base, const json_t *v, od_json_ctx *cx)
+{
+	od_cause *c = base;
+	const json_t *e;
+	size_t i;
+	bool ok = true;
+
+	json_array_foreach(v, i, e) {
+		if (c->nevidence == OD_EVIDENCE_MAX)
+			break;
+		/* null is how an empty line was written. */
+		if (json_is_string(e))
+			c->evidence[c->nevidence++] = jf_dup(e, &ok);
+		else if (json_is_null(e) &&
+		    (c->evidence[c->nevidence++] = strdup("")) == NULL)
+			ok = false;
+	}
+	return ok;
+}
+
+static json_t *
+jf_explanation_get(const void *base, const od_json_ctx *cx)
+{
+	return od_json_text(((const od_cause *)base)->explanation);
+}
+
+static bool
+jf_explanation_set(void *base, const json_t *v, od_json_ctx *cx)
+{
+	bool ok = true;
+
+	((od_cause *)base)->explanation = jf_dup(v, &ok);
+	return ok;
+}
+
+/* {"NAME": "value"} for a fix's environment line or configuration key. */
+static bool
+jf_pair(json_t *fix, const char *key, const char *name, const char *value)
+{
+	json_t *o;
+
+	if (name == NULL)
+		return true;
+	o = json_object();
+	if (o == NULL)
+		return false;
+	/* The name is a key, valid UTF-8 like any string. */
+	{
+		json_t *k = od_escape_json(name, strlen(name));
+		const char *ks = json_string_value(k);
+		bool ok = ks != NULL && od_json_set(o, ks, od_json_text(value));
+
+		json_decref(k);
+		if (!ok) {
+			json_decref(o);
+			return false;
+		}
+	}
+	return od_json_set(fix, key, o);
+}
+
+static json_t *
+jf_fixes_get(const void *base, const od_json_ctx *cx)
+{
+	const od_cause *c = base;
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; a != NULL && i < c->nfixes; i++) {
+		const od_fix *f = &c->fixes[i];
+		json_t *o = json_object();
+		bool ok = o != NULL && od_json_set(o, "id", od_json_text(f->id)) &&
+		    od_json_set(o, "text", od_json_text(f->text)) &&
+		    jf_pair(o, "env", f->env_name, f->env_value) &&
+		    (f->code == NULL || od_json_set(o, "code",
+		    od_json_text(f->code))) &&
+		    jf_pair(o, "config", f->config_key, f->config_value);
+
+		if (!ok || json_array_append_new(a, o) != 0) {
+			if (!ok)
+				json_decref(o);
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* The one member of {"NAME": "value"}, copied; false when out of memory. */
+static bool
+jf_pair_set(const json_t *v, char **name, char **value)
+{
+	const char *k;
+	json_t *x;
+	bool ok = true;
+
+	/* jansson's iterator takes the object as not const; it only reads. */
+	json_object_foreach((json_t *)(uintptr_t)v, k, x) {
+		*name = strdup(k);
+		*value = json_is_string(x) ? jf_dup(x, &ok) : strdup("");
+		return ok && *name != NULL && *value != NULL;
+	}
+	return true;
+}
+
+/* A fix's text is never NULL (the text report writes it). */
+static bool
+jf_fixes_set(void *base, const json_t *v, od_json_ctx *cx)
+{
+	od_cause *c = base;
+	const json_t *e;
+	size_t i;
+	bool ok = true;
+
+	json_array_foreach(v, i, e) {
+		od_fix *f = &c->fixes[c->nfixes];
+
+		if (c->nfixes == OD_FIXES_MAX)
+			break;
+		if (!json_is_object(e))
+			continue;
+		c->nfixes++;
+		f->id = json_string_value(json_object_get(e, "id"));
+		f->text = json_is_string(json_object_get(e, "text")) ?
+		    jf_dup(json_object_get(e, "text"), &ok) : strdup("");
+		/* A code change is written when there is one, null if empty. */
+		if (json_is_string(json_object_get(e, "code")))
+			f->code = jf_dup(json_object_get(e, "code"), &ok);
+		else if (json_is_null(json_object_get(e, "code")))
+			f->code = strdup("");
+		ok = ok && (f->code != NULL ||
+		    !json_is_null(json_object_get(e, "code")));
+		ok = ok && f->text != NULL &&
+		    jf_pair_set(json_object_get(e, "env"), &f->env_name,
+		    &f->env_value) &&
+		    jf_pair_set(json_object_get(e, "config"), &f->config_key,
+		    &f->config_value);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static const od_json_field jf_cause[] = {
+	{ .key = "rule", .type = OD_JSON_CSTR, .at = offsetof(od_cause, rule) },
+	{ .key = "title", .type = OD_JSON_CSTR,
+	  .at = offsetof(od_cause, title) },
+	{ .key = "score", .type = OD_JSON_CUSTOM, .get = jf_score_get,
+	  .set = jf_score_set },
+	{ .key = "confidence", .type = OD_JSON_ENUM,
+	  .at = offsetof(od_cause, confidence), .name = jf_confidence,
+	  .count = OD_CONF_HIGH + 1 },
+	{ .key = "explanation", .type = OD_JSON_CUSTOM,
+	  .get = jf_explanation_get, .set = jf_explanation_set },
+	{ .key = "evidence", .type = OD_JSON_CUSTOM, .get = jf_evidence_get,
+	  .set = jf_evidence_set },
+	{ .key = "fixes", .type = OD_JSON_CUSTOM, .get = jf_fixes_get,
+	  .set = jf_fixes_set },
+	{ .key = "confirm_with", .type = OD_JSON_CSTR,
+	  .at = offsetof(od_cause, probe) },
+	{ .type = OD_JSON_END },
+};
+
+static json_t *
+jf_causes_get(const void *base, const od_json_ctx *cx)
+{
+	const od_event *ev = base;
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; a != NULL && i < ev->ncauses; i++)
+		if (json_array_append_new(a, jf_object(jf_cause,
+		    &ev->causes[i], cx)) != 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+/* Causes without a rule are skipped; OD_CAUSES_MAX are kept. */
+static bool
+jf_causes_set(void *base, const json_t *v, od_json_ctx *cx)
+{
+	od_event *ev = base;
+	size_t i, n = json_array_size(v);
+	json_t *c;
+
+	if (n == 0)
+		return true;
+	ev->causes = calloc(n < OD_CAUSES_MAX ? n : OD_CAUSES_MAX,
+	    sizeof *ev->causes);
+	if (ev->causes == NULL)
+		return false;
+	json_array_foreach(v, i, c) {
+		od_cause *oc = &ev->causes[ev->ncauses];
+
+		if (ev->ncauses == OD_CAUSES_MAX)
+			break;
+		if (!json_is_string(json_object_get(c, "rule")))
+			continue;
+		oc->confidence = OD_CONF_LOW;
+		if (!jf_fill(jf_cause, oc, c, cx))
+			return false;
+		ev->ncauses++;
+	}
+	return true;
+}
+
+static const od_json_field jf_proc[] = {
+	{ .key = "pid", .type = OD_JSON_I64, .null = OD_JSON_NEVER_NULL,
+	  .at = offsetof(od_proc, pid) },
+	{ .key = "bytes", .type = OD_JSON_I64, .at = offsetof(od_proc, bytes) },
+	{ .type = OD_JSON_END },
+};
+
+static const od_json_field jf_memory[] = {
+	JF_FIGURE("requested_bytes", mem.requested),
+	JF_FIGURE("total_bytes", mem.total),
+	JF_FIGURE("free_bytes", mem.free),
+	JF_FIGURE("allocated_bytes", mem.allocated),
+	JF_FIGURE("reserved_bytes", mem.reserved),
+	JF_FIGURE("reserved_unallocated_bytes", mem.reserved_unallocated),
+	JF_FIGURE("process_in_use_bytes", mem.process_in_use),
+	JF_FIGURE("non_framework_bytes", mem.non_framework),
+	JF_FIGURE("allowed_bytes", mem.allowed),
+	JF_FIGURE("private_pools_bytes", mem.private_pools),
+	JF_FIGURE("peak_bytes", mem.peak),
+	{ .key = "other_processes", .type = OD_JSON_ARRAY,
+	  .at = JF_AT(mem.procs), .fields = jf_proc, .stride = sizeof(od_proc),
+	  .count_at = JF_AT(mem.nprocs), .max = OD_PROCS_MAX },
+	{ .key = "other_processes_omitted", .type = OD_JSON_INT,
+	  .null = OD_JSON_NEVER_NULL, .at = JF_AT(mem.procs_dropped) },
+	{ .type = OD_JSON_END },
+};
+
+static const od_json_field jf_host[] = {
+	JF_FIGURE("pid", host.pid),
+	JF_CHARS("process", host.process),
+	JF_FIGURE("total_vm_bytes", host.total_vm),
+	JF_FIGURE("anon_rss_bytes", host.anon_rss),
+	JF_FIGURE("file_rss_bytes", host.file_rss),
+	JF_FIGURE("shmem_rss_bytes", host.shmem_rss),
+	JF_FIGURE("limit_bytes", host.limit),
+	JF_FIGURE("usage_bytes", host.usage),
+	{ .key = "exit_code", .type = OD_JSON_CUSTOM, .get = jf_exit_get,
+	  .set = jf_exit_set },
+	JF_CHARS("signal", host.signal),
+	{ .type = OD_JSON_END },
+};
+
+static const od_json_field jf_frame[] = {
+	{ .key = "file", .type = OD_JSON_CHARS, .at = offsetof(od_frame, file),
+	  .size = sizeof ((od_frame *)0)->file },
+	{ .key = "line", .type = OD_JSON_I64, .null = OD_JSON_NEVER_NULL,
+	  .at = offsetof(od_frame, line) },
+	{ .key = "function", .type = OD_JSON_CHARS,
+	  .at = offsetof(od_frame, func), .size = sizeof ((od_frame *)0)->func },
+	{ .key = "code", .type = OD_JSON_CHARS, .at = offsetof(od_frame, code),
+	  .size = sizeof ((od_frame *)0)->code },
+	{ .key = "user", .type = OD_JSON_BOOL, .at = offsetof(od_frame, user) },
+	{ .type = OD_JSON_END },
+};
+
+static const od_json_field jf_context[] = {
+	JF_CHARS("exception", exception),
+	JF_CHARS("error", error),
+	JF_CHARS("tensor_shape", tensor_shape),
+	JF_CHARS("dtype", dtype),
+	JF_CHARS("allocator", allocator),
+	{ .key = "hint", .type = OD_JSON_ENUM, .at = JF_AT(hint),
+	  .name = jf_hint, .count = OD_HINT_EXPANDABLE + 1 },
+	JF_FIGURE("step", step),
+	JF_CHARS("phase", phase),
+	{ .key = "frames", .type = OD_JSON_ARRAY, .at = JF_AT(frames),
+	  .fields = jf_frame, .stride = sizeof(od_frame),
+	  .count_at = JF_AT(nframes), .max = OD_FRAMES_MAX },
+	JF_CHARS("alloc_conf", ctx.alloc_conf),
+	JF_CHARS("xla_conf", ctx.xla_conf),
+	JF_CHARS("tf_allocator", ctx.tf_allocator),
+	JF_CHARS("precision", ctx.precision),
+	{ .key = "grad_checkpointing", .type = OD_JSON_TRISTATE,
+	  .at = JF_AT(ctx.grad_ckpt) },
+	JF_FIGURE("batch_size", ctx.batch_size),
+	JF_FIGURE("accum_steps", ctx.accum_steps),
+	JF_FIGURE("seq_len", ctx.seq_len),
+	{ .key = "memory_readings", .type = OD_JSON_CUSTOM,
+	  .get = jf_readings_get, .set = jf_readings_set },
+	{ .type = OD_JSON_END },
+};
+
+const od_json_field od_event_fields[] = {
+	{ .key = "kind", .type = OD_JSON_CUSTOM, .get = jf_kind_get,
+	  .set = jf_kind_set },
+	{ .key = "framework", .type = OD_JSON_CSTR, .at = JF_AT(framework) },
+	{ .key = "format", .type = OD_JSON_ENUM, .at = JF_AT(layout),
+	  .name = jf_layout, .count = OD_LAYOUT_COUNT },
+	{ .key = "fatal", .type = OD_JSON_BOOL, .at = JF_AT(fatal) },
+	{ .key = "confidence", .type = OD_JSON_ENUM, .at = JF_AT(confidence),
+	  .name = jf_confidence, .count = OD_CONF_HIGH + 1 },
+	{ .key = "confirm_with", .type = OD_JSON_CSTR, .at = JF_AT(verify_hint) },
+	{ .key = "input", .type = OD_JSON_CUSTOM, .get = jf_input_get,
+	  .set = jf_input_set },
+	{ .key = "line", .type = OD_JSON_U64, .at = JF_AT(line) },
+	{ .key = "end_line", .type = OD_JSON_U64, .at = JF_AT(end_line) },
+	{ .key = "rank", .type = OD_JSON_INT, .at = JF_AT(rank) },
+	{ .key = "ranks", .type = OD_JSON_CUSTOM, .get = jf_ranks_get,
+	  .set = jf_ranks_set },
+	{ .key = "device", .type = OD_JSON_INT, .at = JF_AT(device) },
+	JF_CHARS("timestamp", timestamp),
+	{ .key = "occurrences", .type = OD_JSON_U64, .at = JF_AT(occurrences) },
+	{ .key = "message", .type = OD_JSON_CUSTOM, .get = jf_message_get,
+	  .set = jf_message_set },
+	{ .key = "message_truncated", .type = OD_JSON_BOOL,
+	  .at = JF_AT(message_cut) },
+	{ .key = "memory", .type = OD_JSON_OBJECT, .fields = jf_memory },
+	{ .key = "host", .type = OD_JSON_OBJECT, .fields = jf_host },
+	{ .key = "context", .type = OD_JSON_OBJECT, .fields = jf_context },
+	{ .key = "causes", .type = OD_JSON_CUSTOM, .get = jf_causes_get,
+	  .set = jf_causes_set },
+	JF_CHARS("fingerprint", fingerprint),
+	{ .type = OD_JSON_END },
+};
+
+/* The field of f in base, by its type. */
+#define JF_FIELD(type, base, f) \
+	((type *)(void *)((char *)(base) + (f)->at))
+#define JF_CFIELD(type, base, f) \
+	((const type *)(const void *)((const char *)(base) + (f)->at))
+typedef const char *jf_cstr;
+
+static json_t *
+jf_number(int64_t v, const od_json_field *f)
+{
+	return f->null == OD_JSON_NEVER_NULL ? json_integer(v) :
+	    od_json_figure(v);
+}
+
+static json_t *
+jf_text(const char *s, const od_json_field *f)
+{
+	if (f->null != OD_JSON_NEVER_NULL)
+		return od_json_text(s);
+	return od_escape_json(s != NULL ? s : "", s != NULL ? strlen(s) : 0);
+}
+
+static json_t *
+jf_get(const od_json_field *f, const void *base, const od_json_ctx *cx)
+{
+	switch (f->type) {
+	case OD_JSON_I64:
+		return jf_number(*JF_CFIELD(int64_t, base, f), f);
+	case OD_JSON_INT:
+		return jf_number(*JF_CFIELD(int, base, f), f);
+	case OD_JSON_U64:
+		return json_integer((json_int_t)*JF_CFIELD(uint64_t, base, f));
+	case OD_JSON_BOOL:
+		return json_boolean(*JF_CFIELD(bool, base, f));
+	case OD_JSON_TRISTATE: {
+		int v = *JF_CFIELD(int, base, f);
+
+		return v < 0 ? json_null() : json_boolean(v);
+	}
+	case OD_JSON_CHARS:
+		return jf_text(JF_CFIELD(char, base, f), f);
+	case OD_JSON_CSTR:
+		return jf_text(*JF_CFIELD(jf_cstr, base, f), f);
+	case OD_JSON_ENUM:
+		return jf_text(f->name(*JF_CFIELD(int, base, f)), f);
+	case OD_JSON_OBJECT:
+		return jf_object(f->fields, base, cx);
+	case OD_JSON_ARRAY: {
+		int i, n = *(const int *)(const void *)((const char *)base +
+		    f->count_at);
+		json_t *a = json_array();
+
+		for (i = 0; a != NULL && i < n && i < f->max; i++)
+			if (json_array_append_new(a, jf_object(f->fields,
+			    (const char *)base + f->at + (size_t)i * f->stride,
+			    cx)) != 0) {
+				json_decref(a);
+				return NULL;
+			}
+		return a;
+	}
+	case OD_JSON_CUSTOM:
+		return f->get(base, cx);
+	case OD_JSON_END:
+		break;
+	}
+	return NULL;
+}
+
+/* The object of the fields of t in base; NULL when out of memory. */
+static json_t *
+jf_object(const od_json_field *t, const void *base, const od_json_ctx *cx)
+{
+	json_t *o = json_object();
+
+	for (; o != NULL && t->type != OD_JSON_END; t++)
+		if (!od_json_set(o, t->key, jf_get(t, base, cx))) {
+			json_decref(o);
+			return NULL;
+		}
+	return o;
+}
+
+/* Copies a string into a buffer of size bytes, cut at a character. */
+static void
+jf_copy(char *buf, size_t size, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), k, len;
+	unsigned cp;
+
+	for (k = 0; k < n; k += len) {
+		len = od_utf8_decode(p + k, n - k, &cp);
+		if (len == 0)
+			len = 1;
+		if (k + len >= size)
+			break;
+	}
+	memcpy(buf, s, k);
+	buf[k] = '\0';
+}
+
+/*
+ * Sets the field of f in base from v (NULL when the key is absent): a
+ * number the report does not give is read as -1, the "not given" of the
+ * event; a value of another type changes nothing else.
+ */
+static bool
+jf_set(const od_json_field *f, void *base, const json_t *v, od_json_ctx *cx)
+{
+	json_int_t i = json_integer_value(v);
+	bool isint = json_is_integer(v);
+	bool known = isint && (f->null == OD_JSON_NEVER_NULL || i >= 0);
+	int k;
+
+	switch (f->type) {
+	case OD_JSON_I64:
+		if (known || f->null != OD_JSON_NEVER_NULL)
+			*JF_FIELD(int64_t, base, f) = known ? i : OD_UNKNOWN;
+		break;
+	case OD_JSON_INT:
+		known = known && i >= INT_MIN && i <= INT_MAX;
+		if (known || f->null != OD_JSON_NEVER_NULL)
+			*JF_FIELD(int, base, f) = known ? (int)i : -1;
+		break;
+	case OD_JSON_U64:
+		if (isint && i >= 0)
+			*JF_FIELD(uint64_t, base, f) = (uint64_t)i;
+		break;
+	case OD_JSON_BOOL:
+		if (json_is_boolean(v))
+			*JF_FIELD(bool, base, f) = json_is_true(v);
+		break;
+	case OD_JSON_TRISTATE:
+		*JF_FIELD(int, base, f) = json_is_boolean(v) ?
+		    json_is_true(v) : -1;
+		break;
+	case OD_JSON_CHARS:
+		if (json_is_string(v))
+			jf_copy(JF_FIELD(char, base, f), f->size,
+			    json_string_value(v));
+		break;
+	case OD_JSON_CSTR:
+		*JF_FIELD(jf_cstr, base, f) = json_string_value(v);
+		break;
+	case OD_JSON_ENUM:
+		for (k = 0; json_is_string(v) && k < f->count; k++)
+			if (f->name(k) != NULL &&
+			    strcmp(f->name(k), json_string_value(v)) == 0)
+				*JF_FIELD(int, base, f) = k;
+		break;
+	case OD_JSON_OBJECT:
+		return !json_is_object(v) || jf_fill(f->fields, base, v, cx);
+	case OD_JSON_ARRAY: {
+		int *n = (int *)(void *)((char *)base + f->count_at);
+		const json_t *e;
+		size_t at;
+
+		json_array_foreach(v, at, e) {
+			if (*n == f->max)
+				break;
+			if (!json_is_object(e))
+				continue;
+			if (!jf_fill(f->fields, (char *)base + f->at +
+			    (size_t)*n * f->stride, e, cx))
+				return false;
+			(*n)++;
+		}
+		break;
+	}
+	case OD_JSON_CUSTOM:
+		return f->set == NULL || f->set(base, v, cx);
+	case OD_JSON_END:
+		break;
+	}
+	return true;
+}
+
+static bool
+jf_fill(const od_json_field *t, void *base, const json_t *obj,
+    od_json_ctx *cx)
+{
+	for (; t->type != OD_JSON_END; t++)
+		if (!jf_set(t, base, json_object_get(obj, t->key), cx))
+			return false;
+	return true;
+}
+
+json_t *
+od_event_to_json(const od_event *ev, const od_json_ctx *cx)
+{
+	return jf_object(od_event_fields, ev, cx);
+}
+
+bool
+od_event_from_json(od_event *ev, const json_t *obj, od_json_ctx *cx)
+{
+	/* A report that does not say is taken to report a failure. */
+	ev->fatal = true;
+	return jf_fill(od_event_fields, ev, obj, cx);
+}

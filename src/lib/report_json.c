@@ -1,0 +1,127 @@
+/*
+ * report_json.c: the JSON report, for automation (schema oomdoc.report/1,
+ * as man/oomdoc.1 describes it under JSON REPORT), built with jansson: the
+ * inputs, each event by the table of report_fields.c, and the summary.
+ * Also the helpers of report_json.h that the live report shares: the null
+ * rule and the writer.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "report_json.h"
+
+json_t *
+od_json_figure(int64_t v)
+{
+	return v < 0 ? json_null() : json_integer(v);
+}
+
+json_t *
+od_json_text(const char *s)
+{
+	return s == NULL || s[0] == '\0' ? json_null() :
+	    od_escape_json(s, strlen(s));
+}
+
+bool
+od_json_set(json_t *obj, const char *key, json_t *v)
+{
+	/* jansson takes v, and releases it when it cannot be set. */
+	return v != NULL && json_object_set_new(obj, key, v) == 0;
+}
+
+bool
+od_json_write(FILE *out, const json_t *root)
+{
+	/*
+	 * Reals with up to 15 significant digits: the decimal a writer
+	 * rounded to (a score's two decimals) comes back as it was.
+	 */
+	char *s = root != NULL ? json_dumps(root, JSON_INDENT(2) |
+	    JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) : NULL;
+
+	if (s == NULL)
+		return false;
+	od_escape_json_dump(out, s, strlen(s));
+	fputc('\n', out);
+	free(s);
+	return true;
+}
+
+static json_t *
+rp_json_input(const od_input *in)
+{
+	json_t *o = json_object();
+
+	if (o != NULL && od_json_set(o, "name", od_json_text(rp_input_name(in))) &&
+	    od_json_set(o, "bytes", json_integer((json_int_t)in->bytes)) &&
+	    od_json_set(o, "lines", json_integer((json_int_t)in->lines)) &&
+	    od_json_set(o, "compression", od_json_text(in->compression)) &&
+	    od_json_set(o, "complete", json_boolean(!in->failed)))
+		return o;
+	json_decref(o);
+	return NULL;
+}
+
+static json_t *
+rp_json_summary(const od_report_opts *o, od_events *set)
+{
+	json_t *s = json_object();
+
+	if (s != NULL && od_json_set(s, "events",
+	    json_integer((json_int_t)od_events_count(set))) &&
+	    od_json_set(s, "events_omitted",
+	    json_integer((json_int_t)od_events_dropped(set))) &&
+	    od_json_set(s, "top_cause", od_json_text(rp_top_cause(set))) &&
+	    od_json_set(s, "fingerprint", od_json_text(o->fingerprint)))
+		return s;
+	json_decref(s);
+	return NULL;
+}
+
+/* The report as a document; NULL when out of memory. */
+static json_t *
+rp_json_doc(const od_report_opts *o, const od_input *inputs, int ninputs,
+    od_events *set)
+{
+	size_t i, n = od_events_count(set);
+	od_json_ctx cx = { .inputs = inputs };
+	json_t *root = json_object(), *ins = json_array(), *evs = json_array();
+	bool ok = root != NULL && ins != NULL && evs != NULL;
+	int k;
+
+	for (k = 0; ok && k < ninputs; k++)
+		ok = json_array_append_new(ins, rp_json_input(&inputs[k])) == 0;
+	for (i = 0; ok && i < n; i++)
+		ok = json_array_append_new(evs, od_event_to_json(
+		    od_events_get(set, i), &cx)) == 0;
+	if (ok && od_json_set(root, "schema", json_string("oomdoc.report/1")) &&
+	    od_json_set(root, "oomdoc_version", json_string(OD_VERSION)) &&
+	    od_json_set(root, "inputs", json_incref(ins)) &&
+	    od_json_set(root, "events", json_incref(evs)) &&
+	    od_json_set(root, "summary", rp_json_summary(o, set))) {
+		json_decref(ins);
+		json_decref(evs);
+		return root;
+	}
+	json_decref(ins);
+	json_decref(evs);
+	json_decref(root);
+	return NULL;
+}
+
+/*
+ * Out of memory, nothing is written: a report with a part missing would
+ * still parse, and be wrong.  The caller's check of the stream tells.
+ */
+void
+rp_json(FILE *out, const od_report_opts *o, const od_input *inputs,
+    int ninputs, od_events *set)
+{
+	json_t *doc = rp_json_doc(o, inputs, ninputs, set);
+
+	if (!od_json_write(out, doc))
+		fputs("oomdoc: out of memory\n", stderr);
+	json_decref(doc);
+}

@@ -1,0 +1,269 @@
+/*
+ * report_text.c: the text report, for terminals.  Log text goes out
+ * through od_escape_text (escape.c): no control character or invalid
+ * UTF-8 byte reaches the terminal.  Colour (bold headings) only when
+ * o->color.
+ */
+#include <string.h>
+
+#include "report.h"
+
+static void
+rp_text_size(FILE *out, const char *label, int64_t v)
+{
+	char sz[48];
+
+	if (v < 0)
+		return;
+	od_size_format(v, sz, sizeof sz);
+	fprintf(out, "      %-28s %14s  (%lld bytes)\n", label, sz,
+	    (long long)v);
+}
+
+/* A labelled line of log text, when there is any. */
+static void
+rp_text_field(FILE *out, const char *label, const char *v)
+{
+	if (v == NULL || v[0] == '\0')
+		return;
+	fprintf(out, "    %-10s ", label);
+	od_escape_text(out, v, strlen(v), "");
+	fputc('\n', out);
+}
+
+/* Whether the event has any figure to show. */
+static bool
+rp_has_figures(const od_event *ev)
+{
+	const od_memory *m = &ev->mem;
+	const od_host *h = &ev->host;
+
+	return m->requested >= 0 || m->total >= 0 || m->free >= 0 ||
+	    m->allocated >= 0 || m->reserved >= 0 || m->process_in_use >= 0 ||
+	    m->allowed >= 0 || m->peak >= 0 || m->non_framework >= 0 ||
+	    m->nprocs > 0 || h->total_vm >= 0 || h->anon_rss >= 0 ||
+	    h->usage >= 0 || h->limit >= 0;
+}
+
+/* The causes and fixes of an event, for a terminal. */
+static void
+rp_text_causes(FILE *out, const od_report_opts *o, const od_event *ev)
+{
+	const char *bold = o->color ? "\033[1m" : "";
+	const char *off = o->color ? "\033[0m" : "";
+	int i, k;
+
+	if (ev->ncauses == 0) {
+		fputs("    causes     no rule matched\n", out);
+		return;
+	}
+	fputs("    likely causes:\n", out);
+	for (i = 0; i < ev->ncauses; i++) {
+		const od_cause *c = &ev->causes[i];
+
+		fprintf(out, "    %d. %s%s%s (%s, score %.2f): ", i + 1, bold,
+		    c->rule, off, od_confidence_name(c->confidence), c->score);
+		od_escape_text(out, c->title, strlen(c->title), "");
+		fputc('\n', out);
+		if (c->explanation != NULL) {
+			fputs("       ", out);
+			od_escape_text(out, c->explanation, strlen(c->explanation),
+			    "       ");
+			fputc('\n', out);
+		}
+		for (k = 0; k < c->nevidence; k++) {
+			fputs("       evidence: ", out);
+			od_escape_text(out, c->evidence[k], strlen(c->evidence[k]),
+			    "       ");
+			fputc('\n', out);
+		}
+		for (k = 0; k < c->nfixes; k++) {
+			const od_fix *f = &c->fixes[k];
+
+			fputs("       fix: ", out);
+			od_escape_text(out, f->text, strlen(f->text), "         ");
+			fputc('\n', out);
+			if (f->env_name != NULL) {
+				fputs("            export ", out);
+				od_escape_text(out, f->env_name, strlen(f->env_name),
+				    "");
+				fputc('=', out);
+				od_escape_text(out, f->env_value,
+				    strlen(f->env_value), "");
+				fputc('\n', out);
+			}
+			if (f->code != NULL) {
+				fputs("            ", out);
+				od_escape_text(out, f->code, strlen(f->code),
+				    "            ");
+				fputc('\n', out);
+			}
+			if (f->config_key != NULL) {
+				fputs("            ", out);
+				od_escape_text(out, f->config_key,
+				    strlen(f->config_key), "");
+				fputs(": ", out);
+				od_escape_text(out, f->config_value,
+				    strlen(f->config_value), "");
+				fputc('\n', out);
+			}
+		}
+		if (c->probe != NULL)
+			fprintf(out, "       live probe that can confirm it: %s\n",
+			    c->probe);
+	}
+	if (ev->fingerprint[0] != '\0')
+		fprintf(out, "    fingerprint %s\n", ev->fingerprint);
+}
+
+static void
+rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
+    const od_input *inputs)
+{
+	const od_memory *m = &ev->mem;
+	const char *bold = o->color ? "\033[1m" : "";
+	const char *off = o->color ? "\033[0m" : "";
+	int i;
+
+	fprintf(out, "%s#%zu  %s%s%s\n", bold, n, od_kind_title(ev->kind),
+	    ev->fatal ? "" : " (warning, not the failure itself)", off);
+	fputs("    where      ", out);
+	od_escape_text(out, rp_input_name(&inputs[ev->input]),
+	    strlen(rp_input_name(&inputs[ev->input])), "");
+	fprintf(out, ":%llu", (unsigned long long)ev->line);
+	if (ev->end_line > ev->line)
+		fprintf(out, "-%llu", (unsigned long long)ev->end_line);
+	if (ev->rank >= 0)
+		fprintf(out, ", rank %d", ev->rank);
+	if (ev->device >= 0)
+		fprintf(out, ", GPU %d", ev->device);
+	fputc('\n', out);
+	if (ev->nranks > 1 || ev->occurrences > 1) {
+		fprintf(out, "    seen       %llu time%s", (unsigned long long)
+		    ev->occurrences, ev->occurrences == 1 ? "" : "s");
+		if (ev->nranks > 0) {
+			fputs(", ranks ", out);
+			for (i = 0; i < ev->nranks; i++)
+				fprintf(out, "%s%d", i ? "," : "", ev->ranks[i]);
+			if (ev->ranks_dropped)
+				fputs(",...", out);
+		}
+		fputc('\n', out);
+	}
+	if (ev->timestamp[0] != '\0') {
+		fputs("    time       ", out);
+		od_escape_text(out, ev->timestamp, strlen(ev->timestamp), "");
+		fputc('\n', out);
+	}
+	rp_text_field(out, "exception", ev->exception);
+	rp_text_field(out, "error", ev->error);
+	rp_text_field(out, "tensor", ev->tensor_shape);
+	rp_text_field(out, "dtype", ev->dtype);
+	rp_text_field(out, "allocator", ev->allocator);
+	if (ev->layout != OD_LAYOUT_OTHER_STACK)
+		fprintf(out, "    format     %s\n", od_layout_name(ev->layout));
+	if (ev->confidence != OD_CONF_HIGH) {
+		fprintf(out, "    confidence %s", od_confidence_name(
+		    ev->confidence));
+		if (ev->verify_hint != NULL)
+			fprintf(out, ": to confirm, look for %s",
+			    ev->verify_hint);
+		fputc('\n', out);
+	}
+	fputs("    message    ", out);
+	od_escape_text(out, ev->message != NULL ? ev->message : "",
+	    ev->message_len, "               ");
+	fputs(ev->message_cut ? " [...]\n" : "\n", out);
+	if (ev->host.pid >= 0 || ev->host.process[0] != '\0' ||
+	    ev->host.has_exit || ev->host.signal[0] != '\0') {
+		fputs("    process   ", out);
+		if (ev->host.pid >= 0)
+			fprintf(out, " pid %lld", (long long)ev->host.pid);
+		if (ev->host.process[0] != '\0') {
+			fputs(" (", out);
+			od_escape_text(out, ev->host.process,
+			    strlen(ev->host.process), "");
+			fputc(')', out);
+		}
+		if (ev->host.has_exit)
+			fprintf(out, " exit code %lld",
+			    (long long)ev->host.exit_code);
+		if (ev->host.signal[0] != '\0') {
+			fputs(" signal ", out);
+			od_escape_text(out, ev->host.signal,
+			    strlen(ev->host.signal), "");
+		}
+		fputc('\n', out);
+	}
+	if (!rp_has_figures(ev)) {
+		fputs("    memory     no figures in the message\n", out);
+		rp_text_causes(out, o, ev);
+		fputc('\n', out);
+		return;
+	}
+	fputs("    memory at the failure:\n", out);
+	rp_text_size(out, "requested", m->requested);
+	rp_text_size(out, "total capacity", m->total);
+	rp_text_size(out, "free", m->free);
+	rp_text_size(out, "this process (NVML)", m->process_in_use);
+	rp_text_size(out, "reserved by PyTorch", m->reserved);
+	rp_text_size(out, "  allocated", m->allocated);
+	rp_text_size(out, "  reserved, unallocated", m->reserved_unallocated);
+	rp_text_size(out, "  in private pools", m->private_pools);
+	rp_text_size(out, "non-PyTorch (context etc.)", m->non_framework);
+	rp_text_size(out, ev->kind == OD_KIND_CUDA_CACHING_ALLOCATOR ||
+	    ev->kind == OD_KIND_HIP || ev->kind == OD_KIND_XPU ?
+	    "allowed (memory fraction)" : "limit", m->allowed);
+	rp_text_size(out, "peak in use", m->peak);
+	rp_text_size(out, "host: virtual memory", ev->host.total_vm);
+	rp_text_size(out, "host: anonymous RSS", ev->host.anon_rss);
+	rp_text_size(out, "host: file RSS", ev->host.file_rss);
+	rp_text_size(out, "host: shared memory RSS", ev->host.shmem_rss);
+	rp_text_size(out, "host: usage", ev->host.usage);
+	rp_text_size(out, "host: limit", ev->host.limit);
+	for (i = 0; i < m->nprocs; i++) {
+		char label[48];
+
+		snprintf(label, sizeof label, "process %lld",
+		    (long long)m->procs[i].pid);
+		if (m->procs[i].bytes >= 0)
+			rp_text_size(out, label, m->procs[i].bytes);
+		else
+			fprintf(out, "      %-28s %14s\n", label, "unknown");
+	}
+	if (m->procs_dropped > 0)
+		fprintf(out, "      (%d more processes not listed)\n",
+		    m->procs_dropped);
+	rp_bar(out, m, "    ");
+	rp_text_causes(out, o, ev);
+	fputc('\n', out);
+}
+
+void
+rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
+    int ninputs, od_events *set)
+{
+	size_t i, n = od_events_count(set);
+	uint64_t dropped = od_events_dropped(set);
+
+	if (n == 0) {
+		fputs("oomdoc: no out-of-memory failure found", out);
+	} else {
+		fprintf(out, "oomdoc: %zu out-of-memory event%s found", n,
+		    n == 1 ? "" : "s");
+	}
+	if (ninputs == 1) {
+		fputs(" in ", out);
+		od_escape_text(out, rp_input_name(&inputs[0]),
+		    strlen(rp_input_name(&inputs[0])), "");
+	} else {
+		fprintf(out, " in %d inputs", ninputs);
+	}
+	fputs(n == 0 ? "\n" : "\n\n", out);
+	for (i = 0; i < n; i++)
+		rp_text_event(out, o, i + 1, od_events_get(set, i), inputs);
+	if (dropped > 0)
+		fprintf(out, "%llu more events were not kept (the limit is %d "
+		    "distinct events)\n", (unsigned long long)dropped,
+		    OD_EVENTS_MAX);
+}

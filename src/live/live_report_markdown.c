@@ -1,0 +1,170 @@
+/*
+ * live_report_markdown.c: the live report in Markdown, for tickets.  Text
+ * from elsewhere goes out through od_escape_markdown (src/lib/escape.c):
+ * no link, tag, mention or table break can form.
+ */
+#include <string.h>
+
+#include "live_report.h"
+
+static void
+lr_md(FILE *out, const char *s)
+{
+	od_escape_markdown(out, s != NULL ? s : "", s != NULL ? strlen(s) : 0);
+}
+
+static void
+lr_md_row(FILE *out, const char *label, const char *value)
+{
+	fprintf(out, "| %s | ", label);
+	lr_md(out, value);
+	fputs(" |\n", out);
+}
+
+static void
+lr_md_size_row(FILE *out, const char *label, int64_t v, const char *extra)
+{
+	char buf[512], sz[32];
+
+	if (v < 0) {
+		snprintf(buf, sizeof buf, "unknown%s", extra);
+	} else {
+		od_size_format(v, sz, sizeof sz);
+		snprintf(buf, sizeof buf, "%s (%lld bytes)%s", sz, (long long)v,
+		    extra);
+	}
+	lr_md_row(out, label, buf);
+}
+
+static void
+lr_md_result(FILE *out, const pb_result *res)
+{
+	char v[256];
+	int i;
+
+	for (i = 0; i < res->nm; i++) {
+		lr_value(&res->m[i], v, sizeof v);
+		fputs("- ", out);
+		lr_md(out, res->m[i].key);
+		fputs(": ", out);
+		lr_md(out, v);
+		fputc('\n', out);
+	}
+	if (res->act.available) {
+		char line[160], sz[32];
+
+		od_size_format(res->act.alloc_bytes, sz, sizeof sz);
+		snprintf(line, sizeof line, "%lld allocations, %s; %lld "
+		    "releases", (long long)res->act.allocs, sz,
+		    (long long)res->act.releases);
+		fputs("- memory activity (CUPTI): ", out);
+		lr_md(out, line);
+		fputc('\n', out);
+	}
+	if (res->nm > 0 || res->act.available)
+		fputc('\n', out);
+}
+
+void
+lr_markdown(FILE *out, const lv_report *r)
+{
+	const dv_info *d = r->info;
+	lr_count c = lr_counts(r);
+	char buf[256];
+	int i, k;
+
+	if (d == NULL) {
+		fprintf(out, "## oomdoc %s\n\nNo out\\-of\\-memory failure "
+		    "found in ", r->command);
+		lr_md(out, r->ninputs > 0 ? r->inputs[0] : "");
+		fputs(": nothing to confirm.\n", out);
+		return;
+	}
+	fprintf(out, "## oomdoc %s: GPU %d, ", r->command, d->index);
+	lr_md(out, d->name);
+	fputs("\n\n", out);
+	if (strcmp(r->command, "live") == 0)
+		fprintf(out, "**Verdicts:** %d confirmed, %d refuted, %d "
+		    "inconclusive, on %d event%s.\n\n", c.confirmed, c.refuted,
+		    c.inconclusive, r->nevents, r->nevents == 1 ? "" : "s");
+	fputs("| | |\n|---|---|\n", out);
+	lr_md_row(out, "backend", r->backend);
+	lr_md_size_row(out, "capacity", d->total, "");
+	lr_md_size_row(out, "context", r->context, r->context >= 0 ?
+	    ", measured with NVML" : ", not measured");
+	lr_md_size_row(out, "free at the start", r->free_at_start, "");
+	snprintf(buf, sizeof buf, ", %s", r->cap_from);
+	lr_md_size_row(out, "cap", r->cap, r->cap >= 0 ? buf : "");
+	lr_md_row(out, "VMM", d->vmm ? "yes" : "no");
+	lr_md_row(out, "NVML", d->nvml ? "yes" : d->nvml_note);
+	lr_md_row(out, "CUPTI", d->cupti ? "yes" : d->cupti_note);
+	if (!r->procs_known)
+		snprintf(buf, sizeof buf, "unknown (no NVML)");
+	else
+		snprintf(buf, sizeof buf, "%d", r->nprocs);
+	lr_md_row(out, "other processes", buf);
+	fputc('\n', out);
+	if (r->refused[0] != '\0') {
+		fputs("**Refused:** ", out);
+		lr_md(out, r->refused);
+		fputs("\n\n", out);
+	}
+	if (r->failed[0] != '\0') {
+		fputs("**Device error:** ", out);
+		lr_md(out, r->failed);
+		fputs("\n\n", out);
+	}
+	for (i = 0; i < r->nprobes; i++) {
+		const pb_result *res = r->probes[i];
+
+		char what[640];
+
+		pb_describe(res, what, sizeof what);
+		fprintf(out, "### %s: %s\n\n", pb_name(res->probe), res->ran ?
+		    "ran" : "not run");
+		lr_md(out, what);
+		fputs("\n\n", out);
+		if (res->ran && res->note[0] != '\0') {
+			fputs("Note: ", out);
+			lr_md(out, res->note);
+			fputs("\n\n", out);
+		}
+		lr_md_result(out, res);
+	}
+	for (i = 0; i < r->nevents; i++) {
+		const lv_event *le = &r->events[i];
+
+		fprintf(out, "### %d. ", i + 1);
+		lr_md(out, le->input);
+		fprintf(out, " line %llu, ", (unsigned long long)le->ev->line);
+		lr_md(out, le->kind);
+		fputs("\n\n", out);
+		if (le->nv == 0) {
+			fputs("No cause of this event names a live probe.\n\n",
+			    out);
+			continue;
+		}
+		fputs("| cause | probe | verdict | measured |\n"
+		    "|---|---|---|---|\n", out);
+		for (k = 0; k < le->nv; k++) {
+			const pb_verdict *v = &le->v[k];
+
+			fputs("| ", out);
+			lr_md(out, v->cause);
+			fputs(" | ", out);
+			lr_md(out, v->probe_name);
+			fprintf(out, " | **%s** | ", pb_outcome_name(v->outcome));
+			lr_md(out, v->summary);
+			fputs(" |\n", out);
+		}
+		fputc('\n', out);
+		for (k = 0; k < le->nv; k++) {
+			if (le->v[k].result == NULL || le->v[k].result->nm == 0)
+				continue;
+			fputs("Measurements of ", out);
+			lr_md(out, le->v[k].cause);
+			fputs(":\n\n", out);
+			lr_md_result(out, le->v[k].result);
+		}
+	}
+}
