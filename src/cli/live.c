@@ -576,7 +576,7 @@ lv_load(const lv_config *cfg, lv_input *in)
 	if (st >= 0)
 		return st;
 	in->set = od_events_new();
-	sc = od_scanner_new(&err);
+	sc = od_scanner_new(od_options_jit(), &err);
 	if (in->set == NULL || sc == NULL) {
 		if (sc != NULL || err.msg[0] == '\0')
 			od_error_set(&err, NULL, 0, 0, "out of memory");

@@ -1,7 +1,8 @@
 /*
  * options.c: getopt_long's tables and the --help text, from one option
- * table.
+ * table; and the scanner's option that the environment sets.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "options.h"
@@ -58,4 +59,12 @@ od_options_known(const od_option *opts, int n, int code)
 		if (code != 0 && code == opts[i].letter)
 			return 1;
 	return 0;
+}
+
+bool
+od_options_jit(void)
+{
+	const char *v = getenv("OOMDOC_NO_JIT");
+
+	return v == NULL || strcmp(v, "1") != 0;
 }

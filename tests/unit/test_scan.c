@@ -29,7 +29,7 @@ setup(void **state)
 	(void)state;
 	if (mkdtemp(tmpdir) == NULL)
 		return 1;
-	sc = od_scanner_new(&err);
+	sc = od_scanner_new(true, &err);
 	return sc == NULL;
 }
 
