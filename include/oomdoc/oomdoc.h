@@ -131,12 +131,14 @@ void oomdoc_scanner_free(oomdoc_scanner *sc);
  * such as a kernel OOM kill and the launcher's "Killed", 20 lines after
  * the message ends), and at the latest by oomdoc_scanner_finish.  The
  * event belongs to the scanner; fn may read it and apply rules to it
- * (oomdoc_rules_apply).  An echo seen after the delivery still counts in
- * its occurrences, and, when another report of the same failure follows
- * that echo, may fill in a figure it lacked; the final values are those
- * of oomdoc_scanner_event after finish.  An event beyond max_events is
- * never delivered.  fn must not call back into this scanner.  arg is
- * handed to fn, untouched; fn NULL stops the calls.
+ * (oomdoc_rules_apply).  An echo seen after the delivery (the same message
+ * again, from another rank or a retry) still adds to its occurrences, and
+ * gives it a rank and a timestamp when it had none; when another report of
+ * the same failure follows that echo (a log that repeats itself), the
+ * event may also take that report's kind and the figures it lacked.  The
+ * final values are those of oomdoc_scanner_event after finish.  An event
+ * beyond max_events is never delivered.  fn must not call back into this
+ * scanner.  arg is handed to fn, untouched; fn NULL stops the calls.
  */
 typedef void oomdoc_event_fn(oomdoc_event *ev, void *arg);
 void oomdoc_scanner_on_event(oomdoc_scanner *sc, oomdoc_event_fn *fn,

@@ -1,7 +1,7 @@
 /*
  * test_scan.c: streaming through the fixed buffer (messages across buffer
- * boundaries, lines longer than the buffer), and gzip/zstd input with and
- * without truncation.
+ * boundaries, lines longer than the buffer), from a file and fed from
+ * memory in chunks, and gzip/zstd input with and without truncation.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -128,6 +128,49 @@ test_buffer_seams(void **state)
 	assert_int_equal(info.bytes, len);
 	assert_string_equal(info.compression, "none");
 	free(info.name);
+	od_events_free(set);
+	free(t);
+}
+
+/* The same log fed in chunks of odd sizes, one of them larger than the
+ * buffer: the same events, delivered as they complete. */
+static void
+count_event(od_event *ev, void *arg)
+{
+	(void)ev;
+	(*(int *)arg)++;
+}
+
+static void
+test_feed_seams(void **state)
+{
+	static const size_t sizes[] = { 1, 4093, 65536 + 7, 5u << 20, 333 };
+	uint64_t lines[40];
+	size_t len, at = 0;
+	char *t = make_log(&len, lines);
+	od_events *set = od_events_new();
+	od_input info = { 0 };
+	int k = 0, delivered = 0;
+
+	(void)state;
+	od_scanner_on_event(sc, count_event, &delivered);
+	od_scan_begin(sc, 0, set);
+	while (at < len) {
+		size_t n = sizes[k++ % 5];
+
+		if (n > len - at)
+			n = len - at;
+		od_scan_feed(sc, t + at, n);
+		at += n;
+	}
+	assert_int_equal(delivered, 40);        /* the last is far from the end */
+	od_scan_finish(sc, &info);
+	od_scanner_on_event(sc, NULL, NULL);
+	check_events(set, lines);
+	assert_int_equal(info.bytes, len);
+	for (at = 0, k = 0; at < len; at++)
+		k += t[at] == '\n';
+	assert_int_equal(info.lines, k);
 	od_events_free(set);
 	free(t);
 }
@@ -279,6 +322,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_buffer_seams),
+		cmocka_unit_test(test_feed_seams),
 		cmocka_unit_test(test_gzip_and_zstd),
 		cmocka_unit_test(test_truncated_gzip),
 		cmocka_unit_test(test_long_line),
