@@ -3,12 +3,13 @@
  * same log fed in one chunk, in 1-byte chunks and in chunks of random
  * sizes gives the same events, and each event is delivered once, with the
  * values it ends with (but for what its echoes add); an event is delivered by feed, before finish, once
- * enough text follows it; two scanners used alternately do not mix; the
- * options, the rules' errors and the report.
+ * enough text follows it; two scanners used alternately, or at once in
+ * two threads, do not mix; the options, the rules' errors and the report.
  *
  * Run from the repository root (ctest does): it reads fixtures/.
  */
 #include <glob.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -360,6 +361,66 @@ test_two_scanners(void **state)
 	free(b.s);
 }
 
+/* One thread's work: its log, fed in chunks, into its own scanner. */
+typedef struct {
+	run r;
+	const buf *text;
+} job;
+
+static void *
+thread_scan(void *arg)
+{
+	job *j = arg;
+	size_t at;
+
+	for (at = 0; at < j->text->n; at += 1000)
+		oomdoc_scanner_feed(j->r.sc, j->text->s + at,
+		    j->text->n - at < 1000 ? j->text->n - at : 1000);
+	return NULL;
+}
+
+/*
+ * Two scanners at once in two threads give what each gives alone.  The
+ * scanners are made before the threads start, and no rules are applied:
+ * making a scanner still fills scan.c's anchor table on first use, and
+ * facts.c renders frames into static buffers.
+ */
+static void
+test_two_threads(void **state)
+{
+	buf a = { 0 }, b = { 0 };
+	job ja, jb;
+	run alone_a, alone_b;
+	pthread_t ta, tb;
+	int round;
+
+	(void)state;
+	add_files(&a, "fixtures/pytorch/*.log");
+	add_files(&b, "fixtures/stacks/*.log");
+	scan_chunks(&alone_a, &a, a.n, 0, false);
+	scan_chunks(&alone_b, &b, b.n, 0, false);
+	for (round = 0; round < 4; round++) {
+		new_scanner(&ja.r);
+		new_scanner(&jb.r);
+		ja.text = &a;
+		jb.text = &b;
+		assert_int_equal(pthread_create(&ta, NULL, thread_scan, &ja), 0);
+		assert_int_equal(pthread_create(&tb, NULL, thread_scan, &jb), 0);
+		assert_int_equal(pthread_join(ta, NULL), 0);
+		assert_int_equal(pthread_join(tb, NULL), 0);
+		end_run(&ja.r);
+		end_run(&jb.r);
+		assert_string_equal(ja.r.full.s, alone_a.full.s);
+		assert_string_equal(jb.r.full.s, alone_b.full.s);
+		free_run(&ja.r);
+		free_run(&jb.r);
+	}
+	free_run(&alone_a);
+	free_run(&alone_b);
+	free(a.s);
+	free(b.s);
+}
+
 /* Two inputs in one scanner, a file among them; misuse is refused. */
 static void
 test_inputs(void **state)
@@ -503,6 +564,7 @@ main(void)
 		cmocka_unit_test(test_chunk_sizes_big),
 		cmocka_unit_test(test_delivered_by_feed),
 		cmocka_unit_test(test_two_scanners),
+		cmocka_unit_test(test_two_threads),
 		cmocka_unit_test(test_inputs),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_rules_and_report),
