@@ -77,5 +77,28 @@ else
 	pass=$((pass + 1))
 fi
 
+# A filter: the event comes out while standard input is still open, once
+# enough text follows it.
+mkfifo "$tmp/fifo"
+"$stream" <"$tmp/fifo" >"$tmp/live" &
+pid=$!
+exec 3>"$tmp/fifo"
+cat fixtures/sample/job.log "$tmp/filler.log" | head -c 200000 >&3
+for _ in $(seq 200); do
+	[ -s "$tmp/live" ] && break
+	sleep 0.05
+done
+early=$(cat "$tmp/live")
+exec 3>&-
+wait $pid
+rc=$?
+if [ -z "$early" ] || [ $rc -ne 0 ] ||
+	! cmp -s "$tmp/live" <(printf '%s\n' "$early"); then
+	echo "FAIL streaming: before the end of input: '$early'; exit $rc"
+	fail=$((fail + 1))
+else
+	pass=$((pass + 1))
+fi
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

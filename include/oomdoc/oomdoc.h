@@ -126,10 +126,11 @@ void oomdoc_scanner_free(oomdoc_scanner *sc);
 
 /*
  * Called with each event as soon as it is complete: when the text after
- * it can no longer change it (at most 32 KiB after the message starts,
- * and for the messages that another part of the stack may report again,
- * such as a kernel OOM kill and the launcher's "Killed", 20 lines after
- * the message ends), and at the latest by oomdoc_scanner_finish.  The
+ * it can no longer change it (once 32 KiB of text have followed the words
+ * that mark the message; for the messages that another part of the stack
+ * may report again, such as a kernel OOM kill and the launcher's
+ * "Killed", also 20 lines after the message ends), and at the latest by
+ * oomdoc_scanner_finish.  The
  * event belongs to the scanner; fn may read it and apply rules to it
  * (oomdoc_rules_apply).  An echo seen after the delivery (the same message
  * again, from another rank or a retry) still adds to its occurrences, and
