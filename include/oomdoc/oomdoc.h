@@ -9,6 +9,9 @@
  * likely causes of each event; a report writes them as text, Markdown or
  * JSON.  A filter of a log pipeline does this:
  *
+ *     rules = oomdoc_rules_new();
+ *     if (!oomdoc_rules_load(rules, "/usr/share/oomdoc/rules"))
+ *             (read oomdoc_rules_error for each error)
  *     oomdoc_options opts;
  *     oomdoc_options_init(&opts);
  *     sc = oomdoc_scanner_new(&opts, &err);
@@ -146,8 +149,8 @@ void oomdoc_scanner_on_event(oomdoc_scanner *sc, oomdoc_event_fn *fn,
     void *arg);
 
 /*
- * Starts an input named name (a copy is kept; "-" is shown as "(standard
- * input)" in reports).  Optional: feeding with no input started starts
+ * Starts an input named name (a copy is kept; NULL or "-" is shown as
+ * "(standard input)" in reports).  Optional: feeding with no input started starts
  * one named "-".  False when an input is already started or when called
  * from the event callback, or with err filled in when memory ran out.
  */

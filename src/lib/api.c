@@ -193,7 +193,8 @@ oomdoc_scanner_begin(oomdoc_scanner *h, const char *name, oomdoc_error *err)
 		return false;
 	}
 	in = api_add_input(h);
-	if (in == NULL || (in->name = strdup(name)) == NULL) {
+	if (in == NULL || (in->name = strdup(name != NULL ? name : "-")) ==
+	    NULL) {
 		api_fail(err, "out of memory");
 		return false;
 	}
