@@ -175,6 +175,84 @@ test_feed_seams(void **state)
 	free(t);
 }
 
+/*
+ * An anchor on every line (a metric line that context.c reads): far more
+ * hits in one piece than the hit list holds, so the scan goes on after
+ * the last hit it kept.  In one chunk or in small ones (a few hits a
+ * piece), the same events with the same context.
+ */
+static char *
+make_busy_log(size_t *len, uint64_t lines[40])
+{
+	size_t cap = 8u << 20, n = 0;
+	char *t = malloc(cap);
+	int i, k = 0;
+
+	assert_non_null(t);
+	for (i = 0; i < 200000; i++) {
+		if (i % 5000 == 2500 && k < 40) {
+			n += (size_t)sprintf(t + n, "RuntimeError: CUDA out of "
+			    "memory. Tried to allocate %d.00 MiB (GPU 0; 4.00 GiB "
+			    "total capacity; 1.00 GiB already allocated; 0 bytes "
+			    "free; 1.00 GiB reserved in total by PyTorch)\n",
+			    k + 1);
+			lines[k++] = (uint64_t)i + 1;
+			continue;
+		}
+		n += (size_t)sprintf(t + n, "step %d gpu_mem: %d.5 GiB\n", i,
+		    i % 70);
+	}
+	assert_int_equal(k, 40);
+	*len = n;
+	return t;
+}
+
+static void
+scan_busy(const char *t, size_t len, size_t chunk, od_events *set)
+{
+	od_input info = { 0 };
+	size_t at;
+
+	od_scan_begin(sc, 0, set);
+	for (at = 0; at < len; at += chunk)
+		od_scan_feed(sc, t + at, len - at < chunk ? len - at : chunk);
+	od_scan_finish(sc, &info);
+	assert_int_equal(info.lines, 200000);
+}
+
+static void
+test_many_hits(void **state)
+{
+	uint64_t lines[40];
+	size_t len;
+	char *t = make_busy_log(&len, lines);
+	od_events *one = od_events_new(), *small = od_events_new();
+	int k;
+
+	(void)state;
+	scan_busy(t, len, len, one);
+	scan_busy(t, len, 700, small);
+	assert_int_equal(od_events_count(one), 40);
+	assert_int_equal(od_events_count(small), 40);
+	for (k = 0; k < 40; k++) {
+		od_event *a = od_events_get(one, (size_t)k);
+		od_event *b = od_events_get(small, (size_t)k);
+
+		assert_int_equal(a->line, lines[k]);
+		assert_int_equal(b->line, lines[k]);
+		assert_int_equal(a->mem.requested, (int64_t)(k + 1) << 20);
+		assert_int_equal(b->mem.requested, a->mem.requested);
+		/* The metric lines before it were read, the same ones. */
+		assert_true(a->ctx.nreadings > 0);
+		assert_int_equal(a->ctx.nreadings, b->ctx.nreadings);
+		assert_int_equal(a->ctx.mem_last, b->ctx.mem_last);
+		assert_int_equal(a->ctx.mem_max, b->ctx.mem_max);
+	}
+	od_events_free(one);
+	od_events_free(small);
+	free(t);
+}
+
 static void
 test_gzip_and_zstd(void **state)
 {
@@ -323,6 +401,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_buffer_seams),
 		cmocka_unit_test(test_feed_seams),
+		cmocka_unit_test(test_many_hits),
 		cmocka_unit_test(test_gzip_and_zstd),
 		cmocka_unit_test(test_truncated_gzip),
 		cmocka_unit_test(test_long_line),
