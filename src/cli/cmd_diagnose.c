@@ -182,7 +182,7 @@ cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 	ninputs = nfiles > 0 ? nfiles : 1;
 	inputs = calloc((size_t)ninputs, sizeof *inputs);
 	set = od_events_new();
-	sc = od_scanner_new(&err);
+	sc = od_scanner_new(od_options_jit(), &err);
 	if (inputs == NULL || set == NULL || sc == NULL) {
 		if (sc != NULL || err.msg[0] == '\0')
 			od_error_set(&err, NULL, 0, 0, "out of memory");

@@ -1,6 +1,7 @@
 /*
  * options.c: getopt_long's tables and the --help text, from one option
- * table; and the values of --format and --color.
+ * table; the values of --format and --color; and the scanner's option that
+ * the environment sets.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -110,4 +111,15 @@ cli_color_wanted(cli_color when)
 		return false;
 	return when == CLI_COLOR_ALWAYS || (when == CLI_COLOR_AUTO &&
 	    isatty(STDOUT_FILENO));
+}
+
+/* Whether to compile the patterns to machine code (PCRE2's JIT).  Only to
+ * run under valgrind, which cannot see into JIT code, does OOMDOC_NO_JIT=1
+ * turn it off: matching is the same, only slower. */
+bool
+od_options_jit(void)
+{
+	const char *v = getenv("OOMDOC_NO_JIT");
+
+	return v == NULL || strcmp(v, "1") != 0;
 }

@@ -9,6 +9,7 @@
 #define OD_OPTIONS_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 typedef struct {
@@ -32,5 +33,13 @@ void od_options_help(FILE *out, const od_option *opts, int n);
 /* Whether code is the letter of one of the options (getopt's optopt
  * after an option that takes no argument was given one). */
 int od_options_known(const od_option *opts, int n, int code);
+
+/*
+ * Whether to compile the patterns to machine code (PCRE2's JIT), the
+ * scanner's option: yes, unless OOMDOC_NO_JIT=1.  Only to run under
+ * valgrind, which cannot see into JIT code and reports false errors
+ * there, is it turned off: matching is the same, only slower.
+ */
+bool od_options_jit(void);
 
 #endif

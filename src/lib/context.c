@@ -107,7 +107,7 @@ struct cx_ctx {
 };
 
 cx_ctx *
-cx_new(od_error *err)
+cx_new(bool jit, od_error *err)
 {
 	cx_ctx *c = calloc(1, sizeof *c);
 	int i;
@@ -131,7 +131,7 @@ cx_new(od_error *err)
 			cx_free(c);
 			return NULL;
 		}
-		if (od_jit_wanted())
+		if (jit)
 			(void)pcre2_jit_compile(c->re[i], PCRE2_JIT_COMPLETE);
 	}
 	c->md = pcre2_match_data_create(16, NULL);

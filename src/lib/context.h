@@ -24,7 +24,8 @@ typedef struct {
 #define CX_WHAT_MAX 32
 #define CX_SAMPLE_BYTES (64 * 1024)
 
-cx_ctx *cx_new(od_error *err);
+/* jit: compile the patterns with PCRE2's JIT. */
+cx_ctx *cx_new(bool jit, od_error *err);
 void cx_free(cx_ctx *c);
 
 /* The context anchors, terminated by one whose text is NULL. */

@@ -1,9 +1,16 @@
 /*
- * oomdoc.h: the public interface of the oomdoc core library.
+ * core.h: the core library's internal header, shared by its stages; an
+ * embedding program includes <oomdoc/oomdoc.h> instead, whose handles
+ * are these structs (oomdoc_event is od_event, oomdoc_cause od_cause).
  *
- * The pipeline is: inputs -> reader (input.c) -> scanner (scan.c: buffer,
- * lines, multi-literal prefilter) -> extractor (extract.c) -> event set
- * (event.c: grouping of echoes) -> report writers (report.c).
+ * The pipeline is: an input (input.c: a file or standard input, plain,
+ * gzip or zstd) -> the scanner (scan.c: the fixed buffer fed chunk by
+ * chunk, lines, the multi-literal prefilter) -> the extractor (extract.c
+ * with the recognisers of stacks.c) and the context (context.c) -> the
+ * event set (event.c: grouping of echoes) -> the rules (rules.c, facts.c,
+ * expr.c) -> the report writers (report.c).  The public interface (api.c)
+ * wraps them; od_scan_path and the streaming od_scan_feed share one code
+ * path.
  *
  * One struct, od_event, travels through every stage.  Every memory figure is
  * a byte count in an int64_t; OD_UNKNOWN (-1) means the log does not say it,
@@ -14,13 +21,15 @@
  * the duration of the call unless the comment at the declaration says the
  * callee keeps them.
  */
-#ifndef OOMDOC_H
-#define OOMDOC_H
+#ifndef OD_CORE_H
+#define OD_CORE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "oomdoc/oomdoc.h"
 
 #define OD_VERSION "0.1.0"
 
@@ -33,7 +42,7 @@
 #define OD_RANKS_MAX 4096     /* distinct ranks listed per event */
 #define OD_EXCEPTION_MAX 96   /* bytes of the exception type name */
 #define OD_TIMESTAMP_MAX 40   /* bytes of a prefix timestamp */
-#define OD_EVENTS_MAX 500     /* distinct events kept per run */
+#define OD_EVENTS_MAX OOMDOC_EVENTS_MAX /* distinct events kept per run */
 
 /* Exit statuses, as documented in man/oomdoc.1. */
 enum {
@@ -192,7 +201,7 @@ typedef struct {
 } od_fix;
 
 /* A likely cause of an event, as a rule found it (rules.c). */
-typedef struct {
+typedef struct oomdoc_cause {
 	const char *rule;       /* borrowed from the rule set, as below */
 	const char *title;
 	const char *probe;      /* the live-mode probe that can confirm it */
@@ -205,7 +214,7 @@ typedef struct {
 	int nfixes;
 } od_cause;
 
-typedef struct od_event {
+typedef struct oomdoc_event {
 	od_kind kind;
 	const char *framework;  /* static: "pytorch", "tensorflow", ... */
 	od_confidence confidence;
@@ -272,7 +281,6 @@ void od_error_set(od_error *err, const char *file, uint64_t line, uint64_t col,
 bool od_size_parse(const char *num, size_t numlen, const char *unit,
     size_t unitlen, int64_t *out);
 bool od_size_parse_text(const char *s, size_t n, int64_t *out);
-bool od_jit_wanted(void);
 /* The length of the valid UTF-8 sequence at p (at most n bytes), or 0;
  * *cp receives its code point. */
 size_t od_utf8_decode(const unsigned char *p, size_t n, unsigned *cp);
@@ -288,6 +296,8 @@ const char *od_hint_name(od_hint hint);
 /* The event set: every event of a run, grouped.  See event.c. */
 typedef struct od_events od_events;
 od_events *od_events_new(void);
+/* A set that keeps at most max (1 to OD_EVENTS_MAX) distinct events. */
+od_events *od_events_new_max(size_t max);
 void od_events_free(od_events *set);
 /* Adds ev, or merges it into an equal event; takes ownership of ev's heap
  * fields in both cases (ev is left empty). */
@@ -295,7 +305,14 @@ void od_events_add(od_events *set, od_event *ev);
 size_t od_events_count(const od_events *set);
 /* Whether ev would be merged into an event already kept (or dropped):
  * then the scanner need not read its context. */
-bool od_events_known(od_events *set, od_event *ev);
+bool od_events_known(const od_events *set, const od_event *ev);
+/*
+ * Whether event i may still change by absorbing the next report of input
+ * as another view of the same failure, when that report starts at line
+ * next_line or later.  Until then the scanner does not deliver it.
+ */
+bool od_events_open(const od_events *set, size_t i, int input,
+    uint64_t next_line);
 od_event *od_events_get(od_events *set, size_t i);
 uint64_t od_events_dropped(const od_events *set);
 void od_event_init(od_event *ev);
@@ -303,10 +320,33 @@ void od_event_clear(od_event *ev);
 void od_cause_clear(od_cause *c);
 void od_event_add_rank(od_event *ev, int rank);
 
-/* The scanner: reads one input and feeds events to an event set. */
+/*
+ * The scanner: reads one input after another and adds their events to an
+ * event set.  An input is scanned from a file (od_scan_path), from memory
+ * (od_scan_buffer), or chunk by chunk as it arrives (od_scan_begin, then
+ * od_scan_feed for each chunk, then od_scan_finish); the first two are
+ * built on the third.  jit says whether to compile the patterns with
+ * PCRE2's JIT.
+ */
 typedef struct od_scanner od_scanner;
-od_scanner *od_scanner_new(od_error *err);
+od_scanner *od_scanner_new(bool jit, od_error *err);
 void od_scanner_free(od_scanner *sc);
+/*
+ * Called with each event of the set once the scanner has read far enough
+ * past it that the input cannot change it (see od_events_open), or at the
+ * end of the input; ev belongs to the set.  od_scanner_on_event sets the
+ * function (NULL: none) for the scans that follow.
+ */
+typedef void od_event_fn(od_event *ev, void *arg);
+void od_scanner_on_event(od_scanner *sc, od_event_fn *fn, void *arg);
+/* Starts input number index, whose events go to set (borrowed until
+ * od_scan_finish). */
+void od_scan_begin(od_scanner *sc, int index, od_events *set);
+/* Scans the next len bytes of the input, as far as they have enough text
+ * after them; copies what it keeps. */
+void od_scan_feed(od_scanner *sc, const char *data, size_t len);
+/* Scans the rest of the input and fills in info's bytes and lines. */
+void od_scan_finish(od_scanner *sc, od_input *info);
 /*
  * Scans the input opened from path ("-" for standard input) and adds its
  * events to set.  Fills in *info (the caller frees info->name).  Returns
@@ -315,7 +355,8 @@ void od_scanner_free(od_scanner *sc);
  */
 bool od_scan_path(od_scanner *sc, const char *path, int index,
     od_input *info, od_events *set, od_error *err);
-/* Scans an in-memory buffer (for tests and fuzzing). */
+/* Scans an in-memory input: begin, one feed, finish.  Fills in info's
+ * bytes, lines and compression ("none"), not its name. */
 void od_scan_buffer(od_scanner *sc, const char *data, size_t len, int index,
     od_input *info, od_events *set);
 /* The fixed strings the prefilter looks for, NULL-terminated. */

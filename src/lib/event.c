@@ -7,8 +7,9 @@
  * collapsed, are equal; the second is then merged into the first (its rank
  * joins the list of ranks, its count is added).  Distinct events are kept
  * in the order in which they first appeared, at most OD_EVENTS_MAX of
- * them; the ones beyond are counted, not kept, so that a log with a
- * million different OOM lines still runs in bounded memory.
+ * them (or the set's own smaller limit); the ones beyond are counted, not
+ * kept, so that a log with a million different OOM lines still runs in
+ * bounded memory.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +18,12 @@
 
 #define EV_SLOTS 2048           /* hash slots, a power of two > 2 * max */
 
+_Static_assert(EV_SLOTS > 2 * OD_EVENTS_MAX, "EV_SLOTS holds OD_EVENTS_MAX");
+
 struct od_events {
-	od_event *ev;           /* OD_EVENTS_MAX entries */
+	od_event *ev;           /* max entries */
 	size_t n;
+	size_t max;
 	int slot[EV_SLOTS];     /* index + 1 into ev, 0 when empty */
 	int nslots;             /* slots in use */
 	uint64_t dropped;
@@ -331,18 +335,28 @@ ev_remember(od_events *set, const od_event *old, const od_event *ev)
 }
 
 od_events *
-od_events_new(void)
+od_events_new_max(size_t max)
 {
-	od_events *set = calloc(1, sizeof *set);
+	od_events *set;
 
+	if (max < 1 || max > OD_EVENTS_MAX)
+		return NULL;
+	set = calloc(1, sizeof *set);
 	if (set == NULL)
 		return NULL;
-	set->ev = calloc(OD_EVENTS_MAX, sizeof *set->ev);
+	set->ev = calloc(max, sizeof *set->ev);
 	if (set->ev == NULL) {
 		free(set);
 		return NULL;
 	}
+	set->max = max;
 	return set;
+}
+
+od_events *
+od_events_new(void)
+{
+	return od_events_new_max(OD_EVENTS_MAX);
 }
 
 void
@@ -402,7 +416,7 @@ od_events_add(od_events *set, od_event *ev)
 			return;
 		}
 	}
-	if (set->n >= OD_EVENTS_MAX) {
+	if (set->n >= set->max) {
 		set->dropped += ev->occurrences;
 		od_event_clear(ev);
 		return;
@@ -420,23 +434,40 @@ od_events_add(od_events *set, od_event *ev)
 }
 
 bool
-od_events_known(od_events *set, od_event *ev)
+od_events_known(const od_events *set, const od_event *ev)
 {
+	uint64_t key = ev_key(ev);
 	size_t i;
 
-	ev->key = ev_key(ev);
-	for (i = ev->key & (EV_SLOTS - 1); set->slot[i] != 0;
+	for (i = key & (EV_SLOTS - 1); set->slot[i] != 0;
 	    i = (i + 1) & (EV_SLOTS - 1)) {
 		const od_event *old = &set->ev[set->slot[i] - 1];
 
-		if (old->key == ev->key && old->kind == ev->kind &&
+		if (old->key == key && old->kind == ev->kind &&
 		    ev_by_pid(old) == ev_by_pid(ev) && (ev_by_pid(ev) ?
 		    old->host.pid == ev->host.pid : (old->fatal == ev->fatal &&
 		    ev_same_text(old, ev))))
 			return true;
 	}
 	/* A full set keeps no more events: nothing to read for them. */
-	return set->n >= OD_EVENTS_MAX;
+	return set->n >= set->max;
+}
+
+/*
+ * Only the event the last report went into can absorb the next report
+ * (od_events_add, ev_near), and only a message of another stack, from the
+ * same input, within EV_NEAR_LINES lines of the last report's end.  An
+ * echo of an older event makes that one the last again; it is then open
+ * again, though it may have been delivered.
+ */
+bool
+od_events_open(const od_events *set, size_t i, int input, uint64_t next_line)
+{
+	if (i >= set->n || set->last != (int)i + 1)
+		return false;
+	return set->ev[i].layout == OD_LAYOUT_OTHER_STACK &&
+	    set->last_input == input &&
+	    next_line <= set->last_end + EV_NEAR_LINES;
 }
 
 size_t

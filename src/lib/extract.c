@@ -174,7 +174,7 @@ struct ex_ctx {
 };
 
 ex_ctx *
-ex_new(od_error *err)
+ex_new(bool jit, od_error *err)
 {
 	ex_ctx *x = calloc(1, sizeof *x);
 	int i;
@@ -201,10 +201,10 @@ ex_new(od_error *err)
 			return NULL;
 		}
 		/* JIT is an optimisation: without it matching still works. */
-		if (od_jit_wanted())
+		if (jit)
 			(void)pcre2_jit_compile(x->re[i], PCRE2_JIT_COMPLETE);
 	}
-	x->st = sk_new(err);
+	x->st = sk_new(jit, err);
 	if (x->st == NULL) {
 		ex_free(x);
 		return NULL;

@@ -14,7 +14,8 @@
 
 typedef struct ex_ctx ex_ctx;
 
-ex_ctx *ex_new(od_error *err);
+/* jit: compile the patterns with PCRE2's JIT. */
+ex_ctx *ex_new(bool jit, od_error *err);
 void ex_free(ex_ctx *x);
 
 /* What the scanner knows about the place of a hit. */

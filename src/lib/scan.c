@@ -6,21 +6,29 @@
  *
  *     [ history | region to scan | lookahead ]
  *
- * The region is scanned for the anchor strings with Vectorscan (Hyperscan's
- * portable fork), which looks at each byte once; most of a log never gets
- * further than that.  For each hit the extractor may look back into the
- * history (up to SC_HISTORY bytes: the line's start and its prefix) and
- * forward into the lookahead (up to SC_LOOKAHEAD bytes: the message's
- * continuation lines).  When the region is done, the history and the
- * unscanned tail are moved to the front and the buffer is refilled.  At the
- * end of the input there is no lookahead left to keep and the tail is
- * scanned too.  Memory is the buffer and nothing else, whatever the input
- * size or its line lengths: a line longer than the buffer is simply scanned
- * in pieces, with the anchors that straddle two pieces still found (the
- * next piece starts SC_OVERLAP bytes early).
+ * The input comes in chunks (od_scan_feed; od_scan_path reads its file
+ * into the buffer the same way), each appended to the buffer.  After each
+ * chunk, everything that has its lookahead is scanned for the anchor
+ * strings with Vectorscan (Hyperscan's portable fork), which looks at each
+ * byte once; most of a log never gets further than that.  For each hit the
+ * extractor may look back into the history (up to SC_HISTORY bytes: the
+ * line's start and its prefix) and forward into the lookahead (at least
+ * SC_LOOKAHEAD bytes after the hit's start: the message's continuation
+ * lines).  When the buffer is full, the history and the unscanned tail are
+ * moved to the front to make room.  At the end of the input there is no
+ * lookahead left to keep and the tail is scanned too.  Memory is the buffer
+ * and nothing else, whatever the input size or its line lengths: a line
+ * longer than the buffer is simply scanned in pieces.
+ *
+ * A piece of the region is taken up to the last anchor start that has its
+ * lookahead, and hits are handed over in the order of their starts: a hit
+ * that starts in one piece and ends in the next is handed over with the
+ * first, so where the chunks end does not change what is found.  Once the
+ * text after an event can no longer change it (od_events_open), the event
+ * is delivered to the caller's function.
  *
  * Line numbers count '\n' only, as grep -n does; they are counted lazily,
- * up to each hit and at the end of each region.
+ * up to each hit and at the end of each piece.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +105,9 @@ sc_collect_anchors(void)
 }
 
 struct od_scanner {
+	struct sc_state *st;            /* the input being scanned */
+	od_event_fn *fn;                /* where complete events go */
+	void *fn_arg;
 	hs_database_t *db;
 	hs_scratch_t *scratch;
 	ex_ctx *ex;
@@ -108,16 +119,19 @@ struct od_scanner {
 	size_t hits[SC_HITS_MAX];
 	int hit_ids[SC_HITS_MAX];
 	int nhits;
-	size_t hit_floor;               /* ignore hits ending at or before */
+	size_t hit_cut;                 /* ignore hits starting at or after */
 	size_t hits_base;               /* offset of the scanned piece */
 	size_t last_end;                /* largest hit end of the call */
 };
 
 /* The state of one input's scan. */
-typedef struct {
+typedef struct sc_state {
 	od_scanner *sc;
 	const char *buf;
 	size_t len;             /* bytes in buf */
+	size_t scanned;         /* every hit starting before this is handled */
+	uint64_t bytes;         /* bytes of the input so far */
+	char last;              /* its last byte, '\n' before the first */
 	uint64_t base;          /* absolute offset of buf[0] */
 	size_t counted;         /* '\n' counted up to here */
 	uint64_t lines;         /* '\n' in the input before buf[counted] */
@@ -134,6 +148,7 @@ typedef struct {
 	 * event comes so that the event sees the latest value. */
 	uint64_t ctx_skipped[CX_WHAT_MAX];
 	int ctx_skipped_id[CX_WHAT_MAX];        /* anchor id + 1, 0: none */
+	size_t delivered;       /* the first event not handed over yet */
 } sc_state;
 
 const char *const *
@@ -150,7 +165,7 @@ od_anchors(void)
 }
 
 od_scanner *
-od_scanner_new(od_error *err)
+od_scanner_new(bool jit, od_error *err)
 {
 	od_scanner *sc = calloc(1, sizeof *sc);
 	unsigned ids[SC_ANCHORS_MAX];
@@ -158,9 +173,10 @@ od_scanner_new(od_error *err)
 	int i;
 
 	sc_collect_anchors();
-	if (sc == NULL || (sc->buf = malloc(SC_BUF_SIZE)) == NULL) {
+	if (sc == NULL || (sc->buf = malloc(SC_BUF_SIZE)) == NULL ||
+	    (sc->st = calloc(1, sizeof *sc->st)) == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
-		free(sc);
+		od_scanner_free(sc);
 		return NULL;
 	}
 	for (i = 0; i < sc_nanchors; i++) {
@@ -184,8 +200,8 @@ od_scanner_new(od_error *err)
 		od_scanner_free(sc);
 		return NULL;
 	}
-	sc->ex = ex_new(err);
-	sc->cx = cx_new(err);
+	sc->ex = ex_new(jit, err);
+	sc->cx = cx_new(jit, err);
 	if (sc->ex == NULL || sc->cx == NULL) {
 		od_scanner_free(sc);
 		return NULL;
@@ -203,6 +219,7 @@ od_scanner_free(od_scanner *sc)
 	ex_free(sc->ex);
 	cx_free(sc->cx);
 	free(sc->buf);
+	free(sc->st);
 	free(sc);
 }
 
@@ -275,10 +292,11 @@ sc_on_match(unsigned id, unsigned long long from, unsigned long long to,
 	od_scanner *sc = ctx;
 	size_t end = sc->hits_base + (size_t)to;
 
+	/* Literals: the start is the end less the anchor's length. */
 	(void)from;
 	(void)flags;
-	if (end <= sc->hit_floor)
-		return 0;
+	if (end - sc->anchor_len[id] >= sc->hit_cut)
+		return 0;       /* the next piece's */
 	if (end > sc->last_end)
 		sc->last_end = end;
 	sc->hit_ids[sc->nhits] = (int)id;
@@ -428,59 +446,176 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 }
 
 /*
- * Scans buf[from..to) for anchors and handles each hit.  Hits that end at
- * or before floor were seen by the previous call (the pieces overlap).
- * lo is the oldest byte that the extractor may look at.
+ * Scans buf[from..to) for anchors and handles each hit that starts before
+ * cut, in the order of their starts; every anchor that starts before cut
+ * ends by to.  lo is the oldest byte that the extractor may look at.
  */
 static void
-sc_region(sc_state *st, size_t from, size_t to, size_t floor, size_t lo)
+sc_region(sc_state *st, size_t from, size_t to, size_t cut, size_t lo)
 {
 	od_scanner *sc = st->sc;
 	int i;
 
-	while (from < to) {
+	while (from < cut) {
+		size_t next = cut;
 		hs_error_t rc;
 
 		sc->nhits = 0;
 		sc->hits_base = from;
-		sc->hit_floor = floor;
-		sc->last_end = floor;
+		sc->hit_cut = cut;
+		sc->last_end = from;
 		rc = hs_scan(sc->db, st->buf + from, (unsigned)(to - from), 0,
 		    sc->scratch, sc_on_match, sc);
-		/* Matches come in the order of their ends; take them in the
-		 * order of their starts. */
+		/*
+		 * Matches come in the order of their ends.  When the hit list
+		 * was full, every hit that ends before the last one's end was
+		 * reported, and so every hit that starts more than an anchor's
+		 * length before it: those are handled now, the rest are found
+		 * again from there.
+		 */
+		if (rc == HS_SCAN_TERMINATED && sc->nhits > 0)
+			next = sc->last_end > from + sc->overlap + 1 ?
+			    sc->last_end - sc->overlap - 1 : sc->last_end;
+		/* Take them in the order of their starts. */
 		sc_sort_hits(sc);
-		for (i = 0; i < sc->nhits; i++) {
+		for (i = 0; i < sc->nhits && sc->hits[i] < next; i++) {
 			if (sc->hit_ids[i] >= sc_noom)
 				sc_context(st, sc->hits[i], sc->hit_ids[i], lo);
 			else
 				sc_hit(st, sc->hits[i], lo);
 		}
-		if (rc != HS_SCAN_TERMINATED || sc->nhits == 0)
-			break;
-		/* The hit list was full: go on after the last one. */
-		floor = sc->last_end;
-		from = sc->last_end > sc->overlap ? sc->last_end - sc->overlap : 0;
+		from = next;
 	}
+}
+
+/* Hands the complete events over; at the end of the input, all of them. */
+static void
+sc_deliver(sc_state *st, bool end)
+{
+	od_scanner *sc = st->sc;
+	size_t n = od_events_count(st->set);
+
+	/* An event found later starts at this line or after it. */
+	while (sc->fn != NULL && st->delivered < n && (end ||
+	    !od_events_open(st->set, st->delivered, st->index, st->lines + 1)))
+		sc->fn(od_events_get(st->set, st->delivered++), sc->fn_arg);
+}
+
+/*
+ * Scans what has its lookahead now (at the end of the input, everything),
+ * counts its lines and delivers the events it completed.
+ */
+static void
+sc_advance(sc_state *st, bool end)
+{
+	size_t cut = st->len, to = st->len;
+
+	if (!end) {
+		if (st->len < SC_LOOKAHEAD)
+			return;
+		cut = st->len - SC_LOOKAHEAD;
+		if (cut + st->sc->overlap < to)
+			to = cut + st->sc->overlap;
+	}
+	if (cut > st->scanned) {
+		sc_region(st, st->scanned, to, cut, 0);
+		st->scanned = cut;
+	}
+	sc_count_to(st, cut);
+	sc_deliver(st, end);
+}
+
+/*
+ * The free end of the buffer, with at least one byte of room: when the
+ * buffer is full, the history before what is left to scan and the tail are
+ * moved to the front first.  *room receives its size.
+ */
+static char *
+sc_room(sc_state *st, size_t *room)
+{
+	if (st->len == SC_BUF_SIZE) {
+		/* Everything before the lookahead is scanned (sc_advance). */
+		size_t keep = st->scanned > SC_HISTORY ?
+		    st->scanned - SC_HISTORY : 0;
+
+		memmove(st->sc->buf, st->sc->buf + keep, st->len - keep);
+		st->len -= keep;
+		st->base += keep;
+		st->counted -= keep;
+		st->scanned -= keep;
+		st->consumed = st->consumed > keep ? st->consumed - keep : 0;
+	}
+	*room = SC_BUF_SIZE - st->len;
+	return st->sc->buf + st->len;
+}
+
+/* Takes the n bytes just written at sc_room's pointer, and scans. */
+static void
+sc_commit(sc_state *st, size_t n)
+{
+	if (n == 0)
+		return;
+	st->len += n;
+	st->bytes += n;
+	st->last = st->sc->buf[st->len - 1];
+	sc_advance(st, false);
+}
+
+void
+od_scanner_on_event(od_scanner *sc, od_event_fn *fn, void *arg)
+{
+	sc->fn = fn;
+	sc->fn_arg = arg;
+}
+
+void
+od_scan_begin(od_scanner *sc, int index, od_events *set)
+{
+	sc_state *st = sc->st;
+
+	memset(st, 0, sizeof *st);
+	st->sc = sc;
+	st->buf = sc->buf;
+	st->last = '\n';
+	st->index = index;
+	st->set = set;
+	st->delivered = od_events_count(set);
+	cx_reset(&st->ctx);
+}
+
+void
+od_scan_feed(od_scanner *sc, const char *data, size_t len)
+{
+	while (len > 0) {
+		size_t room;
+		char *p = sc_room(sc->st, &room);
+
+		if (room > len)
+			room = len;
+		memcpy(p, data, room);
+		sc_commit(sc->st, room);
+		data += room;
+		len -= room;
+	}
+}
+
+void
+od_scan_finish(od_scanner *sc, od_input *info)
+{
+	sc_state *st = sc->st;
+
+	sc_advance(st, true);
+	info->bytes = st->bytes;
+	info->lines = st->lines + (st->bytes > 0 && st->last != '\n');
 }
 
 void
 od_scan_buffer(od_scanner *sc, const char *data, size_t len, int index,
     od_input *info, od_events *set)
 {
-	sc_state st;
-
-	memset(&st, 0, sizeof st);
-	st.sc = sc;
-	st.buf = data;
-	st.len = len;
-	st.index = index;
-	st.set = set;
-	cx_reset(&st.ctx);
-	sc_region(&st, 0, len, 0, 0);
-	sc_count_to(&st, len);
-	info->bytes = len;
-	info->lines = st.lines + (len > 0 && data[len - 1] != '\n');
+	od_scan_begin(sc, index, set);
+	od_scan_feed(sc, data, len);
+	od_scan_finish(sc, info);
 	info->compression = "none";
 }
 
@@ -489,10 +624,7 @@ od_scan_path(od_scanner *sc, const char *path, int index, od_input *info,
     od_events *set, od_error *err)
 {
 	in_reader *r;
-	sc_state st;
-	size_t scanned = 0;     /* bytes of buf scanned for anchors */
-	bool eof = false, ok = true;
-	char last = '\n';
+	bool ok = true;
 
 	info->name = strdup(path);
 	info->bytes = 0;
@@ -503,52 +635,22 @@ od_scan_path(od_scanner *sc, const char *path, int index, od_input *info,
 		info->failed = true;
 		return false;
 	}
-	memset(&st, 0, sizeof st);
-	st.sc = sc;
-	st.buf = sc->buf;
-	st.index = index;
-	st.set = set;
-	cx_reset(&st.ctx);
-	while (!eof) {
-		size_t limit, keep, floor;
+	/* As od_scan_feed, but read straight into the buffer. */
+	od_scan_begin(sc, index, set);
+	for (;;) {
+		size_t room;
+		char *p = sc_room(sc->st, &room);
+		ssize_t n = in_read(r, p, room, err);
 
-		/* Fill the buffer. */
-		while (st.len < SC_BUF_SIZE) {
-			ssize_t n = in_read(r, sc->buf + st.len,
-			    SC_BUF_SIZE - st.len, err);
-
-			if (n < 0) {
-				ok = false;
-				info->failed = true;
-			}
-			if (n <= 0) {
-				eof = true;
-				break;
-			}
-			st.len += (size_t)n;
-			info->bytes += (uint64_t)n;
+		if (n < 0) {
+			ok = false;
+			info->failed = true;
 		}
-		if (st.len > 0)
-			last = sc->buf[st.len - 1];
-		/* Scan what has its lookahead; at the end, everything. */
-		limit = eof ? st.len : st.len - SC_LOOKAHEAD;
-		floor = scanned;
-		sc_region(&st, scanned > sc->overlap ? scanned - sc->overlap : 0,
-		    limit, floor, 0);
-		scanned = limit;
-		sc_count_to(&st, limit);
-		if (eof)
+		if (n <= 0)
 			break;
-		/* Keep the history and the unscanned tail. */
-		keep = limit > SC_HISTORY ? limit - SC_HISTORY : 0;
-		memmove(sc->buf, sc->buf + keep, st.len - keep);
-		st.len -= keep;
-		st.base += keep;
-		st.counted -= keep;
-		scanned -= keep;
-		st.consumed = st.consumed > keep ? st.consumed - keep : 0;
+		sc_commit(sc->st, (size_t)n);
 	}
-	info->lines = st.lines + (info->bytes > 0 && last != '\n');
+	od_scan_finish(sc, info);
 	info->compression = in_compression(r);
 	in_close(r);
 	return ok;

@@ -371,7 +371,8 @@ sk_widen(const char *p, char *out, size_t cap)
 }
 
 static pcre2_code *
-sk_compile(const char *pattern, int row, uint32_t options, od_error *err)
+sk_compile(const char *pattern, int row, uint32_t options, bool jit,
+    od_error *err)
 {
 	char wide[ST_PATTERN_MAX];
 	pcre2_code *re;
@@ -393,13 +394,13 @@ sk_compile(const char *pattern, int row, uint32_t options, od_error *err)
 		    (uint64_t)off + 1, "internal pattern: %s", msg);
 		return NULL;
 	}
-	if (od_jit_wanted())
+	if (jit)
 		(void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
 	return re;
 }
 
 sk_set *
-sk_new(od_error *err)
+sk_new(bool jit, od_error *err)
 {
 	sk_set *s = calloc(1, sizeof *s);
 	int i;
@@ -410,10 +411,10 @@ sk_new(od_error *err)
 	}
 	for (i = 0; i < ST_N; i++) {
 		s->re[i] = sk_compile(sk_specs[i].pattern, i,
-		    PCRE2_USE_OFFSET_LIMIT, err);
+		    PCRE2_USE_OFFSET_LIMIT, jit, err);
 		if (s->re[i] == NULL ||
 		    (sk_specs[i].follow != NULL && (s->follow[i] =
-		    sk_compile(sk_specs[i].follow, i, 0, err)) == NULL)) {
+		    sk_compile(sk_specs[i].follow, i, 0, jit, err)) == NULL)) {
 			sk_free(s);
 			return NULL;
 		}

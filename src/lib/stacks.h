@@ -16,7 +16,8 @@ typedef struct {
 	bool caseless;
 } sk_anchor;
 
-sk_set *sk_new(od_error *err);
+/* jit: compile the patterns with PCRE2's JIT. */
+sk_set *sk_new(bool jit, od_error *err);
 void sk_free(sk_set *s);
 
 /* The number of recognisers (at most 64). */

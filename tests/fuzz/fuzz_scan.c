@@ -34,7 +34,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		od_error err;
 		rl_errors *errs = calloc(1, sizeof *errs);
 
-		fz_sc = od_scanner_new(&err);
+		fz_sc = od_scanner_new(true, &err);
 		fz_rules = rl_new();
 		if (fz_sc == NULL || fz_rules == NULL || errs == NULL ||
 		    !rl_load(fz_rules, OOMDOC_SOURCE_RULES, errs))

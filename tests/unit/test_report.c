@@ -20,7 +20,7 @@ static char *
 report(const char *text, size_t len, od_report_format fmt)
 {
 	od_error err;
-	od_scanner *sc = od_scanner_new(&err);
+	od_scanner *sc = od_scanner_new(true, &err);
 	od_events *set = od_events_new();
 	od_input in = { 0 };
 	od_report_opts o = { fmt, false, "" };

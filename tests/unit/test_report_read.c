@@ -38,7 +38,7 @@ static char *
 report_of(const char *log, size_t *len)
 {
 	od_error err;
-	od_scanner *sc = od_scanner_new(&err);
+	od_scanner *sc = od_scanner_new(true, &err);
 	od_events *set = od_events_new();
 	od_input in;
 	od_report_opts o;
@@ -94,7 +94,7 @@ test_round_trip(void **state)
 	    "in use. Of the allocated memory 17.50 GiB is allocated by "
 	    "PyTorch, and 120.00 MiB is reserved by PyTorch but unallocated.\n";
 	od_error err;
-	od_scanner *sc = od_scanner_new(&err);
+	od_scanner *sc = od_scanner_new(true, &err);
 	od_events *set = od_events_new();
 	od_input in;
 	size_t len = 0;

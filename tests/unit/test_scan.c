@@ -1,7 +1,7 @@
 /*
  * test_scan.c: streaming through the fixed buffer (messages across buffer
- * boundaries, lines longer than the buffer), and gzip/zstd input with and
- * without truncation.
+ * boundaries, lines longer than the buffer), from a file and fed from
+ * memory in chunks, and gzip/zstd input with and without truncation.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,7 +29,7 @@ setup(void **state)
 	(void)state;
 	if (mkdtemp(tmpdir) == NULL)
 		return 1;
-	sc = od_scanner_new(&err);
+	sc = od_scanner_new(true, &err);
 	return sc == NULL;
 }
 
@@ -129,6 +129,127 @@ test_buffer_seams(void **state)
 	assert_string_equal(info.compression, "none");
 	free(info.name);
 	od_events_free(set);
+	free(t);
+}
+
+/* The same log fed in chunks of odd sizes, one of them larger than the
+ * buffer: the same events, delivered as they complete. */
+static void
+count_event(od_event *ev, void *arg)
+{
+	(void)ev;
+	(*(int *)arg)++;
+}
+
+static void
+test_feed_seams(void **state)
+{
+	static const size_t sizes[] = { 1, 4093, 65536 + 7, 5u << 20, 333 };
+	uint64_t lines[40];
+	size_t len, at = 0;
+	char *t = make_log(&len, lines);
+	od_events *set = od_events_new();
+	od_input info = { 0 };
+	int k = 0, delivered = 0;
+
+	(void)state;
+	od_scanner_on_event(sc, count_event, &delivered);
+	od_scan_begin(sc, 0, set);
+	while (at < len) {
+		size_t n = sizes[k++ % 5];
+
+		if (n > len - at)
+			n = len - at;
+		od_scan_feed(sc, t + at, n);
+		at += n;
+	}
+	assert_int_equal(delivered, 40);        /* the last is far from the end */
+	od_scan_finish(sc, &info);
+	od_scanner_on_event(sc, NULL, NULL);
+	check_events(set, lines);
+	assert_int_equal(info.bytes, len);
+	for (at = 0, k = 0; at < len; at++)
+		k += t[at] == '\n';
+	assert_int_equal(info.lines, k);
+	od_events_free(set);
+	free(t);
+}
+
+/*
+ * An anchor on every line (a metric line that context.c reads): far more
+ * hits in one piece than the hit list holds, so the scan goes on after
+ * the last hit it kept.  In one chunk or in small ones (a few hits a
+ * piece), the same events with the same context.
+ */
+static char *
+make_busy_log(size_t *len, uint64_t lines[40])
+{
+	size_t cap = 8u << 20, n = 0;
+	char *t = malloc(cap);
+	int i, k = 0;
+
+	assert_non_null(t);
+	for (i = 0; i < 200000; i++) {
+		if (i % 5000 == 2500 && k < 40) {
+			n += (size_t)sprintf(t + n, "RuntimeError: CUDA out of "
+			    "memory. Tried to allocate %d.00 MiB (GPU 0; 4.00 GiB "
+			    "total capacity; 1.00 GiB already allocated; 0 bytes "
+			    "free; 1.00 GiB reserved in total by PyTorch)\n",
+			    k + 1);
+			lines[k++] = (uint64_t)i + 1;
+			continue;
+		}
+		n += (size_t)sprintf(t + n, "step %d gpu_mem: %d.5 GiB\n", i,
+		    i % 70);
+	}
+	assert_int_equal(k, 40);
+	*len = n;
+	return t;
+}
+
+static void
+scan_busy(const char *t, size_t len, size_t chunk, od_events *set)
+{
+	od_input info = { 0 };
+	size_t at;
+
+	od_scan_begin(sc, 0, set);
+	for (at = 0; at < len; at += chunk)
+		od_scan_feed(sc, t + at, len - at < chunk ? len - at : chunk);
+	od_scan_finish(sc, &info);
+	assert_int_equal(info.lines, 200000);
+}
+
+static void
+test_many_hits(void **state)
+{
+	uint64_t lines[40];
+	size_t len;
+	char *t = make_busy_log(&len, lines);
+	od_events *one = od_events_new(), *small = od_events_new();
+	int k;
+
+	(void)state;
+	scan_busy(t, len, len, one);
+	scan_busy(t, len, 700, small);
+	assert_int_equal(od_events_count(one), 40);
+	assert_int_equal(od_events_count(small), 40);
+	for (k = 0; k < 40; k++) {
+		od_event *a = od_events_get(one, (size_t)k);
+		od_event *b = od_events_get(small, (size_t)k);
+
+		assert_int_equal(a->line, lines[k]);
+		assert_int_equal(b->line, lines[k]);
+		assert_int_equal(a->mem.requested, (int64_t)(k + 1) << 20);
+		assert_int_equal(b->mem.requested, a->mem.requested);
+		/* The metric lines before it were read, the same ones. */
+		assert_true(a->ctx.nreadings > 0);
+		assert_int_equal(a->ctx.nreadings, b->ctx.nreadings);
+		assert_int_equal(a->ctx.mem_last, b->ctx.mem_last);
+		assert_int_equal(a->ctx.mem_max, b->ctx.mem_max);
+	}
+	od_events_free(one);
+	od_events_free(small);
 	free(t);
 }
 
@@ -279,6 +400,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_buffer_seams),
+		cmocka_unit_test(test_feed_seams),
+		cmocka_unit_test(test_many_hits),
 		cmocka_unit_test(test_gzip_and_zstd),
 		cmocka_unit_test(test_truncated_gzip),
 		cmocka_unit_test(test_long_line),

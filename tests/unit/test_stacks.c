@@ -20,7 +20,7 @@ setup(void **state)
 	od_error err;
 
 	(void)state;
-	sc = od_scanner_new(&err);
+	sc = od_scanner_new(true, &err);
 	return sc == NULL;
 }
 
