@@ -6,6 +6,12 @@
  *
  * Loading rules reads the files named and nothing else; no rule can run a
  * command or open a file.
+ *
+ * This is the one header of the rule engine, whose files are
+ * rules_load.c (the YAML loader), rules_apply.c (rules applied to an
+ * event), fingerprint.c (the fingerprints of events and reports) and
+ * rules_describe.c (`rules list` and `rules show`).  The types below the
+ * errors are shared by those files only.
  */
 #ifndef OD_RULES_H
 #define OD_RULES_H
@@ -23,6 +29,49 @@ typedef struct {
 } rl_errors;
 
 typedef struct rl_set rl_set;
+
+/* A fix of a rule, as loaded: its condition and templates. */
+typedef struct {
+	char *id;
+	xp_expr *when;
+	xp_template *text;
+	char *env_name;
+	xp_template *env_value;
+	xp_template *code;
+	char *config_key;
+	xp_template *config_value;
+} rl_fix;
+
+/* A rule, as loaded.  The set owns every pointer in it. */
+typedef struct {
+	char *id;
+	char *title;
+	char *file;
+	int line;
+	uint32_t kinds;         /* bit per od_kind; 0: every kind */
+	char *when_src;
+	xp_expr *when;
+	double score;
+	xp_expr *score_expr;    /* a score computed per event, or NULL */
+	char *explain_src;
+	xp_template *explain;
+	xp_template *evidence[OD_EVIDENCE_MAX];
+	int nevidence;
+	rl_fix fixes[OD_FIXES_MAX];
+	int nfixes;
+	char *probe;            /* confirm_with: the live-mode probe */
+} rl_rule;
+
+/* The loaded rules, in load order (a rule that replaces another by id takes
+ * its place). */
+struct rl_set {
+	rl_rule *rules;
+	int n, cap;
+};
+
+/* Sets ev's fingerprint from its kind, its top cause, its exception and
+ * error, and its last user frame (fingerprint.c). */
+void rl_fingerprint(od_event *ev);
 
 rl_set *rl_new(void);
 void rl_free(rl_set *s);

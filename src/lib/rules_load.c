@@ -1,5 +1,6 @@
 /*
- * rules.c: loading the YAML rules and applying them to events.
+ * rules_load.c: loading the YAML rules into a rule set (applying them is
+ * rules_apply.c's job, describing them rules_describe.c's).
  *
  * A rule file holds one rule, a list of rules, or a mapping whose "rules"
  * key is such a list.  A rule:
@@ -28,7 +29,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +42,6 @@
 
 #define RL_FILE_MAX (1024 * 1024)
 #define RL_DEPTH_MAX 16
-#define RL_TEXT_MAX 2048
 
 #ifndef OOMDOC_RULES_DIR
 #define OOMDOC_RULES_DIR "/usr/local/share/oomdoc/rules"
@@ -51,42 +50,7 @@
 #define OOMDOC_SOURCE_RULES_DIR "rules"
 #endif
 
-typedef struct {
-	char *id;
-	xp_expr *when;
-	xp_template *text;
-	char *env_name;
-	xp_template *env_value;
-	xp_template *code;
-	char *config_key;
-	xp_template *config_value;
-} rl_fix;
-
-typedef struct {
-	char *id;
-	char *title;
-	char *file;
-	int line;
-	uint32_t kinds;         /* bit per od_kind; 0: every kind */
-	char *when_src;
-	xp_expr *when;
-	double score;
-	xp_expr *score_expr;    /* a score computed per event, or NULL */
-	char *explain_src;
-	xp_template *explain;
-	xp_template *evidence[OD_EVIDENCE_MAX];
-	int nevidence;
-	rl_fix fixes[OD_FIXES_MAX];
-	int nfixes;
-	char *probe;            /* confirm_with: the live-mode probe */
-} rl_rule;
-
-struct rl_set {
-	rl_rule *rules;
-	int n, cap;
-};
-
-/* The live-mode probes a rule may name (DESIGN.md section 5). */
+/* The live-mode probes a rule may name: the probes of src/live/probe.c. */
 static const char *const rl_probes[] = {
 	"context_cost", "fits_now", "largest_allocation", "fragmentation",
 	"processes", "health", NULL,
@@ -792,237 +756,4 @@ rl_load(rl_set *s, const char *path, rl_errors *errs)
 		free(names[i]);
 	}
 	return ok;
-}
-
-/* Renders a template; NULL when a part of it is unknown. */
-static char *
-rl_render(const xp_template *t, fc_source *src, bool keep_unknown)
-{
-	char buf[RL_TEXT_MAX];
-
-	if (t == NULL)
-		return NULL;
-	if (!xp_template_render(t, fc_lookup, src, buf, sizeof buf) &&
-	    !keep_unknown)
-		return NULL;
-	return strdup(buf);
-}
-
-static int
-rl_cmp_causes(const void *a, const void *b)
-{
-	const od_cause *x = a, *y = b;
-
-	return x->score < y->score ? 1 : x->score > y->score ? -1 : 0;
-}
-
-/* FNV-1a of a string, continuing h. */
-static uint64_t
-rl_hash(uint64_t h, const char *s)
-{
-	for (; s != NULL && *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (h ^ '|') * 1099511628211ULL;
-}
-
-/*
- * The fingerprint names the failure, not the job: the kind, the top cause,
- * the exception and the user's failing frame (file, line, function).  No
- * figure, pid, rank or time goes in, so the same failure in another job
- * hashes the same.
- */
-static void
-rl_fingerprint(od_event *ev)
-{
-	uint64_t h = 1469598103934665603ULL;
-	const od_frame *uf = NULL;
-	char line[32];
-	int i;
-
-	for (i = ev->nframes - 1; i >= 0 && uf == NULL; i--)
-		if (ev->frames[i].user)
-			uf = &ev->frames[i];
-	h = rl_hash(h, od_kind_name(ev->kind));
-	h = rl_hash(h, ev->ncauses > 0 ? ev->causes[0].rule : "none");
-	h = rl_hash(h, ev->exception);
-	h = rl_hash(h, ev->error);
-	if (uf != NULL) {
-		snprintf(line, sizeof line, "%lld", (long long)uf->line);
-		h = rl_hash(h, uf->file);
-		h = rl_hash(h, line);
-		h = rl_hash(h, uf->func);
-	}
-	snprintf(ev->fingerprint, sizeof ev->fingerprint, "%016llx",
-	    (unsigned long long)h);
-}
-
-void
-rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
-{
-	fc_source src = { ev, user };
-	od_cause found[OD_CAUSES_MAX];
-	int n = 0, i, k;
-
-	for (i = 0; s != NULL && i < s->n && n < OD_CAUSES_MAX; i++) {
-		const rl_rule *r = &s->rules[i];
-		od_cause *c = &found[n];
-
-		if (r->kinds != 0 && !(r->kinds & (UINT32_C(1) << ev->kind)))
-			continue;
-		if (!xp_true(xp_eval(r->when, fc_lookup, &src)))
-			continue;
-		memset(c, 0, sizeof *c);
-		c->rule = r->id;
-		c->title = r->title;
-		c->probe = r->probe;
-		c->score = r->score;
-		if (r->score_expr != NULL) {
-			xv_value v = xp_eval(r->score_expr, fc_lookup, &src);
-
-			if (v.type == XV_NUM)
-				c->score = v.num < 0 ? 0 : v.num > 1 ? 1 : v.num;
-		}
-		c->confidence = r->score >= 0.75 ? OD_CONF_HIGH :
-		    r->score >= 0.5 ? OD_CONF_MEDIUM : OD_CONF_LOW;
-		/* A cause is no surer than the event it explains. */
-		if (ev->confidence < c->confidence)
-			c->confidence = ev->confidence;
-		c->explanation = rl_render(r->explain, &src, true);
-		for (k = 0; k < r->nevidence; k++) {
-			char *e = rl_render(r->evidence[k], &src, false);
-
-			if (e != NULL)
-				c->evidence[c->nevidence++] = e;
-		}
-		for (k = 0; k < r->nfixes; k++) {
-			const rl_fix *rf = &r->fixes[k];
-			od_fix *f = &c->fixes[c->nfixes];
-
-			if (rf->when != NULL &&
-			    !xp_true(xp_eval(rf->when, fc_lookup, &src)))
-				continue;
-			memset(f, 0, sizeof *f);
-			f->id = rf->id;
-			/* A fix whose numbers are unknown helps no one. */
-			f->text = rl_render(rf->text, &src, false);
-			if (rf->env_value != NULL) {
-				f->env_name = strdup(rf->env_name);
-				f->env_value = rl_render(rf->env_value, &src,
-				    false);
-			}
-			if (rf->code != NULL)
-				f->code = rl_render(rf->code, &src, false);
-			if (rf->config_value != NULL) {
-				f->config_key = strdup(rf->config_key);
-				f->config_value = rl_render(rf->config_value,
-				    &src, false);
-			}
-			if (f->text == NULL || (rf->env_value != NULL &&
-			    f->env_value == NULL) || (rf->code != NULL &&
-			    f->code == NULL) || (rf->config_value != NULL &&
-			    f->config_value == NULL)) {
-				od_cause tmp;
-
-				memset(&tmp, 0, sizeof tmp);
-				tmp.fixes[0] = *f;
-				tmp.nfixes = 1;
-				od_cause_clear(&tmp);
-				continue;
-			}
-			c->nfixes++;
-		}
-		n++;
-	}
-	qsort(found, (size_t)n, sizeof found[0], rl_cmp_causes);
-	for (i = 0; i < ev->ncauses; i++)
-		od_cause_clear(&ev->causes[i]);
-	free(ev->causes);
-	ev->causes = NULL;
-	ev->ncauses = 0;
-	if (n > 0) {
-		ev->causes = malloc((size_t)n * sizeof *ev->causes);
-		if (ev->causes != NULL) {
-			memcpy(ev->causes, found, (size_t)n * sizeof *ev->causes);
-			ev->ncauses = n;
-		} else {
-			for (i = 0; i < n; i++)
-				od_cause_clear(&found[i]);
-		}
-	}
-	rl_fingerprint(ev);
-}
-
-static int
-rl_cmp_fp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-void
-rl_report_fingerprint(od_events *set, char out[17])
-{
-	const char *fps[OD_EVENTS_MAX];
-	uint64_t h = 1469598103934665603ULL;
-	size_t n = 0, i, count = od_events_count(set);
-	bool any_fatal = false;
-
-	for (i = 0; i < count; i++)
-		any_fatal |= od_events_get(set, i)->fatal;
-	for (i = 0; i < count; i++) {
-		od_event *ev = od_events_get(set, i);
-
-		if (ev->fatal || !any_fatal)
-			fps[n++] = ev->fingerprint;
-	}
-	out[0] = '\0';
-	if (n == 0)
-		return;
-	qsort(fps, n, sizeof fps[0], rl_cmp_fp);
-	for (i = 0; i < n; i++)
-		if (i == 0 || strcmp(fps[i], fps[i - 1]) != 0)
-			h = rl_hash(h, fps[i]);
-	snprintf(out, 17, "%016llx", (unsigned long long)h);
-}
-
-int
-rl_count(const rl_set *s)
-{
-	return s->n;
-}
-
-int
-rl_find(const rl_set *s, const char *id)
-{
-	int i;
-
-	for (i = 0; i < s->n; i++)
-		if (strcmp(s->rules[i].id, id) == 0)
-			return i;
-	return -1;
-}
-
-void
-rl_describe(const rl_set *s, int i, FILE *out, bool full)
-{
-	const rl_rule *r = &s->rules[i];
-	int k;
-
-	if (!full) {
-		fprintf(out, "%-24s %.2f  %s  (%s:%d)\n", r->id, r->score,
-		    r->title, r->file, r->line);
-		return;
-	}
-	fprintf(out, "id:           %s\ntitle:        %s\nfrom:         "
-	    "%s:%d\nkinds:        ", r->id, r->title, r->file, r->line);
-	if (r->kinds == 0)
-		fputs("every kind", out);
-	for (k = 0; k < OD_KIND_COUNT; k++)
-		if (r->kinds & (UINT32_C(1) << k))
-			fprintf(out, "%s ", od_kind_name((od_kind)k));
-	fprintf(out, "\nwhen:         %s\nscore:        %.2f\nexplain:      "
-	    "%s\n", r->when_src, r->score, r->explain_src);
-	for (k = 0; k < r->nfixes; k++)
-		fprintf(out, "fix:          %s\n", r->fixes[k].id);
-	if (r->probe != NULL)
-		fprintf(out, "confirm_with: %s\n", r->probe);
 }
