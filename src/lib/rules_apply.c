@@ -42,7 +42,7 @@ rl_cmp_causes(const void *a, const void *b)
 void
 rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 {
-	fc_source src = { ev, user };
+	fc_source src = { .ev = ev, .user = user };
 	od_cause found[OD_CAUSES_MAX];
 	int n = 0, i, k;
 
