@@ -51,8 +51,9 @@ typedef struct {
 	uint32_t kinds;         /* bit per od_kind; 0: every kind */
 	char *when_src;
 	xp_expr *when;
-	double score;
-	xp_expr *score_expr;    /* a score computed per event, or NULL */
+	double score;           /* the score, when it is a number */
+	char *score_src;        /* or the expression that computes it per event */
+	xp_expr *score_expr;
 	char *explain_src;
 	xp_template *explain;
 	xp_template *evidence[OD_EVIDENCE_MAX];

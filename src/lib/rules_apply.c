@@ -7,6 +7,7 @@
  * are ranked by score, and the event's fingerprint is taken from the top
  * one (fingerprint.c).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,12 +32,23 @@ rl_render(const xp_template *t, fc_source *src, bool keep_unknown)
 	return strdup(buf);
 }
 
-static int
-rl_cmp_causes(const void *a, const void *b)
+/*
+ * Ranks the causes by score, best first.  Causes of equal score keep the
+ * order of their rules in the set (load order), so the ranking is the same
+ * on every C library: qsort need not be stable, this insertion sort is.
+ */
+static void
+rl_rank(od_cause *c, int n)
 {
-	const od_cause *x = a, *y = b;
+	int i, j;
 
-	return x->score < y->score ? 1 : x->score > y->score ? -1 : 0;
+	for (i = 1; i < n; i++) {
+		od_cause t = c[i];
+
+		for (j = i; j > 0 && c[j - 1].score < t.score; j--)
+			c[j] = c[j - 1];
+		c[j] = t;
+	}
 }
 
 void
@@ -62,11 +74,16 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 		if (r->score_expr != NULL) {
 			xv_value v = xp_eval(r->score_expr, fc_lookup, &src);
 
-			if (v.type == XV_NUM)
-				c->score = v.num < 0 ? 0 : v.num > 1 ? 1 : v.num;
+			/* A score that cannot be computed for this event
+			 * gives no cause, as an unknown condition fires
+			 * none. */
+			if (v.type != XV_NUM || !isfinite(v.num))
+				continue;
+			c->score = v.num < 0 ? 0 : v.num > 1 ? 1 : v.num;
 		}
-		c->confidence = r->score >= 0.75 ? OD_CONF_HIGH :
-		    r->score >= 0.5 ? OD_CONF_MEDIUM : OD_CONF_LOW;
+		/* The confidence follows the score this event got. */
+		c->confidence = c->score >= 0.75 ? OD_CONF_HIGH :
+		    c->score >= 0.5 ? OD_CONF_MEDIUM : OD_CONF_LOW;
 		/* A cause is no surer than the event it explains. */
 		if (ev->confidence < c->confidence)
 			c->confidence = ev->confidence;
@@ -116,7 +133,7 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 		}
 		n++;
 	}
-	qsort(found, (size_t)n, sizeof found[0], rl_cmp_causes);
+	rl_rank(found, n);
 	for (i = 0; i < ev->ncauses; i++)
 		od_cause_clear(&ev->causes[i]);
 	free(ev->causes);

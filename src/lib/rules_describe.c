@@ -31,7 +31,15 @@ rl_describe(const rl_set *s, int i, FILE *out, bool full)
 	int k;
 
 	if (!full) {
-		fprintf(out, "%-24s %.2f  %s  (%s:%d)\n", r->id, r->score,
+		char score[8];
+
+		/* A score computed per event shows as "expr" here and
+		 * whole in `rules show`. */
+		if (r->score_src != NULL)
+			snprintf(score, sizeof score, "expr");
+		else
+			snprintf(score, sizeof score, "%.2f", r->score);
+		fprintf(out, "%-24s %-4s  %s  (%s:%d)\n", r->id, score,
 		    r->title, r->file, r->line);
 		return;
 	}
@@ -42,8 +50,12 @@ rl_describe(const rl_set *s, int i, FILE *out, bool full)
 	for (k = 0; k < OD_KIND_COUNT; k++)
 		if (r->kinds & (UINT32_C(1) << k))
 			fprintf(out, "%s ", od_kind_name((od_kind)k));
-	fprintf(out, "\nwhen:         %s\nscore:        %.2f\nexplain:      "
-	    "%s\n", r->when_src, r->score, r->explain_src);
+	fprintf(out, "\nwhen:         %s\nscore:        ", r->when_src);
+	if (r->score_src != NULL)
+		fputs(r->score_src, out);
+	else
+		fprintf(out, "%.2f", r->score);
+	fprintf(out, "\nexplain:      %s\n", r->explain_src);
 	for (k = 0; k < r->nfixes; k++)
 		fprintf(out, "fix:          %s\n", r->fixes[k].id);
 	if (r->probe != NULL)

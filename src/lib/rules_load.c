@@ -130,6 +130,7 @@ rl_rule_free(rl_rule *r)
 	free(r->file);
 	free(r->when_src);
 	xp_free(r->when);
+	free(r->score_src);
 	xp_free(r->score_expr);
 	free(r->explain_src);
 	xp_template_free(r->explain);
@@ -417,8 +418,9 @@ rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
 			r->score = strtod(v, &end);
 			if (end == v || *end != '\0') {
 				/* Not a number: an expression, computed per
-				 * event and kept within 0..1. */
-				r->score = 0.5;
+				 * event and kept within 0..1 (rules_apply.c). */
+				r->score = 0;
+				r->score_src = rl_strdup(v);
 				r->score_expr = rl_expr(lc, vn, "score");
 			} else if (!(r->score >= 0 && r->score <= 1)) {
 				rl_err(lc, vn, 0, "score must be from 0 to 1, "
