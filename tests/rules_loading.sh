@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The rule loader: every error of a bad file at once, each as
 # file:line:col: message, with status 3 (tests/rules/bad/*.err hold the
-# exact lines); a diagnosis refuses to run with broken rules; user rules
-# replace shipped ones by id, from --rules and from OOMDOC_RULES;
+# exact lines; multiline.err's positions, inside multi-line scalars, were
+# counted by hand in multiline.yaml); a directory of more rule files than
+# the loader takes is refused, not loaded in part; a diagnosis refuses to
+# run with broken rules; user rules replace shipped ones by id, from
+# --rules and from OOMDOC_RULES;
 # --no-default-rules loads none.
 #
 # Usage: tests/rules_loading.sh OOMDOC [--update]   (from the repository root)
@@ -21,6 +24,22 @@ for f in tests/rules/bad/*.yaml; do
 		diff <(printf '%s\n' "$err") "${f%.yaml}.err" | head -10
 	fi
 done
+
+# 256 rule files in a directory load; 257 are refused with the directory
+# named.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/rules"
+for i in $(seq 1 256); do
+	printf 'id: r%d\ntitle: t\nwhen: requested > 0\nscore: 0.5\nexplain: x\n' \
+		"$i" >"$tmp/rules/r$i.yaml"
+done
+[ "$("$oomdoc" rules check --no-default-rules "$tmp/rules" 2>&1)" = \
+    "oomdoc: 256 rules, no errors" ] && ok || ko "256 rule files in a directory"
+cp "$tmp/rules/r1.yaml" "$tmp/rules/r257.yml"
+err=$("$oomdoc" rules check --no-default-rules "$tmp/rules" 2>&1 >/dev/null)
+[ $? -eq 3 ] && [ "$err" = "oomdoc: $tmp/rules: a rules directory may hold at most 256 rule files (*.yaml, *.yml), this one holds 257" ] &&
+	ok || ko "257 rule files in a directory: $err"
 
 out=$("$oomdoc" --rules tests/rules/bad/many-errors.yaml fixtures/sample/job.log 2>/dev/null)
 rc=$?
