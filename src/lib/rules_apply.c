@@ -51,6 +51,28 @@ rl_rank(od_cause *c, int n)
 	}
 }
 
+/*
+ * Makes room for a cause of score score among n = OD_CAUSES_MAX: the one
+ * that would rank last (the lowest score, the last loaded of those) goes,
+ * when the new one would rank before it.  Returns the new count, or -1
+ * when the new cause would rank last itself.
+ */
+static int
+rl_make_room(od_cause *found, int n, double score)
+{
+	int low = 0, k;
+
+	for (k = 1; k < n; k++)
+		if (found[k].score <= found[low].score)
+			low = k;
+	if (found[low].score >= score)
+		return -1;
+	od_cause_clear(&found[low]);
+	memmove(&found[low], &found[low + 1],
+	    (size_t)(n - low - 1) * sizeof found[0]);
+	return n - 1;
+}
+
 void
 rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 {
@@ -58,19 +80,17 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 	od_cause found[OD_CAUSES_MAX];
 	int n = 0, i, k;
 
-	for (i = 0; s != NULL && i < s->n && n < OD_CAUSES_MAX; i++) {
+	/* An event keeps its OD_CAUSES_MAX best causes, whatever the number
+	 * of rules that fire. */
+	for (i = 0; s != NULL && i < s->n; i++) {
 		const rl_rule *r = &s->rules[i];
-		od_cause *c = &found[n];
+		double score = r->score;
+		od_cause *c;
 
 		if (r->kinds != 0 && !(r->kinds & (UINT32_C(1) << ev->kind)))
 			continue;
 		if (!xp_true(xp_eval(r->when, fc_lookup, &src)))
 			continue;
-		memset(c, 0, sizeof *c);
-		c->rule = r->id;
-		c->title = r->title;
-		c->probe = r->probe;
-		c->score = r->score;
 		if (r->score_expr != NULL) {
 			xv_value v = xp_eval(r->score_expr, fc_lookup, &src);
 
@@ -79,8 +99,21 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 			 * none. */
 			if (v.type != XV_NUM || !isfinite(v.num))
 				continue;
-			c->score = v.num < 0 ? 0 : v.num > 1 ? 1 : v.num;
+			score = v.num < 0 ? 0 : v.num > 1 ? 1 : v.num;
 		}
+		if (n == OD_CAUSES_MAX) {
+			int room = rl_make_room(found, n, score);
+
+			if (room < 0)
+				continue;
+			n = room;
+		}
+		c = &found[n];
+		memset(c, 0, sizeof *c);
+		c->rule = r->id;
+		c->title = r->title;
+		c->probe = r->probe;
+		c->score = score;
 		/* The confidence follows the score this event got. */
 		c->confidence = c->score >= 0.75 ? OD_CONF_HIGH :
 		    c->score >= 0.5 ? OD_CONF_MEDIUM : OD_CONF_LOW;
