@@ -17,6 +17,30 @@ SLOW=${SLOW:-60}
 
 bench_die() { echo "bench: $*" >&2; exit 2; }
 
+# bench_copy_oomdoc: a private copy of $OOMDOC_SRC, so that a rebuild of
+# build/bin/oomdoc during a run does not mix two versions.  The copy is
+# $SCRATCH/bin/oomdoc (OOMDOC is set to it) with the shipped rules at
+# $SCRATCH/share/oomdoc/rules, where it looks for them (relative to its
+# own directory): the rules beside $OOMDOC_SRC (../share/oomdoc/rules, as
+# in the build tree and in an installed tree), else this checkout's.
+bench_copy_oomdoc() {
+	local rules
+	rules=$(dirname "$OOMDOC_SRC")/../share/oomdoc/rules
+	[ -d "$rules" ] || rules=$REPO_DIR/rules
+	mkdir -p "$SCRATCH/bin" "$SCRATCH/share/oomdoc" || exit 2
+	OOMDOC=$SCRATCH/bin/oomdoc
+	cp "$OOMDOC_SRC" "$OOMDOC" || exit 2
+	rm -rf "$SCRATCH/share/oomdoc/rules"
+	cp -R -L "$rules" "$SCRATCH/share/oomdoc/rules" || exit 2
+}
+
+# bench_remove_oomdoc: removes the copy (and its directories, when empty).
+bench_remove_oomdoc() {
+	rm -rf "$OOMDOC" "$SCRATCH/share/oomdoc/rules"
+	rmdir "$SCRATCH/bin" "$SCRATCH/share/oomdoc" "$SCRATCH/share" 2>/dev/null
+	return 0
+}
+
 bench_need() {
 	[ -x "$GNU_TIME" ] || bench_die "$GNU_TIME is missing (apt-get install time)"
 	local c
@@ -106,7 +130,7 @@ machine_info() {
 	echo "- machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(free -g | awk '/^Mem:/ { print $2 " GiB RAM" }')"
 	echo "- kernel: $(uname -sr)"
 	local state=""
-	[ "$OOMDOC_SRC" -ef "$REPO_DIR/build/oomdoc" ] && state=", working tree at HEAD $(git -C "$REPO_DIR" rev-parse --short HEAD 2>/dev/null || echo '?') with $(git -C "$REPO_DIR" status --porcelain -- src 2>/dev/null | wc -l) changed files under src/"
+	[ "$OOMDOC_SRC" -ef "$REPO_DIR/build/bin/oomdoc" ] && state=", working tree at HEAD $(git -C "$REPO_DIR" rev-parse --short HEAD 2>/dev/null || echo '?') with $(git -C "$REPO_DIR" status --porcelain -- src 2>/dev/null | wc -l) changed files under src/"
 	echo "- oomdoc: $("$OOMDOC" --version 2>&1 | sed -n 1p) ($OOMDOC_SRC$state)"
 	echo "- oomdoc binary sha256: $(sha256sum "$OOMDOC" | cut -c1-16)"
 	echo "- load average (1, 5, 15 min) at the start: ${LOAD_START:-?}; at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -20,7 +20,7 @@ set -u
 
 LOG= SIZE=1G OOMS=53 SEED=1 RUNS=3 COMPRESSED=1 KEEP=0
 SCRATCH=${TMPDIR:-/tmp}/oomdoc-bench
-OOMDOC_SRC=$REPO_DIR/build/oomdoc
+OOMDOC_SRC=$REPO_DIR/build/bin/oomdoc
 while [ $# -gt 0 ]; do
 	case $1 in
 	--log) LOG=$2; shift ;;
@@ -41,9 +41,7 @@ bench_need rg grep gzip zcat zstd zstdcat python3 awk
 [ -x "$OOMDOC_SRC" ] || bench_die "$OOMDOC_SRC is missing: cmake -S . -B build && cmake --build build -j2"
 mkdir -p "$SCRATCH" || exit 2
 SCRATCH=$(cd "$SCRATCH" && pwd)
-# A private copy: others may rebuild build/oomdoc while this runs.
-OOMDOC=$SCRATCH/oomdoc
-cp "$OOMDOC_SRC" "$OOMDOC" || exit 2
+bench_copy_oomdoc
 
 GENERATED=0
 [ -n "$LOG" ] || LOG=$SCRATCH/genlog-$SIZE-ooms$OOMS-seed$SEED.log
@@ -57,7 +55,7 @@ SIDECAR=$LOG.ooms
 BYTES=$(stat -c %s "$LOG")
 ANCH=$SCRATCH/anchors.txt
 "$OOMDOC" --list-anchors >"$ANCH" || bench_die "oomdoc --list-anchors failed"
-# The 19 anchors of shared/reference/scan-speed.md, for one context row.
+# A fixed reference set of 19 OOM strings (REF19), for one context row.
 REF19=$SCRATCH/anchors-ref19.txt
 printf '%s\n' 'out of memory' 'Out of memory' 'OutOfMemory' 'OUT_OF_MEMORY' \
     'ErrorOutOfMemory' 'ALLOC_FAILED' 'NOT_ENOUGH_WORKSPACE' 'RESOURCE_EXHAUSTED' \
@@ -65,7 +63,8 @@ printf '%s\n' 'out of memory' 'Out of memory' 'OutOfMemory' 'OUT_OF_MEMORY' \
     'Killed' 'killed by signal' 'exitcode' 'exit code 137' 'Bus error' '已杀死' >"$REF19"
 
 cleanup() {
-	rm -f "$SCRATCH"/out.* "$SCRATCH"/rss.* "$OOMDOC"
+	rm -f "$SCRATCH"/out.* "$SCRATCH"/rss.*
+	bench_remove_oomdoc
 	if [ "$KEEP" = 0 ]; then
 		rm -f "$LOG.gz" "$LOG.zst"
 		[ "$GENERATED" = 1 ] && rm -f "$LOG" "$SIDECAR"
@@ -167,7 +166,7 @@ ctx = [(t, rows[(m, t)]) for m, t in order if m == "ctx"]
 if ctx:
     print()
     print("Context, not part of the ratios: the floors (reading and counting lines,")
-    print("decompressing) and rg with the 19 anchors of shared/reference/scan-speed.md (REF19).")
+    print("decompressing) and rg with a fixed reference set of 19 OOM strings (REF19).")
     print()
     print("| command | wall s | MB/s | peak RSS KiB |")
     print("|---|---:|---:|---:|")

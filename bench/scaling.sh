@@ -19,7 +19,7 @@ set -u
 
 BIG=0 RUNS=3 OOMS=53 SEED=1 ROWS=
 SCRATCH=${TMPDIR:-/tmp}/oomdoc-bench
-OOMDOC_SRC=$REPO_DIR/build/oomdoc
+OOMDOC_SRC=$REPO_DIR/build/bin/oomdoc
 while [ $# -gt 0 ]; do
 	case $1 in
 	--big) BIG=1 ;;
@@ -38,13 +38,13 @@ bench_need rg python3 awk
 [ -x "$OOMDOC_SRC" ] || bench_die "$OOMDOC_SRC is missing: cmake -S . -B build && cmake --build build -j2"
 mkdir -p "$SCRATCH" || exit 2
 SCRATCH=$(cd "$SCRATCH" && pwd)
-OOMDOC=$SCRATCH/oomdoc
-cp "$OOMDOC_SRC" "$OOMDOC" || exit 2
+bench_copy_oomdoc
 ANCH=$SCRATCH/anchors.txt
 "$OOMDOC" --list-anchors >"$ANCH" || bench_die "oomdoc --list-anchors failed"
 LOG=
 cleanup() {
-	rm -f "$SCRATCH"/out.* "$SCRATCH"/rss.* "$OOMDOC"
+	rm -f "$SCRATCH"/out.* "$SCRATCH"/rss.*
+	bench_remove_oomdoc
 	[ -n "$LOG" ] && rm -f "$LOG" "$LOG.ooms"
 }
 trap cleanup EXIT

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Quick start, step 1: install what is missing (Debian 12, as root), build
-# oomdoc into build/, and run it on the bundled sample log.
+# oomdoc into build/ (the program is build/bin/oomdoc), and run it on the
+# bundled sample log.
 #
 # Usage: tools/setup.sh [--deps-only]
 set -eu
@@ -33,9 +34,9 @@ fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j "$(nproc)"
 echo
-echo "setup: built build/oomdoc; here it is on the bundled sample log:"
+echo "setup: built build/bin/oomdoc; here it is on the bundled sample log:"
 echo
 status=0
-build/oomdoc fixtures/sample/job.log || status=$?
+build/bin/oomdoc fixtures/sample/job.log || status=$?
 # Status 0 means an OOM was found, which the sample has.
 exit $status

@@ -1,17 +1,19 @@
 #!/bin/sh
 # Quick start, step 2: the whole test suite.  Installs what is missing (as
 # tools/setup.sh does), then builds twice and runs every test in each:
-#   build/       warnings as errors;
+#   build/       warnings as errors, and the shared library too, so that
+#                the install test builds the example against both kinds;
 #   build-asan/  AddressSanitizer and UndefinedBehaviorSanitizer.
 # The unit tests (cmocka), the golden CLI tests, the hand-computed
 # expectations, the must-not-match corpus, the man page and --help
-# agreement and the documented examples all run under ctest.
+# agreement, the documented examples, the layering check and the install
+# test all run under ctest.
 set -eu
 cd "$(dirname "$0")/.."
 sh tools/setup.sh --deps-only
 
 jobs=$(nproc)
-cmake -S . -B build -DOOMDOC_WERROR=ON
+cmake -S . -B build -DOOMDOC_WERROR=ON -DOOMDOC_SHARED=ON
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
 

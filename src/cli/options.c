@@ -1,10 +1,12 @@
 /*
  * options.c: getopt_long's tables and the --help text, from one option
- * table.
+ * table; and the values of --format and --color.
  */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "options.h"
+#include "cli.h"
 
 void
 od_options_getopt(const od_option *opts, int n, struct option *longopts,
@@ -58,4 +60,54 @@ od_options_known(const od_option *opts, int n, int code)
 		if (code != 0 && code == opts[i].letter)
 			return 1;
 	return 0;
+}
+
+bool
+cli_format_parse(const char *arg, od_report_format *out)
+{
+	static const struct {
+		const char *name;
+		od_report_format format;
+	} formats[] = {
+		{ .name = "text", .format = OD_FORMAT_TEXT },
+		{ .name = "json", .format = OD_FORMAT_JSON },
+		{ .name = "markdown", .format = OD_FORMAT_MARKDOWN },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof formats / sizeof formats[0]; i++)
+		if (strcmp(arg, formats[i].name) == 0) {
+			*out = formats[i].format;
+			return true;
+		}
+	return false;
+}
+
+bool
+cli_color_parse(const char *arg, cli_color *out)
+{
+	static const char *const names[] = {
+		[CLI_COLOR_AUTO] = "auto",
+		[CLI_COLOR_ALWAYS] = "always",
+		[CLI_COLOR_NEVER] = "never",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(arg, names[i]) == 0) {
+			*out = (cli_color)i;
+			return true;
+		}
+	return false;
+}
+
+bool
+cli_color_wanted(cli_color when)
+{
+	const char *no = getenv("NO_COLOR");
+
+	if (no != NULL && no[0] != '\0')
+		return false;
+	return when == CLI_COLOR_ALWAYS || (when == CLI_COLOR_AUTO &&
+	    isatty(STDOUT_FILENO));
 }

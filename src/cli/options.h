@@ -1,7 +1,9 @@
 /*
  * options.h: a command's option table, the one list from which both
- * getopt_long's tables and the --help text are made (main.c for
- * diagnosis and rules, live.c for live and probe).
+ * getopt_long's tables and the --help text are made (cmd_diagnose.c for
+ * diagnosis and rules, cmd_live.c for live and probe).  The parsers of
+ * --format and --color, which more than one command takes, are declared
+ * in cli.h.
  */
 #ifndef OD_OPTIONS_H
 #define OD_OPTIONS_H

@@ -1,6 +1,6 @@
 /*
  * error.c: errors as values, with the place they were found (od_error).
- * The library fills them in; the command prints them (src/cli/main.c).
+ * The library fills them in; the command prints them (src/cli/errors.c).
  */
 #include <stdarg.h>
 #include <stdio.h>

@@ -89,9 +89,6 @@ bool rl_load(rl_set *s, const char *path, rl_errors *errs);
 bool rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
     rl_errors *errs);
 
-/* The directory of the shipped rules (installed, or the source tree's). */
-const char *rl_default_dir(void);
-
 /* Finds the causes of ev and its fingerprint. */
 void rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user);
 

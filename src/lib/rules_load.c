@@ -44,13 +44,6 @@
 #define RL_DEPTH_MAX 16
 #define RL_DIR_FILES_MAX 256    /* rule files of one directory */
 
-#ifndef OOMDOC_RULES_DIR
-#define OOMDOC_RULES_DIR "/usr/local/share/oomdoc/rules"
-#endif
-#ifndef OOMDOC_SOURCE_RULES_DIR
-#define OOMDOC_SOURCE_RULES_DIR "rules"
-#endif
-
 /* The live-mode probes a rule may name: the probes of src/live/probe.c. */
 static const char *const rl_probes[] = {
 	"context_cost", "fits_now", "largest_allocation", "fragmentation",
@@ -370,16 +363,6 @@ rl_free(rl_set *s)
 		rl_rule_free(&s->rules[i]);
 	free(s->rules);
 	free(s);
-}
-
-const char *
-rl_default_dir(void)
-{
-	struct stat st;
-
-	if (stat(OOMDOC_RULES_DIR, &st) == 0 && S_ISDIR(st.st_mode))
-		return OOMDOC_RULES_DIR;
-	return OOMDOC_SOURCE_RULES_DIR;
 }
 
 static yaml_node_t *

@@ -8,7 +8,7 @@
  * address-space allocator, so that every probe's logic is tested on
  * machines without a GPU.
  *
- * The probes (probe.c) only see dv_device, the wrapper in device.c, which
+ * The probes (probe_run.c) only see dv_device, the wrapper in device.c, which
  * enforces the cap on the memory taken and keeps a table of everything
  * allocated so that dv_close releases it on every exit path.
  *

@@ -7,8 +7,10 @@
  *     oomdoc probe [OPTION]...
  *         check a GPU without a log: context cost, headroom, health
  *
- * live.c reads the input, opens the device and runs the probes (probe.c);
- * live_report.c writes what they found.
+ * The command line is src/cli's (cmd_live.c); here are the session that
+ * opens the device and runs the probes (session.h, probe.h), the device
+ * layer (device.h), and the report of what they found (this header,
+ * written by live_report.c).
  */
 #ifndef OD_LIVE_H
 #define OD_LIVE_H
@@ -58,11 +60,8 @@ typedef struct {
  * "oomdoc.live/1"). */
 void lv_report_write(FILE *out, const lv_report *r);
 
-/* The command: argv[1] is "live" or "probe".  Returns the exit status. */
-int od_live_main(int argc, char **argv);
-
-/* Whether the CUDA backend is built in, and the line --version prints. */
-bool od_live_cuda_built(void);
+/* The line --version prints: whether the CUDA backend is built in
+ * (session.c). */
 const char *od_live_version_line(void);
 
 #endif

@@ -2,11 +2,13 @@
  * probe.h: the probes of live mode and their verdicts.
  *
  * A probe measures something on the device (device.h) that can confirm or
- * refute a cause the rules found: each rule names its probe in
- * confirm_with.  The session runs each probe once per distinct set of
- * parameters (the context's cost once, "does allocated + requested fit"
- * once per pair of figures) and keeps the results; pb_judge turns a result
- * and an event's figures into a verdict on one cause.
+ * refute a cause the rules found: each rule names its probe (the cause's
+ * `probe`, written confirm_with in the rule files).  The session runs
+ * each probe once per distinct set of parameters (the context's cost
+ * once, "does allocated + requested fit" once per pair of figures) and
+ * keeps the results (probe_run.c); pb_judge turns a result and an event's
+ * figures into a verdict on one cause (probe_verdict.c); pb_verdicts does
+ * both for each cause of an event that names a probe (probe_plan.c).
  *
  * Ownership: the session owns its results; verdicts borrow them, and the
  * cause's rule id from the event.
@@ -36,6 +38,7 @@ typedef enum {
 #define PB_MEAS_MAX 40
 #define PB_RESULTS_MAX 64       /* distinct probe runs per session */
 #define PB_HOLES_MAX 1024       /* holes the fragmentation replay makes */
+#define PB_MIB (1LL << 20)      /* a mebibyte, in the probes' sizes */
 
 /* How a measurement is shown. */
 typedef enum {

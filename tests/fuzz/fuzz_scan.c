@@ -31,13 +31,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t i, k;
 
 	if (fz_sc == NULL) {
+		/* The source tree's rules: tests/CMakeLists.txt names them. */
 		od_error err;
 		rl_errors *errs = calloc(1, sizeof *errs);
 
 		fz_sc = od_scanner_new(&err);
 		fz_rules = rl_new();
 		if (fz_sc == NULL || fz_rules == NULL || errs == NULL ||
-		    !rl_load(fz_rules, rl_default_dir(), errs))
+		    !rl_load(fz_rules, OOMDOC_SOURCE_RULES, errs))
 			abort();
 		free(errs);
 	}

@@ -60,7 +60,7 @@ else
 		log "cannot build oomdoc: see build.log"
 		exit 2
 	fi
-	oomdoc=$work/build/oomdoc
+	oomdoc=$work/build/bin/oomdoc
 fi
 [ -x "$oomdoc" ] || { log "no oomdoc at $oomdoc"; exit 2; }
 "$oomdoc" --version >"$res/version.txt" 2>&1

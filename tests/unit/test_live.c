@@ -4,8 +4,9 @@
  * release of everything on close and on a stop; each probe's verdicts,
  * confirmed, refuted and inconclusive, on devices made to give each; the
  * refusal when other processes hold the GPU; injected failures; NVML and
- * CUPTI missing; and, where the CUDA backend is built, what it says on a
- * machine without a driver.
+ * CUPTI missing; a whole live session (session.h) from events to the
+ * report it fills; and, where the CUDA backend is built, what it says on
+ * a machine without a driver.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@
 #include "nvml_load.h"
 #include "core.h"
 #include "probe.h"
+#include "session.h"
 #ifdef OOMDOC_HAVE_CUDA
 #include "cupti_load.h"
 #endif
@@ -646,6 +648,178 @@ test_verdicts_of_causes(void **state)
 	dv_close(d);
 }
 
+/* A session's options: the fake backend, the whole free memory. */
+static lv_session_opts
+session_opts(const char *fake_settings, bool force)
+{
+	static const char *const inputs[] = { "a.log" };
+	lv_session_opts o;
+
+	memset(&o, 0, sizeof o);
+	o.backend = "fake";
+	o.fake = fake_settings;
+	o.cap = -1;
+	o.cap_percent = 100;
+	o.time_limit = 10;
+	o.force = force;
+	o.inputs = inputs;
+	o.ninputs = 1;
+	return o;
+}
+
+/* A whole session over two events: the fake device is the one the fatal
+ * event describes, each event gets the verdicts its causes ask for, and
+ * the report has the device, the cap and the context. */
+static void
+test_session_live(void **state)
+{
+	static const char *const rules[] = { "fragmentation", "capacity" };
+	static const char *const probes[] = { "fragmentation", "fits_now" };
+	lv_session_opts o = session_opts(NULL, false);
+	lv_session *s = lv_session_new();
+	od_event a, b;
+	lv_item items[2];
+	lv_report rep;
+	od_error err;
+
+	(void)state;
+	assert_non_null(s);
+	memset(&err, 0, sizeof err);
+	event(&a, 1 * GIB, 40 * GIB, 1 * GIB, 30 * GIB, 1 * GIB);
+	a.fatal = false;
+	event(&b, 2 * GIB, 80 * GIB, 1 * GIB, 70 * GIB, 7 * GIB);
+	causes(&b, rules, probes, 2);
+	items[0] = (lv_item){ .ev = &a, .input = "a.log", .kind = "first" };
+	items[1] = (lv_item){ .ev = &b, .input = "a.log", .kind = "second" };
+	assert_int_equal(lv_session_run(s, &o, items, 2, &rep, &err),
+	    LV_RUN_DONE);
+	assert_string_equal(rep.command, "live");
+	assert_non_null(rep.info);
+	assert_int_equal(rep.info->total, 80 * GIB);
+	assert_string_equal(rep.info->name, "fake GPU as the log describes it");
+	assert_int_equal(rep.nevents, 2);
+	assert_int_equal(rep.nevents_total, 2);
+	assert_int_equal(rep.events[0].nv, 0);
+	assert_string_equal(rep.events[1].kind, "second");
+	assert_int_equal(rep.events[1].nv, 2);
+	assert_string_equal(rep.events[1].v[0].cause, "fragmentation");
+	assert_int_equal(rep.events[1].v[0].outcome, PB_CONFIRMED);
+	assert_string_equal(rep.events[1].v[1].probe_name, "fits_now");
+	assert_string_equal(rep.refused, "");
+	assert_string_equal(rep.failed, "");
+	assert_string_equal(rep.stopped, "");
+	assert_string_equal(rep.cap_from, "100% of the free memory");
+	assert_true(rep.cap > 0 && rep.peak_held > 0);
+	assert_true(rep.peak_held <= rep.cap);
+	assert_true(rep.context >= 0);
+	assert_int_equal(rep.ninputs, 1);
+	lv_session_free(s);
+	od_event_clear(&b);
+}
+
+/* Another process on the GPU: only the read-only probes run, and the
+ * report says why; with force, all of them. */
+static void
+test_session_refusal(void **state)
+{
+	static const char *const rules[] = { "capacity", "foreign_process" };
+	static const char *const probes[] = { "fits_now", "processes" };
+	lv_session_opts o = session_opts(NULL, false);
+	lv_session *s = lv_session_new();
+	od_event ev;
+	lv_item item;
+	lv_report rep;
+	od_error err;
+
+	(void)state;
+	memset(&err, 0, sizeof err);
+	event(&ev, 4 * GIB, 80 * GIB, 100 * MIB, 60 * GIB, 100 * MIB);
+	causes(&ev, rules, probes, 2);
+	/* The failed process (about its reserved memory) and another. */
+	ev.mem.procs[0].pid = 4242;
+	ev.mem.procs[0].bytes = 10 * GIB;
+	ev.mem.procs[1].pid = 7;
+	ev.mem.procs[1].bytes = 61 * GIB;
+	ev.mem.nprocs = 2;
+	item = (lv_item){ .ev = &ev, .input = "a.log", .kind = "k" };
+	assert_int_equal(lv_session_run(s, &o, &item, 1, &rep, &err),
+	    LV_RUN_DONE);
+	assert_int_equal(rep.nprocs, 1);
+	assert_int_equal(rep.procs[0].pid, 4242);
+	assert_non_null(strstr(rep.refused, "GPU 0 is in use by 1 other "
+	    "process (pid 4242; 10.00 GiB): only the read-only probes ran"));
+	assert_non_null(strstr(rep.refused, "use --force"));
+	assert_int_equal(rep.events[0].v[0].outcome, PB_INCONCLUSIVE);
+	assert_non_null(strstr(rep.events[0].v[0].summary, "--force"));
+	assert_int_equal(rep.events[0].v[1].outcome, PB_CONFIRMED);
+	assert_int_equal(rep.cap, -1);
+	assert_int_equal(rep.peak_held, 0);
+	lv_session_free(s);
+
+	o = session_opts(NULL, true);
+	s = lv_session_new();
+	assert_int_equal(lv_session_run(s, &o, &item, 1, &rep, &err),
+	    LV_RUN_DONE);
+	assert_string_equal(rep.refused, "");
+	assert_true(rep.force);
+	assert_true(rep.events[0].v[0].result->ran);
+	assert_true(rep.cap > 0);
+	lv_session_free(s);
+	od_event_clear(&ev);
+}
+
+/* No events, wrong settings, no GPU, and `oomdoc probe`'s fixed list. */
+static void
+test_session_outcomes(void **state)
+{
+	static const pb_probe order[] = {
+		PB_PROCESSES, PB_CONTEXT_COST, PB_LARGEST_ALLOCATION, PB_HEALTH,
+	};
+	lv_session_opts o = session_opts(NULL, false);
+	lv_session *s = lv_session_new();
+	lv_report rep;
+	od_error err;
+	int i;
+
+	(void)state;
+	memset(&err, 0, sizeof err);
+	assert_int_equal(lv_session_run(s, &o, NULL, 0, &rep, &err),
+	    LV_RUN_NO_EVENTS);
+	assert_null(rep.info);
+	assert_int_equal(rep.nevents, 0);
+	assert_int_equal(rep.ninputs, 1);
+	lv_session_free(s);
+
+	o.probe_only = true;
+	o.fake = "colour=red";
+	s = lv_session_new();
+	assert_int_equal(lv_session_run(s, &o, NULL, 0, &rep, &err),
+	    LV_RUN_BAD_SETTINGS);
+	assert_non_null(strstr(err.msg, "colour"));
+	lv_session_free(s);
+
+	o.fake = "no_gpu=yes";
+	s = lv_session_new();
+	assert_int_equal(lv_session_run(s, &o, NULL, 0, &rep, &err),
+	    LV_RUN_NO_DEVICE);
+	assert_null(rep.info);
+	lv_session_free(s);
+
+	o.fake = "total=24GiB";
+	s = lv_session_new();
+	assert_int_equal(lv_session_run(s, &o, NULL, 0, &rep, &err),
+	    LV_RUN_DONE);
+	assert_string_equal(rep.command, "probe");
+	assert_int_equal(rep.info->total, 24 * GIB);
+	assert_int_equal(rep.ninputs, 0);
+	assert_int_equal(rep.nprobes, 4);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(rep.probes[i]->probe, order[i]);
+		assert_true(rep.probes[i]->ran);
+	}
+	lv_session_free(s);
+}
+
 /* NVML (and CUPTI) that cannot be loaded: a note, no crash. */
 static void
 test_missing_libraries(void **state)
@@ -748,6 +922,9 @@ main(void)
 		cmocka_unit_test(test_timeout_ends_session),
 		cmocka_unit_test(test_injected_failure),
 		cmocka_unit_test(test_verdicts_of_causes),
+		cmocka_unit_test(test_session_live),
+		cmocka_unit_test(test_session_refusal),
+		cmocka_unit_test(test_session_outcomes),
 		cmocka_unit_test(test_missing_libraries),
 #ifdef OOMDOC_HAVE_CUDA
 		cmocka_unit_test(test_cupti_accounting),

@@ -1,6 +1,8 @@
 /*
- * probe.c: the probes of live mode, run on a device (device.h), and the
- * verdicts they give on the causes the rules found.
+ * probe_run.c: the probe runners of live mode: a session on a device
+ * (device.h), each probe's measurements, and the cache that runs a probe
+ * once per distinct set of parameters.  What the measurements mean for a
+ * cause is judged in probe_verdict.c.
  *
  *   context_cost        what a CUDA context costs on this device
  *                       (non_framework_memory)
@@ -20,10 +22,9 @@
  *
  * Every probe takes no more than the cap (device.c refuses anything
  * past it), releases what it took before it returns, and records the
- * memory activity it caused.  A probe that cannot run says why; its
- * verdicts are then inconclusive.
+ * memory activity it caused.  A probe that cannot run says why in its
+ * note; its verdicts are then inconclusive.
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,8 +33,6 @@
 #define PB_PAGE (2LL << 20)     /* what cudaMalloc rounds large blocks to */
 #define PB_CHUNK (1LL << 30)    /* chunks of the allocations that fill */
 #define PB_MAP_CHUNK (20LL << 20)  /* expandable segments' page, large pool */
-#define PB_MIB (1LL << 20)
-#define PB_GIB (1LL << 30)
 
 struct pb_session {
 	dv_device *d;
@@ -48,35 +47,6 @@ struct pb_session {
 	int nres;
 	pb_result full;         /* returned when the table is full */
 };
-
-static const char *const pb_names[PB_COUNT] = {
-	"context_cost", "fits_now", "largest_allocation", "fragmentation",
-	"processes", "health",
-};
-
-const char *
-pb_name(pb_probe p)
-{
-	return p < PB_COUNT ? pb_names[p] : "unknown";
-}
-
-int
-pb_find(const char *name)
-{
-	int i;
-
-	for (i = 0; name != NULL && i < PB_COUNT; i++)
-		if (strcmp(name, pb_names[i]) == 0)
-			return i;
-	return -1;
-}
-
-const char *
-pb_outcome_name(pb_outcome o)
-{
-	return o == PB_CONFIRMED ? "confirmed" : o == PB_REFUTED ? "refuted" :
-	    "inconclusive";
-}
 
 /* Measurements, in the order the report shows them. */
 static pb_meas *
@@ -136,20 +106,6 @@ pm_str(pb_result *r, const char *key, const char *v)
 
 	if (m != NULL)
 		snprintf(m->s, sizeof m->s, "%.*s", (int)sizeof m->s - 1, v);
-}
-
-/* A size for a sentence. */
-typedef struct {
-	char s[32];
-} pb_sz;
-
-static pb_sz
-sz(int64_t v)
-{
-	pb_sz z;
-
-	od_size_format(v, z.s, sizeof z.s);
-	return z;
 }
 
 static void
@@ -579,11 +535,16 @@ pb_fragmentation(pb_session *s, pb_result *r, const od_event *ev)
 	room = pb_room(s);
 	r->cap = dv_cap(s->d);
 	if (take <= 0 || need > room) {
+		char sn[32], sf[32], sc[32];
+
+		od_size_format(need, sn, sizeof sn);
+		od_size_format(r->free_now, sf, sizeof sf);
+		od_size_format(r->cap, sc, sizeof sc);
 		snprintf(r->note, sizeof r->note, "the replay must leave less "
 		    "than the request free, so it would take %s of the %s "
 		    "free, which is above the cap of %s: rerun with "
 		    "--max-memory %lldMiB (or 100%%) on a GPU nobody else "
-		    "uses", sz(need).s, sz(r->free_now).s, sz(r->cap).s,
+		    "uses", sn, sf, sc,
 		    (long long)((need + PB_MIB - 1) / PB_MIB));
 		return;
 	}
@@ -966,416 +927,4 @@ pb_run(pb_session *s, pb_probe p, const od_event *ev)
 	if (dv_stopped() && r->note[0] == '\0')
 		pb_note(r, "stopped by a signal", NULL);
 	return r;
-}
-
-/* The verdict, with its sentence. */
-static void pb_say(pb_verdict *v, pb_outcome o, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void
-pb_say(pb_verdict *v, pb_outcome o, const char *fmt, ...)
-{
-	va_list ap;
-
-	v->outcome = o;
-	va_start(ap, fmt);
-	vsnprintf(v->summary, sizeof v->summary, fmt, ap);
-	va_end(ap);
-}
-
-/* Whether the device differs from the log's by more than 2 %. */
-static bool
-pb_other_device(const od_event *ev, int64_t total_now)
-{
-	int64_t t = ev->mem.total;
-
-	if (t <= 0 || total_now <= 0)
-		return false;
-	return (double)(t > total_now ? t - total_now : total_now - t) >
-	    0.02 * (double)t;
-}
-
-static void
-pb_judge_context(const od_event *ev, const pb_result *r, pb_verdict *v)
-{
-	int64_t n = ev->mem.non_framework, ctx = r->context, extra;
-
-	if (n < 0) {
-		pb_say(v, PB_INCONCLUSIVE, "A CUDA context costs %s on this "
-		    "device, but the log gives no non-framework figure to "
-		    "compare it with.", sz(ctx).s);
-		return;
-	}
-	extra = n - ctx;
-	if (extra >= 256 * PB_MIB && extra >= n / 4) {
-		pb_say(v, PB_CONFIRMED, "The process held %s outside the "
-		    "allocator; a CUDA context costs %s here, so %s came "
-		    "from libraries' workspaces, NCCL buffers or another "
-		    "framework.", sz(n).s, sz(ctx).s, sz(extra).s);
-	} else if (n <= ctx + ctx / 4 + 128 * PB_MIB) {
-		pb_say(v, PB_REFUTED, "The %s outside the allocator is about "
-		    "what a bare CUDA context costs here (%s): nothing beyond "
-		    "the context needs to go.", sz(n).s, sz(ctx).s);
-	} else {
-		pb_say(v, PB_INCONCLUSIVE, "The process held %s outside the "
-		    "allocator and a context costs %s here; the %s between "
-		    "them is too small to blame.", sz(n).s, sz(ctx).s,
-		    sz(extra).s);
-	}
-}
-
-static void
-pb_judge_fits(const char *cause, const od_event *ev, const pb_result *r,
-    pb_verdict *v)
-{
-	bool fraction = strcmp(cause, "memory_fraction_limit") == 0;
-	bool fits_device;       /* measured, or by the free memory */
-	int64_t lim = ev->mem.allowed;
-
-	if (r->beyond_cap && r->target > r->free_now) {
-		fits_device = false;
-	} else if (r->beyond_cap) {
-		pb_say(v, PB_INCONCLUSIVE, "Allocated + requested = %s is "
-		    "more than the cap of %s; this device has %s free, so "
-		    "rerun with a larger --max-memory to test it.",
-		    sz(r->target).s, sz(r->cap).s, sz(r->free_now).s);
-		return;
-	} else {
-		fits_device = r->fit;
-	}
-	if (fraction) {
-		if (lim < 0) {
-			pb_say(v, PB_INCONCLUSIVE, "The log gives no allowed "
-			    "figure to compare with.");
-		} else if (!fits_device) {
-			pb_say(v, PB_REFUTED, "Allocated + requested = %s does "
-			    "not fit on the device itself (%s could be taken, "
-			    "%s free): raising the memory fraction would not "
-			    "have helped.", sz(r->target).s, sz(r->got).s,
-			    sz(r->free_now).s);
-		} else if (r->target > lim) {
-			pb_say(v, PB_CONFIRMED, "Allocated + requested = %s "
-			    "fits on this device now (%s free) but is more "
-			    "than the %s PyTorch was allowed: the fraction "
-			    "stopped it.", sz(r->target).s, sz(r->free_now).s,
-			    sz(lim).s);
-		} else {
-			pb_say(v, PB_REFUTED, "Allocated + requested = %s is "
-			    "within the %s allowed: the fraction was not what "
-			    "stopped it.", sz(r->target).s, sz(lim).s);
-		}
-		return;
-	}
-	if (!fits_device && r->others > 0 && r->target <= r->free_now +
-	    r->others) {
-		pb_say(v, PB_INCONCLUSIVE, "Allocated + requested = %s does "
-		    "not fit on this device now, but other processes hold %s "
-		    "of it: without them it would (see foreign_process).",
-		    sz(r->target).s, sz(r->others).s);
-	} else if (!fits_device) {
-		if (r->beyond_cap)
-			pb_say(v, PB_CONFIRMED, "Allocated + requested = %s is "
-			    "more than the %s free on this device now (tested "
-			    "by allocation up to the cap of %s).",
-			    sz(r->target).s, sz(r->free_now).s, sz(r->cap).s);
-		else
-			pb_say(v, PB_CONFIRMED, "Allocated + requested = %s "
-			    "does not fit on this device now: only %s could "
-			    "be allocated (%s free of %s).", sz(r->target).s,
-			    sz(r->got).s, sz(r->free_now).s,
-			    sz(r->total_now).s);
-	} else if (pb_other_device(ev, r->total_now)) {
-		pb_say(v, PB_INCONCLUSIVE, "Allocated + requested = %s fits "
-		    "here, but this GPU (%s) is not the one of the log (%s).",
-		    sz(r->target).s, sz(r->total_now).s, sz(ev->mem.total).s);
-	} else {
-		pb_say(v, PB_REFUTED, "Allocated + requested = %s fits on "
-		    "this device now (%s free): at the failure, memory that "
-		    "is not here now (other processes, memory outside the "
-		    "allocator, fragmentation) took the difference.",
-		    sz(r->target).s, sz(r->free_now).s);
-	}
-}
-
-static void
-pb_judge_largest(const od_event *ev, const pb_result *r, pb_verdict *v)
-{
-	int64_t q = ev->mem.requested;
-
-	if (q > r->total_now) {
-		pb_say(v, PB_CONFIRMED, "One request of %s is more than this "
-		    "GPU's whole memory (%s); the largest single allocation "
-		    "here is %s.", sz(q).s, sz(r->total_now).s,
-		    sz(r->largest).s);
-	} else if (r->request_fit == 1) {
-		pb_say(v, PB_REFUTED, "A single allocation of %s succeeds on "
-		    "this device now (largest single allocation %s).",
-		    sz(q).s, sz(r->largest).s);
-	} else if (q > r->largest && !r->largest_at_cap) {
-		pb_say(v, PB_CONFIRMED, "The largest single allocation on this "
-		    "device now is %s, less than the %s requested.",
-		    sz(r->largest).s, sz(q).s);
-	} else {
-		pb_say(v, PB_INCONCLUSIVE, "The %s request is above the cap of "
-		    "%s, and the largest allocation tried (%s) reached the "
-		    "cap: rerun with a larger --max-memory.", sz(q).s,
-		    sz(r->cap).s, sz(r->largest).s);
-	}
-}
-
-static void
-pb_judge_fragmentation(const od_event *ev, const pb_result *r,
-    pb_verdict *v)
-{
-	int64_t q = ev->mem.requested;
-
-	if (r->malloc_st == DV_OOM && r->vmm_st == DV_OK) {
-		pb_say(v, PB_CONFIRMED, "With %s held in %d holes, each "
-		    "smaller than the request, and %s left free, "
-		    "cudaMalloc(%s) failed; with the holes released and the "
-		    "request mapped in %d chunks (cuMemCreate/cuMemMap), it "
-		    "fit: expandable_segments would have served it.%s",
-		    sz(r->holes_total).s, r->holes, sz(r->free_left).s,
-		    sz(q).s, r->vmm_chunks, r->scaled ? "  (Scaled: fewer "
-		    "holes than the log's figure.)" : "");
-	} else if (r->malloc_st == DV_OK) {
-		pb_say(v, PB_INCONCLUSIVE, "cudaMalloc(%s) fit even with the "
-		    "holes held and %s left free: the replay did not reach "
-		    "the failure's state.", sz(q).s, sz(r->free_left).s);
-	} else if (r->malloc_st == DV_OOM && r->vmm_st == DV_OOM &&
-	    !r->scaled) {
-		pb_say(v, PB_REFUTED, "Even mapped in chunks, %s did not fit "
-		    "in the %s of holes plus the %s free: the request needed "
-		    "more than the process held, which is capacity, not "
-		    "fragmentation.", sz(q).s, sz(r->holes_total).s,
-		    sz(r->free_left).s);
-	} else {
-		pb_say(v, PB_INCONCLUSIVE, "cudaMalloc with the holes held: "
-		    "%s; mapping after releasing them: %s%s.",
-		    dv_status_name(r->malloc_st), dv_status_name(r->vmm_st),
-		    r->scaled ? " (scaled down, so a failure proves nothing)" :
-		    "");
-	}
-}
-
-static bool
-pb_pid_in(int64_t pid, const dv_proc *v, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (v[i].pid == pid)
-			return true;
-	return false;
-}
-
-static void
-pb_judge_processes(const od_event *ev, const pb_result *r, pb_verdict *v)
-{
-	int64_t others = 0;
-	char still[96], named[96];
-	size_t ns = 0, nn = 0;
-	int i, nstill = 0;
-
-	still[0] = named[0] = '\0';
-	for (i = 0; i < r->nprocs; i++)
-		if (r->procs[i].bytes > 0)
-			others += r->procs[i].bytes;
-	for (i = 0; i < ev->mem.nprocs; i++) {
-		int64_t pid = ev->mem.procs[i].pid;
-
-		if (nn < sizeof named - 1)
-			nn += (size_t)snprintf(named + nn, sizeof named - nn,
-			    "%s%lld", nn ? ", " : "", (long long)pid);
-		if (pb_pid_in(pid, r->procs, r->nprocs)) {
-			nstill++;
-			if (ns < sizeof still - 1)
-				ns += (size_t)snprintf(still + ns,
-				    sizeof still - ns, "%s%lld", ns ? ", " : "",
-				    (long long)pid);
-		}
-	}
-	if (nstill > 0) {
-		pb_say(v, PB_CONFIRMED, "Processes the log names still hold "
-		    "memory on this GPU: %s; %d other process(es) hold %s in "
-		    "all.", still, r->nprocs, sz(others).s);
-	} else if (r->total_now > 0 && others >= r->total_now / 10) {
-		pb_say(v, PB_CONFIRMED, "%d other process(es) hold %s of this "
-		    "GPU now (%.0f%%).", r->nprocs, sz(others).s,
-		    100.0 * (double)others / (double)r->total_now);
-	} else if (r->nprocs == 0) {
-		pb_say(v, PB_INCONCLUSIVE, "No other process holds memory on "
-		    "this GPU now%s%s%s; that says nothing of the moment of "
-		    "the failure.", nn ? " (the log named " : "", named,
-		    nn ? ")" : "");
-	} else {
-		pb_say(v, PB_INCONCLUSIVE, "Other processes hold only %s of "
-		    "this GPU now.", sz(others).s);
-	}
-}
-
-static void
-pb_judge_health(const pb_result *r, pb_verdict *v)
-{
-	const dv_health *h = &r->health;
-	double frac = r->bw_ran && r->peak_bps > 0 ? r->bw.triad_bps /
-	    r->peak_bps : -1;
-
-	if (r->pat_ran && r->pat.errors > 0) {
-		pb_say(v, PB_CONFIRMED, "The pattern test read back %lld wrong "
-		    "word(s) over %s (first at 0x%llx): this GPU's memory is "
-		    "faulty.", (long long)r->pat.errors, sz(r->pat.bytes).s,
-		    (unsigned long long)r->pat.bad[0]);
-	} else if (h->ecc_known && h->ecc_uncorrected > 0) {
-		pb_say(v, PB_CONFIRMED, "The driver counts %lld uncorrectable "
-		    "ECC error(s) since it loaded.",
-		    (long long)h->ecc_uncorrected);
-	} else if (h->remap_known && (h->remap_pending || h->remap_failure)) {
-		pb_say(v, PB_CONFIRMED, "%s", h->remap_failure ? "Row remapping "
-		    "failed on this GPU: it needs service." : "A row remap is "
-		    "pending: the GPU needs a reset before its memory can be "
-		    "trusted.");
-	} else if (h->retired_known && h->retired_pending) {
-		pb_say(v, PB_CONFIRMED, "A page retirement is pending: the "
-		    "GPU needs a reset.");
-	} else if (r->pat_ran && !r->pat.cut && (h->ecc_known ||
-	    h->remap_known) && (frac < 0 || frac >= 0.65)) {
-		char bw[80];
-
-		if (frac >= 0)
-			snprintf(bw, sizeof bw, "bandwidth at %.0f%% of the "
-			    "peak", 100.0 * frac);
-		else
-			snprintf(bw, sizeof bw, "bandwidth not compared (no "
-			    "peak known)");
-		pb_say(v, PB_REFUTED, "No pattern errors over %s in %d "
-		    "passes, no uncorrectable ECC errors or pending remaps, "
-		    "%s.  These checks pass now; that is not a general "
-		    "statement of health.", sz(r->pat.bytes).s,
-		    r->pat.passes, bw);
-	} else if (frac >= 0 && frac < 0.65) {
-		pb_say(v, PB_INCONCLUSIVE, "No memory errors were found, but "
-		    "the triad bandwidth is only %.0f%% of the peak (suspect "
-		    "below 65%%: check clocks, throttling and other "
-		    "processes).", 100.0 * frac);
-	} else {
-		pb_say(v, PB_INCONCLUSIVE, "No errors were found, but %s%s%s%s.",
-		    !r->pat_ran ? "the pattern test did not run" : r->pat.cut ?
-		    "the pattern test was cut short by the time limit" :
-		    "the ECC and remapping counters could not be read",
-		    r->note[0] != '\0' ? " (" : "", r->note,
-		    r->note[0] != '\0' ? ")" : "");
-	}
-}
-
-void
-pb_judge(const char *cause, const od_event *ev, const pb_result *r,
-    pb_verdict *v)
-{
-	v->cause = cause;
-	v->result = r;
-	v->probe = r->probe;
-	if (v->probe_name == NULL)
-		v->probe_name = pb_name(r->probe);
-	if (!r->ran) {
-		pb_say(v, PB_INCONCLUSIVE, "%s", r->note[0] != '\0' ? r->note :
-		    "the probe did not run");
-		return;
-	}
-	switch (r->probe) {
-	case PB_CONTEXT_COST:
-		pb_judge_context(ev, r, v);
-		break;
-	case PB_FITS_NOW:
-		pb_judge_fits(cause, ev, r, v);
-		break;
-	case PB_LARGEST_ALLOCATION:
-		pb_judge_largest(ev, r, v);
-		break;
-	case PB_FRAGMENTATION:
-		pb_judge_fragmentation(ev, r, v);
-		break;
-	case PB_PROCESSES:
-		pb_judge_processes(ev, r, v);
-		break;
-	case PB_HEALTH:
-	case PB_COUNT:
-		pb_judge_health(r, v);
-		break;
-	}
-}
-
-int
-pb_verdicts(pb_session *s, const od_event *ev, pb_verdict *v, int cap)
-{
-	int i, n = 0;
-
-	for (i = 0; i < ev->ncauses && n < cap; i++) {
-		const od_cause *c = &ev->causes[i];
-		int p;
-
-		if (c->probe == NULL || c->rule == NULL)
-			continue;
-		memset(&v[n], 0, sizeof v[n]);
-		v[n].probe_name = c->probe;
-		p = pb_find(c->probe);
-		if (p < 0) {
-			v[n].probe = PB_COUNT;
-			v[n].cause = c->rule;
-			v[n].outcome = PB_INCONCLUSIVE;
-			snprintf(v[n].summary, sizeof v[n].summary, "There is "
-			    "no probe named '%s'.", c->probe);
-		} else {
-			pb_judge(c->rule, ev, pb_run(s, (pb_probe)p, ev), &v[n]);
-		}
-		n++;
-	}
-	return n;
-}
-
-void
-pb_describe(const pb_result *r, char *buf, size_t len)
-{
-	pb_verdict v;
-	od_event none;
-
-	if (!r->ran) {
-		snprintf(buf, len, "%s", r->note[0] != '\0' ? r->note :
-		    "the probe did not run");
-		return;
-	}
-	switch (r->probe) {
-	case PB_CONTEXT_COST:
-		snprintf(buf, len, "A CUDA context costs %s on this device.",
-		    sz(r->context).s);
-		break;
-	case PB_PROCESSES: {
-		int64_t others = 0;
-		int i;
-
-		for (i = 0; i < r->nprocs; i++)
-			if (r->procs[i].bytes > 0)
-				others += r->procs[i].bytes;
-		snprintf(buf, len, "%d other process(es) hold %s of this GPU.",
-		    r->nprocs, sz(others).s);
-		break;
-	}
-	case PB_LARGEST_ALLOCATION:
-		snprintf(buf, len, "The largest single allocation is %s%s; %s "
-		    "can be allocated in all, of %s free.", sz(r->largest).s,
-		    r->largest_at_cap ? " (the cap)" : "", sz(r->allocatable).s,
-		    sz(r->free_now).s);
-		break;
-	case PB_HEALTH:
-		memset(&v, 0, sizeof v);
-		od_event_init(&none);
-		pb_judge("hardware_fault", &none, r, &v);
-		snprintf(buf, len, "%s: %s", v.outcome == PB_CONFIRMED ?
-		    "Faulty" : v.outcome == PB_REFUTED ? "Healthy" :
-		    "Not decided", v.summary);
-		break;
-	default:
-		snprintf(buf, len, "It ran.");
-		break;
-	}
 }

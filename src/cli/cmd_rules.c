@@ -1,0 +1,81 @@
+/*
+ * cmd_rules.c: oomdoc rules check|list|show|facts, over the rules that a
+ * diagnosis would load (or, for check, the paths named).  It takes the
+ * options of the diagnosis (cmd_diagnose.c), after the verb.
+ *
+ *     oomdoc rules check [OPTION]... [PATH]...   lint rule files
+ *     oomdoc rules list [OPTION]...              the loaded rules
+ *     oomdoc rules show [OPTION]... ID           one rule
+ *     oomdoc rules facts                         the facts rules can use
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int
+cmd_rules(const cli_command *cmd, int argc, char **argv)
+{
+	const char *label = cmd->label;
+	const char *verb = argc > 1 ? argv[1] : "";
+	dg_config cfg;
+	rl_set *rules = rl_new();
+	rl_errors *errs = calloc(1, sizeof *errs);
+	int st, i, status = 0;
+
+	if (rules == NULL || errs == NULL) {
+		rl_free(rules);
+		free(errs);
+		cli_say(label, "out of memory");
+		return OD_EXIT_ERROR;
+	}
+	/* The options after the verb: argv + 1, where getopt takes the verb
+	 * for the program's name.  The operands are then argv[1 + optind]
+	 * and on. */
+	dg_defaults(&cfg);
+	st = dg_parse(argc - 1, argv + 1, &cfg);
+	if (st >= 0) {
+		status = st;
+	} else if (strcmp(verb, "check") == 0) {
+		/* The paths named, or else what a diagnosis would load. */
+		if (optind < argc - 1) {
+			for (i = optind; i < argc - 1; i++)
+				rl_load(rules, argv[1 + i], errs);
+		} else {
+			cli_rules_load(&cfg.rules, rules, errs);
+		}
+		if (errs->n > 0)
+			status = cli_rule_errors(label, errs);
+		else
+			printf("oomdoc: %d rules, no errors\n", rl_count(rules));
+	} else if (strcmp(verb, "list") == 0 || strcmp(verb, "show") == 0) {
+		if (!cli_rules_load(&cfg.rules, rules, errs)) {
+			status = cli_rule_errors(label, errs);
+		} else if (strcmp(verb, "list") == 0) {
+			for (i = 0; i < rl_count(rules); i++)
+				rl_describe(rules, i, stdout, false);
+		} else if (optind != argc - 2) {
+			status = cli_usage(label, "rules show takes one rule id, "
+			    "not", optind < argc - 1 ? argv[1 + optind] :
+			    "nothing");
+		} else if ((i = rl_find(rules, argv[1 + optind])) < 0) {
+			cli_say(label, "no rule '%s' is loaded (see oomdoc rules "
+			    "list)", argv[1 + optind]);
+			status = OD_EXIT_ERROR;
+		} else {
+			rl_describe(rules, i, stdout, true);
+		}
+	} else if (strcmp(verb, "facts") == 0) {
+		const char *const *f;
+
+		for (f = fc_names(); *f != NULL; f++)
+			puts(*f);
+	} else {
+		status = cli_usage(label, "rules takes check, list, show or "
+		    "facts, not", verb);
+	}
+	rl_free(rules);
+	free(errs);
+	return status;
+}

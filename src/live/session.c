@@ -1,0 +1,232 @@
+/*
+ * session.c: one run of live mode (session.h).  It opens the device; lists
+ * the other processes on it before any context of ours exists; when
+ * there are some and the run is not forced, lets only the read-only
+ * probes run (NVML's process list and counters) and says why in the
+ * report; runs the probes, `oomdoc probe`'s fixed list or the ones the
+ * causes of each event name (probe_plan.c); and fills the report with the
+ * device's facts, the context's cost, the cap, the verdicts and what
+ * stopped the run early, if anything did.
+ *
+ * With the fake backend the device is, unless the settings say
+ * otherwise, the one the events describe: its capacity and the other
+ * processes the log names.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "facts.h"
+#include "session.h"
+
+struct lv_session {
+	dv_fake_spec spec;      /* the fake device, when that is the backend */
+	dv_device *d;
+	pb_session *probes;
+	lv_event *events;       /* the report's events, with their verdicts */
+};
+
+/* Whether the CUDA backend is built in, as --version says it. */
+const char *
+od_live_version_line(void)
+{
+#ifdef OOMDOC_HAVE_CUDA
+	return "CUDA live mode: built (CUDA runtime " OOMDOC_CUDA_VERSION
+	    ", linked statically; NVML and CUPTI loaded at run time)";
+#else
+	return "CUDA live mode: not built (live mode has only the fake "
+	    "backend)";
+#endif
+}
+
+lv_session *
+lv_session_new(void)
+{
+	return calloc(1, sizeof(lv_session));
+}
+
+void
+lv_session_free(lv_session *s)
+{
+	if (s == NULL)
+		return;
+	/* The probe session refers to the device, so it goes first; closing
+	 * the device releases whatever a probe still held. */
+	pb_session_free(s->probes);
+	dv_close(s->d);
+	free(s->events);
+	free(s);
+}
+
+void
+lv_fake_from_events(const lv_item *items, size_t n, dv_fake_spec *spec)
+{
+	const od_event *best = NULL;
+	size_t i;
+	int k, self;
+
+	dv_fake_default(spec);
+	for (i = 0; i < n; i++) {
+		const od_event *ev = items[i].ev;
+
+		if (ev->mem.total > 0 && (best == NULL || (!best->fatal &&
+		    ev->fatal)))
+			best = ev;
+	}
+	if (best == NULL)
+		return;
+	snprintf(spec->name, sizeof spec->name, "fake GPU as the log "
+	    "describes it");
+	spec->total = best->mem.total;
+	/* The failed process is gone; the others may still be there. */
+	self = fc_self(best);
+	for (k = 0; k < best->mem.nprocs && spec->nprocs < DV_PROCS_MAX; k++)
+		if (k != self && best->mem.procs[k].bytes > 0) {
+			spec->procs[spec->nprocs].pid = best->mem.procs[k].pid;
+			spec->procs[spec->nprocs].bytes =
+			    best->mem.procs[k].bytes;
+			spec->procs[spec->nprocs].self = false;
+			spec->nprocs++;
+		}
+}
+
+/* The other processes on the device, before any context of ours. */
+static void
+lv_others(dv_device *d, lv_report *rep)
+{
+	dv_proc v[DV_PROCS_MAX];
+	int n, i;
+
+	n = dv_processes(d, v, DV_PROCS_MAX, &rep->procs_known);
+	for (i = 0; i < n; i++)
+		if (!v[i].self)
+			rep->procs[rep->nprocs++] = v[i];
+}
+
+/* The line that says why only the read-only probes ran. */
+static void
+lv_refusal(const lv_report *rep, int index, char *out, size_t len)
+{
+	int64_t sum = 0;
+	size_t used;
+	int i;
+	char total[32];
+
+	for (i = 0; i < rep->nprocs; i++)
+		if (rep->procs[i].bytes > 0)
+			sum += rep->procs[i].bytes;
+	od_size_format(sum, total, sizeof total);
+	used = (size_t)snprintf(out, len, "GPU %d is in use by %d other "
+	    "process%s (pid", index, rep->nprocs, rep->nprocs == 1 ? "" : "es");
+	for (i = 0; i < rep->nprocs && used < len; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s %lld",
+		    i ? "," : "", (long long)rep->procs[i].pid);
+	if (used < len)
+		snprintf(out + used, len - used, "; %s): only the read-only "
+		    "probes ran; use --force to run the others", total);
+}
+
+/* What the report says of the run before any device is opened. */
+static void
+lv_report_start(const lv_session_opts *o, lv_report *rep)
+{
+	memset(rep, 0, sizeof *rep);
+	rep->command = o->probe_only ? "probe" : "live";
+	rep->backend = o->backend;
+	rep->context = rep->free_at_start = rep->cap = -1;
+	rep->time_limit = o->time_limit;
+	rep->inputs = o->inputs;
+	rep->ninputs = o->ninputs;
+}
+
+lv_run
+lv_session_run(lv_session *s, const lv_session_opts *o, const lv_item *items,
+    size_t n, lv_report *rep, od_error *err)
+{
+	static const pb_probe probe_order[] = {
+		PB_PROCESSES, PB_CONTEXT_COST, PB_LARGEST_ALLOCATION, PB_HEALTH,
+	};
+	bool fake = strcmp(o->backend, "fake") == 0;
+	dv_config dcfg;
+	dv_status st;
+	pb_opts po;
+	size_t i;
+	int ne = 0;
+
+	if (o->probe_only)
+		n = 0;
+	lv_report_start(o, rep);
+	if (!o->probe_only && n == 0)
+		return LV_RUN_NO_EVENTS;
+	dv_fake_default(&s->spec);
+	if (fake) {
+		if (!o->probe_only)
+			lv_fake_from_events(items, n, &s->spec);
+		if (o->fake != NULL && !dv_fake_parse(&s->spec, o->fake, err))
+			return LV_RUN_BAD_SETTINGS;
+	}
+	memset(&dcfg, 0, sizeof dcfg);
+	dcfg.index = o->device;
+	dcfg.fake = &s->spec;
+	dcfg.time_limit = o->time_limit;
+	dcfg.nvml_path = o->nvml_path;
+	dcfg.cupti_path = o->cupti_path;
+	s->d = dv_open(o->backend, &dcfg, &st, err);
+	if (s->d == NULL)
+		return LV_RUN_NO_DEVICE;
+	rep->info = dv_info_of(s->d);
+	rep->force = o->force;
+	if (o->probe_only)
+		rep->ninputs = 0;
+	if (o->cap < 0)
+		snprintf(rep->cap_from, sizeof rep->cap_from, "%d%% of the free "
+		    "memory", o->cap_percent);
+	else
+		snprintf(rep->cap_from, sizeof rep->cap_from, "--max-memory");
+
+	/* The safety refusal: others hold the GPU and the run is not
+	 * forced, so no context is made and no memory taken. */
+	lv_others(s->d, rep);
+	memset(&po, 0, sizeof po);
+	po.read_only = rep->nprocs > 0 && !o->force;
+	po.cap = o->cap;
+	po.cap_percent = o->cap_percent;
+	if (po.read_only)
+		lv_refusal(rep, o->device, rep->refused, sizeof rep->refused);
+	s->probes = pb_session_new(s->d, &po);
+	if (s->probes == NULL)
+		return LV_RUN_NO_MEMORY;
+
+	if (o->probe_only) {
+		for (i = 0; i < sizeof probe_order / sizeof probe_order[0]; i++)
+			rep->probes[rep->nprobes++] = pb_run(s->probes,
+			    probe_order[i], NULL);
+	} else {
+		s->events = calloc(n < LV_EVENTS_MAX ? n : LV_EVENTS_MAX,
+		    sizeof *s->events);
+		if (s->events == NULL)
+			return LV_RUN_NO_MEMORY;
+		for (i = 0; i < n && ne < LV_EVENTS_MAX && !dv_stopped(); i++) {
+			lv_event *le = &s->events[ne++];
+
+			le->ev = items[i].ev;
+			le->input = items[i].input;
+			le->kind = items[i].kind;
+			le->nv = pb_verdicts(s->probes, le->ev, le->v,
+			    OD_CAUSES_MAX);
+		}
+	}
+	rep->events = s->events;
+	rep->nevents = ne;
+	rep->nevents_total = (int)n;
+	rep->context = pb_session_context(s->probes);
+	rep->free_at_start = pb_session_free_at_start(s->probes);
+	if (pb_session_started(s->probes))
+		rep->cap = dv_cap(s->d);
+	rep->peak_held = dv_peak(s->d);
+	if (pb_session_failed(s->probes, err) != DV_OK)
+		snprintf(rep->failed, sizeof rep->failed, "%s", err->msg);
+	if (dv_stopped())
+		snprintf(rep->stopped, sizeof rep->stopped, "signal %d",
+		    dv_stop_signal());
+	return LV_RUN_DONE;
+}
