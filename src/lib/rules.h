@@ -79,7 +79,8 @@ void rl_free(rl_set *s);
 
 /*
  * Loads a rule file, or every *.yaml and *.yml file of a directory in
- * name order.  A rule whose id is already loaded replaces the old one.
+ * name order (a directory of more than 256 is an error, and none of them
+ * is loaded).  A rule whose id is already loaded replaces the old one.
  * Every error found is added to errs; a file with errors adds no rule.
  * Returns false when there was an error.
  */
@@ -89,7 +90,8 @@ bool rl_load(rl_set *s, const char *path, rl_errors *errs);
 bool rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
     rl_errors *errs);
 
-/* Finds the causes of ev and its fingerprint. */
+/* Finds the causes of ev, its OD_CAUSES_MAX best by score (ties in load
+ * order), and its fingerprint. */
 void rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user);
 
 /* The report's fingerprint, from its events' fingerprints. */
