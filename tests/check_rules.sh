@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Every shipped rule has a fixture where it must be the top cause (or, for
 # a rule that is a second opinion by nature, where it must fire) and one
-# where it must not fire: fixtures/rules/EXPECT lists them.
+# where it must not fire: fixtures/rules/EXPECT lists them.  The whole
+# ranking of each fixture (every cause, its score and confidence) is
+# checked by tests/check_causes.py against fixtures/rules/*.causes.
 #
 # Usage: tests/check_rules.sh OOMDOC   (from the repository root)
 set -u

@@ -5,7 +5,8 @@
 #    ones the man page's OPTIONS section documents, long and short names;
 #  - the parser accepts each of them and refuses an unknown one with one
 #    line on standard error and status 2;
-#  - every exit status the man page lists is one --help mentions.
+#  - exit statuses 0 to 3 are in the man page and in --help, each with
+#    its meaning.
 #
 # Usage: tests/cli_docs.sh OOMDOC   (from the repository root)
 set -u
@@ -68,13 +69,22 @@ err=$("$oomdoc" --no-such-option 2>&1 >/dev/null); rc=$?
 	case $err in *"unknown option '--no-such-option'"*) true ;; *) false ;; esac
 check "unknown option: status $rc, stderr: $err" $?
 
-# 4. Exit statuses: the man page's list and --help agree on 0 to 3.
-for st in 0 1 2 3; do
-	sed -n '/^\.Sh EXIT STATUS/,/^\.Sh /p' "$man" | grep -q "^\.It $st\$"
-	check "EXIT STATUS does not list $st" $?
-	"$oomdoc" --help | tr '\n' ' ' | grep -q "$st"
-	check "--help does not mention status $st" $?
-done
+# 4. Exit statuses: the man page's list and --help agree on 0 to 3, each
+#    status with its meaning.  Each line: the status, what the man page's
+#    entry for it says, and what --help says after the number (an extended
+#    regular expression; --help is read as one line).
+while IFS='|' read -r st man_says help_says; do
+	sed -n '/^\.Sh EXIT STATUS/,/^\.Sh /p' "$man" |
+		sed -n "/^\.It $st\$/,/^\.It /p" | grep -q -i -- "$man_says"
+	check "EXIT STATUS does not list $st as '$man_says'" $?
+	"$oomdoc" --help | tr '\n' ' ' | grep -q -E -i -- "(^|[^0-9])$st $help_says"
+	check "--help does not give status $st as '$st $help_says'" $?
+done <<'EOF'
+0|out-of-memory event was found|(if|when) an? out-of-memory (failure|event) (was|is) found
+1|none was found|(if|when) (none|no out-of-memory (failure|event)) (was|is)
+2|usage error|(on|for) a usage or input error
+3|error in a rule file|(on|for) an error in the rules
+EOF
 
 # 5. The facts the man page lists are the ones the rules can use.
 man_facts=$(sed -n '/^\.Ss FACTS/,/^\.El/p' "$man" | sed -n 's/^\.It Cm //p' |

@@ -2,7 +2,8 @@
 # Fingerprints name the failure, not the job: the same failure in another
 # job (other timestamps, process ids, ranks, slightly different figures)
 # has the same fingerprint; another cause, or another failing line, has
-# another.
+# another; and the values are pinned, so that they stay the same from one
+# version to the next.
 #
 # Usage: tests/fingerprint.sh OOMDOC   (from the repository root)
 set -u
@@ -31,8 +32,43 @@ d=$(fp fixtures/rules/fragmentation-top.log)
 	{ echo "FAIL another failing line kept fingerprint $a"; fail=$((fail + 1)); }
 [ "$a" != "$d" ] && pass=$((pass + 1)) ||
 	{ echo "FAIL another cause kept fingerprint $a"; fail=$((fail + 1)); }
-# Stable across runs and versions of the report: a fixed value.
+# Stable across runs and versions: fixed values.  A user keeps fingerprints
+# to match failures across jobs, so these pins change only with the recipe
+# (src/lib/fingerprint.c), on purpose, and the commit says so.
+while read -r want log; do
+	got=$(fp "$log")
+	[ "$got" = "$want" ] && pass=$((pass + 1)) ||
+		{ echo "FAIL $log: fingerprint $got, pinned $want"; fail=$((fail + 1)); }
+done <<'EOF'
+f7deec157fa3e8ad fixtures/rules/capacity-top.log
+ede271508aea9488 fixtures/rules/fragmentation-top.log
+424a0889bf4354ef fixtures/sample/job.log
+EOF
 [ "$(fp fixtures/sample/job.log)" = "$(fp fixtures/sample/job.log)" ] &&
 	pass=$((pass + 1)) || { echo "FAIL unstable"; fail=$((fail + 1)); }
+# The recipe, computed here from the log's text: FNV-1a (64 bits) of the
+# kind, the top cause, the exception, the error line (none here) and the
+# last user frame's file, line and function, each followed by '|'; the
+# report's is FNV-1a of its fatal events' distinct fingerprints, sorted.
+msg=$("$oomdoc" -f json "$base" | python3 -c '
+import json, sys
+
+def fnv(h, s):
+    for c in s.encode():
+        h = ((h ^ c) * 1099511628211) % 2**64
+    return ((h ^ ord("|")) * 1099511628211) % 2**64
+
+OFFSET = 1469598103934665603
+j = json.load(sys.stdin)
+h = OFFSET
+for part in ["cuda_caching_allocator", "capacity", "torch.OutOfMemoryError",
+             "", "/work/train.py", "58", "main"]:
+    h = fnv(h, part)
+event = "%016x" % h
+report = "%016x" % fnv(OFFSET, event)
+got = (j["events"][0]["fingerprint"], j["summary"]["fingerprint"])
+sys.exit(0 if got == (event, report) else
+         "computed %s %s, got %s %s" % ((event, report) + got))
+' 2>&1) && pass=$((pass + 1)) || { echo "FAIL the recipe: $msg"; fail=$((fail + 1)); }
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -39,8 +39,9 @@ run() {
 run "300 MB line" 0 '"requested_bytes": 2097152' -- -f json "$tmp/long.log"
 rm -f "$tmp/long.log"
 
-# 300 000 OOM lines, all different: 1000 kept, the rest counted, one line
-# on standard error says so.
+# 300 000 OOM lines, all different: 500 kept (OD_EVENTS_MAX, distinct
+# events per run, src/lib/core.h), the other 299 500 counted, one line on
+# standard error says so.
 python3 -c 'import sys
 m = sys.argv[1]
 sys.stdout.write("".join(m.replace("2.00 MiB", "%d.00 MiB" % (i + 2)) + "\n"

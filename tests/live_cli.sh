@@ -4,9 +4,9 @@
 #    error, nothing on standard output, status 4 (no driver, or built
 #    without CUDA); --version says whether CUDA live mode is built;
 #  - the fake backend over the rules' and PyTorch's fixtures: a valid
-#    "oomdoc.live/1" report whose verdicts are the probes that the causes
-#    of `oomdoc --format json` name, each confirmed, refuted or
-#    inconclusive;
+#    "oomdoc.live/1" report with every event of `oomdoc --format json`, in
+#    order, whose verdicts are the probes that the event's causes name,
+#    each confirmed, refuted or inconclusive;
 #  - the verdicts expected on fake devices made for them, from a log, from
 #    a JSON report (a file, and standard input) and from a log on
 #    standard input;
@@ -65,9 +65,12 @@ assert rc == 0, "status %d" % rc
 assert live["schema"] == "oomdoc.live/1"
 assert live["backend"] == "fake" and live["device"]["index"] == 0
 assert live["summary"]["events"] == len(live["events"])
-events = [e for e in diag["events"]][:len(live["events"])]
+# Every event of the diagnosis, in order: none dropped, none added (the
+# fixtures have fewer events than a live run probes).
+assert len(live["events"]) == len(diag["events"]), \
+    (len(diag["events"]), len(live["events"]))
 count = {"confirmed": 0, "refuted": 0, "inconclusive": 0}
-for d, l in zip(events, live["events"]):
+for d, l in zip(diag["events"], live["events"]):
     want = [(c["confirm_with"], c["rule"]) for c in d["causes"] if c["confirm_with"]]
     got = [(v["probe"], v["cause"]) for v in l["verdicts"]]
     assert want == got, (d["line"], want, got)

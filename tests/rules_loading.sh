@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The rule loader: every error of a bad file at once, each as
 # file:line:col: message, with status 3 (tests/rules/bad/*.err hold the
-# exact lines); a diagnosis refuses to run with broken rules; user rules
-# replace shipped ones by id, from --rules and from OOMDOC_RULES;
+# exact lines; multiline.err's positions, inside multi-line scalars, were
+# counted by hand in multiline.yaml); a directory of more rule files than
+# the loader takes is refused, not loaded in part; a diagnosis refuses to
+# run with broken rules; user rules replace shipped ones by id, from
+# --rules and from OOMDOC_RULES;
 # --no-default-rules loads none.
 #
 # Usage: tests/rules_loading.sh OOMDOC [--update]   (from the repository root)
@@ -21,6 +24,39 @@ for f in tests/rules/bad/*.yaml; do
 		diff <(printf '%s\n' "$err") "${f%.yaml}.err" | head -10
 	fi
 done
+
+# 256 rule files in a directory load; 257 are refused with the directory
+# named.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/rules"
+for i in $(seq 1 256); do
+	printf 'id: r%d\ntitle: t\nwhen: requested > 0\nscore: 0.5\nexplain: x\n' \
+		"$i" >"$tmp/rules/r$i.yaml"
+done
+[ "$("$oomdoc" rules check --no-default-rules "$tmp/rules" 2>&1)" = \
+    "oomdoc: 256 rules, no errors" ] && ok || ko "256 rule files in a directory"
+cp "$tmp/rules/r1.yaml" "$tmp/rules/r257.yml"
+err=$("$oomdoc" rules check --no-default-rules "$tmp/rules" 2>&1 >/dev/null)
+[ $? -eq 3 ] && [ "$err" = "oomdoc: $tmp/rules: a rules directory may hold at most 256 rule files (*.yaml, *.yml), this one holds 257" ] &&
+	ok || ko "257 rule files in a directory: $err"
+
+# Eleven rules fire, and the event keeps the eight best (OD_CAUSES_MAX),
+# not the first eight loaded: scores 0.10 (loaded first) to 1.00, and one
+# more 0.30 loaded last, which ranks after the first 0.30 and goes.
+{
+	echo "rules:"
+	n=0
+	for score in 0.10 0.20 0.30 0.40 0.50 0.60 0.70 0.80 0.90 1.00 0.30; do
+		n=$((n + 1))
+		printf '  - {id: r%d, title: t, when: has(requested), score: %s, explain: x}\n' \
+			$n $score
+	done
+} >"$tmp/eleven.yaml"
+got=$("$oomdoc" --no-default-rules --rules "$tmp/eleven.yaml" -f json fixtures/rules/capacity-top.log |
+	python3 -c 'import json,sys; print(" ".join("%s:%.2f" % (c["rule"], c["score"]) for c in json.load(sys.stdin)["events"][0]["causes"]))')
+[ "$got" = "r10:1.00 r9:0.90 r8:0.80 r7:0.70 r6:0.60 r5:0.50 r4:0.40 r3:0.30" ] && ok ||
+	ko "an event for which eleven rules fire keeps: $got"
 
 out=$("$oomdoc" --rules tests/rules/bad/many-errors.yaml fixtures/sample/job.log 2>/dev/null)
 rc=$?

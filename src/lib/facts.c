@@ -217,9 +217,10 @@ fc_truth(const char *v)
  * Which "Process N" clause is this process itself, or -1.  In a container
  * NVML reports host PIDs, so PyTorch does not recognise its own process
  * and prints it as "Process N has X" with no "this process" clause
- * (pytorch-allocator.md 1.8).  Without that clause, the one process whose
- * usage covers PyTorch's reservation, with at most a context's worth of
- * memory beyond it, is taken to be this one.
+ * (c10/cuda/CUDACachingAllocator.cpp, reportProcessMemoryInfo).  Without
+ * that clause, the one process whose usage covers PyTorch's reservation,
+ * with at most a context's worth of memory beyond it, is taken to be this
+ * one.
  */
 int
 fc_self(const od_event *ev)
@@ -287,10 +288,11 @@ fc_user_frame(const od_event *ev, char *buf, size_t cap)
 	return NULL;
 }
 
+/* Reads fact id of ev into out; the facts built as text are written into
+ * buf, which out then borrows. */
 static bool
-fc_event(const od_event *ev, int id, xv_value *out)
+fc_event(const od_event *ev, int id, xv_value *out, fc_scratch *buf)
 {
-	static char frame[300], prefix[200];
 	const od_memory *m = &ev->mem;
 	const od_logctx *c = &ev->ctx;
 	const char *o;
@@ -376,7 +378,8 @@ fc_event(const od_event *ev, int id, xv_value *out)
 	case FC_STEP: return fc_num(out, ev->step, false);
 	case FC_PHASE: return fc_str(out, ev->phase);
 	case FC_USER_FRAME:
-		return fc_str(out, fc_user_frame(ev, frame, sizeof frame));
+		return fc_str(out, fc_user_frame(ev, buf->user_frame,
+		    sizeof buf->user_frame));
 	case FC_BATCH_SIZE: return fc_num(out, c->batch_size, false);
 	case FC_ACCUM_STEPS: return fc_num(out, c->accum_steps, false);
 	case FC_ACCUM:
@@ -387,11 +390,11 @@ fc_event(const od_event *ev, int id, xv_value *out)
 	case FC_ALLOC_CONF: return fc_str(out, c->alloc_conf);
 	case FC_ALLOC_CONF_PREFIX:
 		/* The configuration already set, ready to take one more option. */
-		snprintf(prefix, sizeof prefix, "%s%s", c->alloc_conf,
-		    c->alloc_conf[0] != '\0' ? "," : "");
+		snprintf(buf->alloc_conf_prefix, sizeof buf->alloc_conf_prefix,
+		    "%s%s", c->alloc_conf, c->alloc_conf[0] != '\0' ? "," : "");
 		out->type = XV_STR;
-		out->str = prefix;
-		out->len = strlen(prefix);
+		out->str = buf->alloc_conf_prefix;
+		out->len = strlen(buf->alloc_conf_prefix);
 		return true;
 	case FC_EXPANDABLE_SEGMENTS:
 		/* Set or not, when the log shows the configuration. */
@@ -456,7 +459,7 @@ fc_event(const od_event *ev, int id, xv_value *out)
 bool
 fc_lookup(void *ctx, const char *name, size_t len, xv_value *out)
 {
-	const fc_source *src = ctx;
+	fc_source *src = ctx;
 	int id = fc_find(name, len), i;
 
 	if (id < 0)
@@ -472,7 +475,7 @@ fc_lookup(void *ctx, const char *name, size_t len, xv_value *out)
 			}
 		}
 	}
-	return src->ev != NULL && fc_event(src->ev, id, out);
+	return src->ev != NULL && fc_event(src->ev, id, out, &src->scratch);
 }
 
 bool

@@ -22,10 +22,22 @@ typedef struct {
 	int n;
 } fc_user_facts;
 
-/* What a lookup reads: one event and the user's facts. */
+/*
+ * What a lookup reads: one event and the user's facts, and the room where
+ * the facts that are built as text (user_frame, alloc_conf_prefix) are
+ * written.  A string that a lookup returns may point into that room, so it
+ * lives as long as the source and until the same fact is looked up again;
+ * each caller has its own source, so two threads never share the room.
+ */
+typedef struct {
+	char user_frame[300];   /* "file:line in function" */
+	char alloc_conf_prefix[200];
+} fc_scratch;
+
 typedef struct {
 	const od_event *ev;
 	const fc_user_facts *user;
+	fc_scratch scratch;
 } fc_source;
 
 /* xp_fact_exists and xp_lookup for the rules; ctx is an fc_source. */

@@ -6,6 +6,12 @@
  *
  * Loading rules reads the files named and nothing else; no rule can run a
  * command or open a file.
+ *
+ * This is the one header of the rule engine, whose files are
+ * rules_load.c (the YAML loader), rules_apply.c (rules applied to an
+ * event), fingerprint.c (the fingerprints of events and reports) and
+ * rules_describe.c (`rules list` and `rules show`).  The types below the
+ * errors are shared by those files only.
  */
 #ifndef OD_RULES_H
 #define OD_RULES_H
@@ -24,12 +30,57 @@ typedef struct {
 
 typedef struct rl_set rl_set;
 
+/* A fix of a rule, as loaded: its condition and templates. */
+typedef struct {
+	char *id;
+	xp_expr *when;
+	xp_template *text;
+	char *env_name;
+	xp_template *env_value;
+	xp_template *code;
+	char *config_key;
+	xp_template *config_value;
+} rl_fix;
+
+/* A rule, as loaded.  The set owns every pointer in it. */
+typedef struct {
+	char *id;
+	char *title;
+	char *file;
+	int line;
+	uint32_t kinds;         /* bit per od_kind; 0: every kind */
+	char *when_src;
+	xp_expr *when;
+	double score;           /* the score, when it is a number */
+	char *score_src;        /* or the expression that computes it per event */
+	xp_expr *score_expr;
+	char *explain_src;
+	xp_template *explain;
+	xp_template *evidence[OD_EVIDENCE_MAX];
+	int nevidence;
+	rl_fix fixes[OD_FIXES_MAX];
+	int nfixes;
+	char *probe;            /* confirm_with: the live-mode probe */
+} rl_rule;
+
+/* The loaded rules, in load order (a rule that replaces another by id takes
+ * its place). */
+struct rl_set {
+	rl_rule *rules;
+	int n, cap;
+};
+
+/* Sets ev's fingerprint from its kind, its top cause, its exception and
+ * error, and its last user frame (fingerprint.c). */
+void rl_fingerprint(od_event *ev);
+
 rl_set *rl_new(void);
 void rl_free(rl_set *s);
 
 /*
  * Loads a rule file, or every *.yaml and *.yml file of a directory in
- * name order.  A rule whose id is already loaded replaces the old one.
+ * name order (a directory of more than 256 is an error, and none of them
+ * is loaded).  A rule whose id is already loaded replaces the old one.
  * Every error found is added to errs; a file with errors adds no rule.
  * Returns false when there was an error.
  */
@@ -39,7 +90,8 @@ bool rl_load(rl_set *s, const char *path, rl_errors *errs);
 bool rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
     rl_errors *errs);
 
-/* Finds the causes of ev and its fingerprint. */
+/* Finds the causes of ev, its OD_CAUSES_MAX best by score (ties in load
+ * order), and its fingerprint. */
 void rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user);
 
 /* The report's fingerprint, from its events' fingerprints. */

@@ -2,7 +2,7 @@
  * fuzz_rules.c: the rule loader (YAML, the schema, the condition and
  * template language) on any bytes, and the loaded rules applied to an
  * event: nothing may crash, leak or run away, and a refused file must say
- * why with a location.
+ * why with a location within the file.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,6 +19,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rl_set *rules = rl_new();
 	rl_errors *errs = calloc(1, sizeof *errs);
 	od_event ev;
+	uint64_t lines = 1;
+	size_t k;
 	int i;
 
 	if (rules == NULL || errs == NULL)
@@ -26,8 +28,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!rl_load_buffer(rules, "fuzz.yaml", (const char *)data, size, errs)) {
 		if (errs->n == 0 && errs->dropped == 0)
 			abort();        /* refused without a reason */
+		/* Lines as YAML counts them: \n, \r\n and \r end one;
+		 * libyaml may place an error at the end of the stream, one
+		 * line further. */
+		for (k = 0; k < size; k++)
+			lines += data[k] == '\n' || (data[k] == '\r' &&
+			    (k + 1 == size || data[k + 1] != '\n'));
 		for (i = 0; i < errs->n; i++)
-			if (errs->v[i].msg[0] == '\0')
+			if (errs->v[i].msg[0] == '\0' ||
+			    errs->v[i].line > lines + 1)
 				abort();
 	}
 	od_event_init(&ev);

@@ -3,7 +3,8 @@
  * prefixes, every recogniser, context, grouping, the rules and the three
  * report writers.  It checks what must hold for any input: the scan ends,
  * every event has a line within the input, and the JSON report is valid
- * UTF-8 (the escaping is checked by the test suite).
+ * UTF-8, every sequence decoded by od_utf8_decode (the escaping itself is
+ * checked by the test suite).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -53,12 +54,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (k = 0; k < sizeof formats / sizeof formats[0]; k++) {
 		od_report_opts o = { formats[k], false, "" };
-		FILE *f = fopen("/dev/null", "w");
+		char *out = NULL;
+		size_t n = 0, at, len;
+		unsigned cp;
+		FILE *f = open_memstream(&out, &n);
 
 		if (f == NULL)
 			abort();
 		od_report_write(f, &o, &in, 1, set);
-		fclose(f);
+		if (fclose(f) != 0)
+			abort();
+		/* The JSON report is valid UTF-8 whatever the input. */
+		for (at = 0; formats[k] == OD_FORMAT_JSON && at < n; at += len)
+			if ((len = od_utf8_decode((const unsigned char *)out + at,
+			    n - at, &cp)) == 0)
+				abort();
+		free(out);
 	}
 	od_events_free(set);
 	return 0;

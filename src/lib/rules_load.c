@@ -1,5 +1,6 @@
 /*
- * rules.c: loading the YAML rules and applying them to events.
+ * rules_load.c: loading the YAML rules into a rule set (applying them is
+ * rules_apply.c's job, describing them rules_describe.c's).
  *
  * A rule file holds one rule, a list of rules, or a mapping whose "rules"
  * key is such a list.  A rule:
@@ -28,7 +29,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,44 +42,9 @@
 
 #define RL_FILE_MAX (1024 * 1024)
 #define RL_DEPTH_MAX 16
-#define RL_TEXT_MAX 2048
+#define RL_DIR_FILES_MAX 256    /* rule files of one directory */
 
-typedef struct {
-	char *id;
-	xp_expr *when;
-	xp_template *text;
-	char *env_name;
-	xp_template *env_value;
-	xp_template *code;
-	char *config_key;
-	xp_template *config_value;
-} rl_fix;
-
-typedef struct {
-	char *id;
-	char *title;
-	char *file;
-	int line;
-	uint32_t kinds;         /* bit per od_kind; 0: every kind */
-	char *when_src;
-	xp_expr *when;
-	double score;
-	xp_expr *score_expr;    /* a score computed per event, or NULL */
-	char *explain_src;
-	xp_template *explain;
-	xp_template *evidence[OD_EVIDENCE_MAX];
-	int nevidence;
-	rl_fix fixes[OD_FIXES_MAX];
-	int nfixes;
-	char *probe;            /* confirm_with: the live-mode probe */
-} rl_rule;
-
-struct rl_set {
-	rl_rule *rules;
-	int n, cap;
-};
-
-/* The live-mode probes a rule may name (DESIGN.md section 5). */
+/* The live-mode probes a rule may name: the probes of src/live/probe.c. */
 static const char *const rl_probes[] = {
 	"context_cost", "fits_now", "largest_allocation", "fragmentation",
 	"processes", "health", NULL,
@@ -88,20 +53,194 @@ static const char *const rl_probes[] = {
 /* One file being loaded. */
 typedef struct {
 	const char *file;
+	const char *text;       /* the file's text, for positions in scalars */
+	size_t len;
 	yaml_document_t doc;
 	rl_errors *errs;
 	int nerr;               /* errors of this file */
 } rl_load_ctx;
 
-static void
-rl_err(rl_load_ctx *lc, const yaml_node_t *node, uint64_t coladd,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static void
-rl_err(rl_load_ctx *lc, const yaml_node_t *node, uint64_t coladd,
-    const char *fmt, ...)
+/* Whether text[i] starts a line break (YAML's \n, \r\n or \r), and its
+ * length. */
+static size_t
+rl_break(const char *text, size_t len, size_t i)
 {
-	va_list ap;
+	if (i >= len)
+		return 0;
+	if (text[i] == '\n')
+		return 1;
+	if (text[i] == '\r')
+		return i + 1 < len && text[i + 1] == '\n' ? 2 : 1;
+	return 0;
+}
+
+/* Whether text[i..] is blanks (spaces, tabs) up to a line break or the end. */
+static bool
+rl_blank_to_break(const char *text, size_t len, size_t i)
+{
+	while (i < len && (text[i] == ' ' || text[i] == '\t'))
+		i++;
+	return i >= len || rl_break(text, len, i) > 0;
+}
+
+/* The byte offset of a mark (line and column in characters, as libyaml
+ * counts them) in text. */
+static size_t
+rl_mark_offset(const char *text, size_t len, yaml_mark_t m)
+{
+	size_t i = 0, line = 0, col = 0, b;
+
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+		i = 3;          /* libyaml does not count a byte-order mark */
+	while (i < len && line < m.line) {
+		b = rl_break(text, len, i);
+		i += b > 0 ? b : 1;
+		line += b > 0;
+	}
+	while (i < len && col < m.column && rl_break(text, len, i) == 0) {
+		/* One character: a byte and its UTF-8 continuation bytes. */
+		i++;
+		while (i < len && ((unsigned char)text[i] & 0xc0) == 0x80)
+			i++;
+		col++;
+	}
+	return i;
+}
+
+/*
+ * Where byte at of scalar n's value lies in the file's text.  libyaml
+ * gives only the scalar's start (the quote of a quoted scalar, the '|' or
+ * '>' of a block scalar), and the value is not the text: a block scalar's
+ * lines lose their indentation, a line break between two lines of a
+ * folded or flow scalar becomes a space (with the blanks around it), and
+ * a quoted scalar has escapes ("\t", "''").  So this walks the text and
+ * the value side by side from the start, undoing each of those, until it
+ * has passed at bytes of the value.  Tabs in indentation and YAML 1.1's
+ * Unicode line breaks are not undone; a position in them may be off, never
+ * outside the file.
+ */
+static size_t
+rl_value_offset(const rl_load_ctx *lc, const yaml_node_t *n, size_t at)
+{
+	const char *t = lc->text;
+	const unsigned char *val = n->data.scalar.value;
+	size_t vlen = n->data.scalar.length;
+	yaml_scalar_style_t style = n->data.scalar.style;
+	bool block = style == YAML_LITERAL_SCALAR_STYLE ||
+	    style == YAML_FOLDED_SCALAR_STYLE;
+	size_t len = lc->len, p = rl_mark_offset(t, len, n->start_mark), v = 0;
+	size_t indent = 0, b, k;
+
+	if (at > vlen)
+		at = vlen;
+	if (block) {
+		/* The text starts on the line after the '|' or '>'.  Its
+		 * indentation is what its first line that is not blank has
+		 * in the file less what it keeps in the value (a first line
+		 * indented further than the block keeps the difference). */
+		while (p < len && rl_break(t, len, p) == 0)
+			p++;
+		p += rl_break(t, len, p);
+		for (k = p; k < len; k += indent + b) {
+			for (indent = 0; k + indent < len && t[k + indent] == ' ';
+			    indent++)
+				;
+			if ((b = rl_break(t, len, k + indent)) == 0)
+				break;
+		}
+		for (k = 0; k < vlen && val[k] == '\n'; k++)
+			;
+		for (; k < vlen && val[k] == ' ' && indent > 0; k++)
+			indent--;
+		for (k = 0; k < indent && p < len && t[p] == ' '; k++)
+			p++;
+	} else if (style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+	    style == YAML_DOUBLE_QUOTED_SCALAR_STYLE) {
+		p++;
+	}
+	/* Each step takes one piece of the text and the bytes of the value
+	 * it gave; a piece that gave none is taken even at the target, so
+	 * that the position is that of the target's own text. */
+	while (p < len) {
+		if ((b = rl_break(t, len, p)) > 0 || (!block &&
+		    (t[p] == ' ' || t[p] == '\t') && rl_blank_to_break(t, len, p))) {
+			/* A line break, with the blanks before it (outside a
+			 * block scalar) and the indentation after it: a space
+			 * or a newline of the value, or nothing (a folded
+			 * break before an empty line). */
+			bool gave = v < vlen && (val[v] == ' ' || val[v] == '\n');
+
+			if (gave && v >= at)
+				break;
+			while (p < len && rl_break(t, len, p) == 0)
+				p++;
+			p += rl_break(t, len, p);
+			for (k = 0; p < len && (block ? k < indent && t[p] == ' ' :
+			    t[p] == ' ' || t[p] == '\t'); k++)
+				p++;
+			v += gave;
+		} else if (style == YAML_DOUBLE_QUOTED_SCALAR_STYLE &&
+		    t[p] == '\\' && p + 1 < len) {
+			/* An escape: one character of the value, of as many
+			 * bytes as its UTF-8 sequence; an escaped line break
+			 * (with the next line's indentation) is none. */
+			char e = t[p + 1];
+
+			if ((b = rl_break(t, len, p + 1)) > 0) {
+				for (p += 1 + b; p < len && (t[p] == ' ' ||
+				    t[p] == '\t'); p++)
+					;
+				continue;
+			}
+			if (v >= at)
+				break;
+			p += e == 'x' ? 4 : e == 'u' ? 6 : e == 'U' ? 10 : 2;
+			v += val[v] < 0xc0 ? 1 : val[v] < 0xe0 ? 2 :
+			    val[v] < 0xf0 ? 3 : 4;
+		} else if (v >= at) {
+			break;
+		} else if (style == YAML_SINGLE_QUOTED_SCALAR_STYLE &&
+		    t[p] == '\'' && p + 1 < len && t[p + 1] == '\'') {
+			p += 2;
+			v++;
+		} else {
+			p++;
+			v++;
+		}
+	}
+	return p < len ? p : len;
+}
+
+/* Sets e's line and column (1-based, the column in characters) from byte
+ * offset p of the file's text. */
+static void
+rl_position(const rl_load_ctx *lc, size_t p, od_error *e)
+{
+	size_t i = 0, b;
+
+	e->line = 1;
+	e->col = 1;
+	if (lc->len >= 3 && memcmp(lc->text, "\xef\xbb\xbf", 3) == 0)
+		i = 3;
+	while (i < p) {
+		if ((b = rl_break(lc->text, lc->len, i)) > 0) {
+			e->line++;
+			e->col = 1;
+			i += b;
+			continue;
+		}
+		if (((unsigned char)lc->text[i] & 0xc0) != 0x80)
+			e->col++;
+		i++;
+	}
+}
+
+/* Adds an error of this file at node, or at byte at of its value when
+ * at >= 0 (an error inside an expression or a template). */
+static void
+rl_err_in(rl_load_ctx *lc, const yaml_node_t *node, long long at,
+    const char *fmt, va_list ap)
+{
 	od_error *e;
 
 	lc->nerr++;
@@ -111,11 +250,45 @@ rl_err(rl_load_ctx *lc, const yaml_node_t *node, uint64_t coladd,
 	}
 	e = &lc->errs->v[lc->errs->n++];
 	snprintf(e->file, sizeof e->file, "%s", lc->file);
-	e->line = node != NULL ? (uint64_t)node->start_mark.line + 1 : 0;
-	e->col = node != NULL ? (uint64_t)node->start_mark.column + 1 + coladd :
-	    0;
-	va_start(ap, fmt);
+	if (node == NULL) {
+		e->line = e->col = 0;
+	} else if (at >= 0 && node->type == YAML_SCALAR_NODE &&
+	    lc->text != NULL) {
+		rl_position(lc, rl_value_offset(lc, node, (size_t)at), e);
+	} else {
+		e->line = (uint64_t)node->start_mark.line + 1;
+		e->col = (uint64_t)node->start_mark.column + 1;
+	}
 	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+}
+
+static void
+rl_err(rl_load_ctx *lc, const yaml_node_t *node, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+rl_err(rl_load_ctx *lc, const yaml_node_t *node, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	rl_err_in(lc, node, -1, fmt, ap);
+	va_end(ap);
+}
+
+/* An error at byte at of scalar node's value. */
+static void
+rl_err_value(rl_load_ctx *lc, const yaml_node_t *node, size_t at,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void
+rl_err_value(rl_load_ctx *lc, const yaml_node_t *node, size_t at,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	rl_err_in(lc, node, (long long)at, fmt, ap);
 	va_end(ap);
 }
 
@@ -159,6 +332,7 @@ rl_rule_free(rl_rule *r)
 	free(r->file);
 	free(r->when_src);
 	xp_free(r->when);
+	free(r->score_src);
 	xp_free(r->score_expr);
 	free(r->explain_src);
 	xp_template_free(r->explain);
@@ -202,7 +376,7 @@ static const char *
 rl_scalar(rl_load_ctx *lc, yaml_node_t *n, const char *what)
 {
 	if (n == NULL || n->type != YAML_SCALAR_NODE) {
-		rl_err(lc, n, 0, "%s must be a plain value", what);
+		rl_err(lc, n, "%s must be a plain value", what);
 		return NULL;
 	}
 	return (const char *)n->data.scalar.value;
@@ -212,14 +386,6 @@ static char *
 rl_strdup(const char *s)
 {
 	return s != NULL ? strdup(s) : NULL;
-}
-
-/* The column where a scalar's text starts: after a quote, if any. */
-static uint64_t
-rl_quote(const yaml_node_t *n)
-{
-	return n->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
-	    n->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
 }
 
 static xp_expr *
@@ -234,7 +400,7 @@ rl_expr(rl_load_ctx *lc, yaml_node_t *n, const char *what)
 	memset(&e, 0, sizeof e);
 	x = xp_parse(src, n->data.scalar.length, fc_exists, NULL, &e);
 	if (x == NULL)
-		rl_err(lc, n, rl_quote(n) + (e.col > 0 ? e.col - 1 : 0),
+		rl_err_value(lc, n, e.col > 0 ? (size_t)e.col - 1 : 0,
 		    "in %s: %s", what, e.msg);
 	return x;
 }
@@ -251,7 +417,7 @@ rl_template(rl_load_ctx *lc, yaml_node_t *n, const char *what)
 	memset(&e, 0, sizeof e);
 	t = xp_template_parse(src, n->data.scalar.length, fc_exists, NULL, &e);
 	if (t == NULL)
-		rl_err(lc, n, rl_quote(n) + (e.col > 0 ? e.col - 1 : 0),
+		rl_err_value(lc, n, e.col > 0 ? (size_t)e.col - 1 : 0,
 		    "in %s: %s", what, e.msg);
 	return t;
 }
@@ -266,7 +432,7 @@ rl_pair(rl_load_ctx *lc, yaml_node_t *n, const char *what, char **name,
 
 	if (n->type != YAML_MAPPING_NODE ||
 	    n->data.mapping.pairs.top - n->data.mapping.pairs.start != 1) {
-		rl_err(lc, n, 0, "%s must be a mapping with one entry, "
+		rl_err(lc, n, "%s must be a mapping with one entry, "
 		    "NAME: value", what);
 		return false;
 	}
@@ -302,7 +468,7 @@ rl_twice(rl_load_ctx *lc, yaml_node_t *kn, const char *k, uint32_t *seen)
 		if (strcmp(k, keys[i]) != 0)
 			continue;
 		if (*seen & (UINT32_C(1) << i)) {
-			rl_err(lc, kn, 0, "key '%s' is given twice", k);
+			rl_err(lc, kn, "key '%s' is given twice", k);
 			return true;
 		}
 		*seen |= UINT32_C(1) << i;
@@ -317,7 +483,7 @@ rl_load_fix(rl_load_ctx *lc, yaml_node_t *n, rl_fix *f)
 	uint32_t seen = 0;
 
 	if (n->type != YAML_MAPPING_NODE) {
-		rl_err(lc, n, 0, "a fix must be a mapping (id, text, ...)");
+		rl_err(lc, n, "a fix must be a mapping (id, text, ...)");
 		return;
 	}
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
@@ -341,13 +507,13 @@ rl_load_fix(rl_load_ctx *lc, yaml_node_t *n, rl_fix *f)
 			rl_pair(lc, vn, "config", &f->config_key,
 			    &f->config_value);
 		else
-			rl_err(lc, kn, 0, "unknown key '%s' in a fix (expected "
+			rl_err(lc, kn, "unknown key '%s' in a fix (expected "
 			    "id, when, text, env, code, config)", k);
 	}
 	if (f->id == NULL)
-		rl_err(lc, n, 0, "a fix needs an id");
+		rl_err(lc, n, "a fix needs an id");
 	if (f->text == NULL)
-		rl_err(lc, n, 0, "a fix needs a text");
+		rl_err(lc, n, "a fix needs a text");
 }
 
 static bool
@@ -371,7 +537,7 @@ rl_kinds(rl_load_ctx *lc, yaml_node_t *n)
 	uint32_t mask = 0;
 
 	if (n->type != YAML_SEQUENCE_NODE) {
-		rl_err(lc, n, 0, "kinds must be a list of kinds");
+		rl_err(lc, n, "kinds must be a list of kinds");
 		return 0;
 	}
 	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top;
@@ -386,7 +552,7 @@ rl_kinds(rl_load_ctx *lc, yaml_node_t *n)
 			if (strcmp(k, od_kind_name((od_kind)i)) == 0)
 				break;
 		if (i == OD_KIND_COUNT)
-			rl_err(lc, kn, 0, "unknown kind '%s'", k);
+			rl_err(lc, kn, "unknown kind '%s'", k);
 		else
 			mask |= UINT32_C(1) << i;
 	}
@@ -402,7 +568,7 @@ rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
 
 	r->line = n->start_mark.line + 1;
 	if (n->type != YAML_MAPPING_NODE) {
-		rl_err(lc, n, 0, "a rule must be a mapping (id, title, when, ...)");
+		rl_err(lc, n, "a rule must be a mapping (id, title, when, ...)");
 		return;
 	}
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
@@ -416,7 +582,7 @@ rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
 		if (rl_key_is(k, "id")) {
 			v = rl_scalar(lc, vn, "id");
 			if (v != NULL && !rl_valid_id(v))
-				rl_err(lc, vn, 0, "a rule id is lower-case "
+				rl_err(lc, vn, "a rule id is lower-case "
 				    "letters, digits and '_', not '%s'", v);
 			/* Kept even when wrong: the file is refused anyway,
 			 * and the id names the rule in later errors. */
@@ -436,11 +602,12 @@ rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
 			r->score = strtod(v, &end);
 			if (end == v || *end != '\0') {
 				/* Not a number: an expression, computed per
-				 * event and kept within 0..1. */
-				r->score = 0.5;
+				 * event and kept within 0..1 (rules_apply.c). */
+				r->score = 0;
+				r->score_src = rl_strdup(v);
 				r->score_expr = rl_expr(lc, vn, "score");
 			} else if (!(r->score >= 0 && r->score <= 1)) {
-				rl_err(lc, vn, 0, "score must be from 0 to 1, "
+				rl_err(lc, vn, "score must be from 0 to 1, "
 				    "not '%s'", v);
 			}
 		} else if (rl_key_is(k, "explain")) {
@@ -450,14 +617,14 @@ rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
 			yaml_node_item_t *it;
 
 			if (vn->type != YAML_SEQUENCE_NODE) {
-				rl_err(lc, vn, 0, "evidence must be a list of "
+				rl_err(lc, vn, "evidence must be a list of "
 				    "texts");
 				continue;
 			}
 			for (it = vn->data.sequence.items.start;
 			    it < vn->data.sequence.items.top; it++) {
 				if (r->nevidence == OD_EVIDENCE_MAX) {
-					rl_err(lc, vn, 0, "at most %d evidence "
+					rl_err(lc, vn, "at most %d evidence "
 					    "texts", OD_EVIDENCE_MAX);
 					break;
 				}
@@ -470,13 +637,13 @@ rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
 			yaml_node_item_t *it;
 
 			if (vn->type != YAML_SEQUENCE_NODE) {
-				rl_err(lc, vn, 0, "fixes must be a list");
+				rl_err(lc, vn, "fixes must be a list");
 				continue;
 			}
 			for (it = vn->data.sequence.items.start;
 			    it < vn->data.sequence.items.top; it++) {
 				if (r->nfixes == OD_FIXES_MAX) {
-					rl_err(lc, vn, 0, "at most %d fixes",
+					rl_err(lc, vn, "at most %d fixes",
 					    OD_FIXES_MAX);
 					break;
 				}
@@ -491,28 +658,28 @@ rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
 				if (strcmp(v, rl_probes[i]) == 0)
 					break;
 			if (v != NULL && rl_probes[i] == NULL)
-				rl_err(lc, vn, 0, "unknown probe '%s' (expected "
+				rl_err(lc, vn, "unknown probe '%s' (expected "
 				    "context_cost, fits_now, largest_allocation, "
 				    "fragmentation, processes or health)", v);
 			else
 				r->probe = rl_strdup(v);
 		} else {
-			rl_err(lc, kn, 0, "unknown key '%s' in a rule (expected "
+			rl_err(lc, kn, "unknown key '%s' in a rule (expected "
 			    "id, title, kinds, when, score, explain, evidence, "
 			    "fixes, confirm_with)", k);
 		}
 	}
 	if (r->id == NULL)
-		rl_err(lc, n, 0, "a rule needs an id");
+		rl_err(lc, n, "a rule needs an id");
 	if (r->title == NULL)
-		rl_err(lc, n, 0, "rule '%s' needs a title", r->id ? r->id : "?");
+		rl_err(lc, n, "rule '%s' needs a title", r->id ? r->id : "?");
 	if (r->when == NULL && r->when_src == NULL)
-		rl_err(lc, n, 0, "rule '%s' needs a when condition",
+		rl_err(lc, n, "rule '%s' needs a when condition",
 		    r->id ? r->id : "?");
 	if (!has_score)
-		rl_err(lc, n, 0, "rule '%s' needs a score", r->id ? r->id : "?");
+		rl_err(lc, n, "rule '%s' needs a score", r->id ? r->id : "?");
 	if (r->explain == NULL && r->explain_src == NULL)
-		rl_err(lc, n, 0, "rule '%s' needs an explanation (explain)",
+		rl_err(lc, n, "rule '%s' needs an explanation (explain)",
 		    r->id ? r->id : "?");
 }
 
@@ -650,6 +817,8 @@ rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
 		return false;
 	memset(&lc, 0, sizeof lc);
 	lc.file = path;
+	lc.text = text;
+	lc.len = len;
 	lc.errs = errs;
 	yaml_parser_initialize(&p);
 	yaml_parser_set_input_string(&p, buf, len);
@@ -675,7 +844,7 @@ rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
 		    strcmp((char *)k->data.scalar.value, "rules") == 0) {
 			list = rl_node(&lc, root->data.mapping.pairs.start->value);
 			if (list == NULL || list->type != YAML_SEQUENCE_NODE) {
-				rl_err(&lc, list, 0, "rules must be a list");
+				rl_err(&lc, list, "rules must be a list");
 				list = NULL;
 			}
 		}
@@ -687,7 +856,7 @@ rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
 		for (it = list->data.sequence.items.start;
 		    it < list->data.sequence.items.top; it++) {
 			if (nrules == 64) {
-				rl_err(&lc, list, 0, "at most 64 rules a file");
+				rl_err(&lc, list, "at most 64 rules a file");
 				break;
 			}
 			rl_load_rule(&lc, rl_node(&lc, *it), &rules[nrules++]);
@@ -737,9 +906,9 @@ bool
 rl_load(rl_set *s, const char *path, rl_errors *errs)
 {
 	struct stat st;
-	char *names[256];
-	int n = 0, i;
-	bool ok = true;
+	char *names[RL_DIR_FILES_MAX];
+	int n = 0, more = 0, i;
+	bool ok = true, nomem = false;
 	DIR *d;
 	struct dirent *de;
 
@@ -754,20 +923,43 @@ rl_load(rl_set *s, const char *path, rl_errors *errs)
 		rl_err_file(errs, path, strerror(errno));
 		return false;
 	}
-	while ((de = readdir(d)) != NULL && n < 256) {
+	while ((de = readdir(d)) != NULL) {
 		size_t len = strlen(de->d_name);
 
 		if (de->d_name[0] == '.' || !((len > 5 &&
 		    strcmp(de->d_name + len - 5, ".yaml") == 0) || (len > 4 &&
 		    strcmp(de->d_name + len - 4, ".yml") == 0)))
 			continue;
+		if (n == RL_DIR_FILES_MAX || nomem) {
+			more++;         /* counted, for the error below */
+			continue;
+		}
 		names[n] = malloc(strlen(path) + len + 2);
-		if (names[n] == NULL)
-			break;
+		if (names[n] == NULL) {
+			nomem = true;
+			continue;
+		}
 		sprintf(names[n], "%s/%s", path, de->d_name);
 		n++;
 	}
 	closedir(d);
+	/* Which files would be left out depends on the order readdir gives,
+	 * so a directory with too many is refused whole rather than loaded
+	 * in part. */
+	if (more > 0 || nomem) {
+		char msg[160];
+
+		if (nomem)
+			snprintf(msg, sizeof msg, "out of memory");
+		else
+			snprintf(msg, sizeof msg, "a rules directory may hold at "
+			    "most %d rule files (*.yaml, *.yml), this one holds "
+			    "%d", RL_DIR_FILES_MAX, n + more);
+		rl_err_file(errs, path, msg);
+		for (i = 0; i < n; i++)
+			free(names[i]);
+		return false;
+	}
 	qsort(names, (size_t)n, sizeof names[0], rl_cmp_names);
 	for (i = 0; i < n; i++) {
 		if (!rl_load_file(s, names[i], errs))
@@ -775,237 +967,4 @@ rl_load(rl_set *s, const char *path, rl_errors *errs)
 		free(names[i]);
 	}
 	return ok;
-}
-
-/* Renders a template; NULL when a part of it is unknown. */
-static char *
-rl_render(const xp_template *t, fc_source *src, bool keep_unknown)
-{
-	char buf[RL_TEXT_MAX];
-
-	if (t == NULL)
-		return NULL;
-	if (!xp_template_render(t, fc_lookup, src, buf, sizeof buf) &&
-	    !keep_unknown)
-		return NULL;
-	return strdup(buf);
-}
-
-static int
-rl_cmp_causes(const void *a, const void *b)
-{
-	const od_cause *x = a, *y = b;
-
-	return x->score < y->score ? 1 : x->score > y->score ? -1 : 0;
-}
-
-/* FNV-1a of a string, continuing h. */
-static uint64_t
-rl_hash(uint64_t h, const char *s)
-{
-	for (; s != NULL && *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (h ^ '|') * 1099511628211ULL;
-}
-
-/*
- * The fingerprint names the failure, not the job: the kind, the top cause,
- * the exception and the user's failing frame (file, line, function).  No
- * figure, pid, rank or time goes in, so the same failure in another job
- * hashes the same.
- */
-static void
-rl_fingerprint(od_event *ev)
-{
-	uint64_t h = 1469598103934665603ULL;
-	const od_frame *uf = NULL;
-	char line[32];
-	int i;
-
-	for (i = ev->nframes - 1; i >= 0 && uf == NULL; i--)
-		if (ev->frames[i].user)
-			uf = &ev->frames[i];
-	h = rl_hash(h, od_kind_name(ev->kind));
-	h = rl_hash(h, ev->ncauses > 0 ? ev->causes[0].rule : "none");
-	h = rl_hash(h, ev->exception);
-	h = rl_hash(h, ev->error);
-	if (uf != NULL) {
-		snprintf(line, sizeof line, "%lld", (long long)uf->line);
-		h = rl_hash(h, uf->file);
-		h = rl_hash(h, line);
-		h = rl_hash(h, uf->func);
-	}
-	snprintf(ev->fingerprint, sizeof ev->fingerprint, "%016llx",
-	    (unsigned long long)h);
-}
-
-void
-rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
-{
-	fc_source src = { ev, user };
-	od_cause found[OD_CAUSES_MAX];
-	int n = 0, i, k;
-
-	for (i = 0; s != NULL && i < s->n && n < OD_CAUSES_MAX; i++) {
-		const rl_rule *r = &s->rules[i];
-		od_cause *c = &found[n];
-
-		if (r->kinds != 0 && !(r->kinds & (UINT32_C(1) << ev->kind)))
-			continue;
-		if (!xp_true(xp_eval(r->when, fc_lookup, &src)))
-			continue;
-		memset(c, 0, sizeof *c);
-		c->rule = r->id;
-		c->title = r->title;
-		c->probe = r->probe;
-		c->score = r->score;
-		if (r->score_expr != NULL) {
-			xv_value v = xp_eval(r->score_expr, fc_lookup, &src);
-
-			if (v.type == XV_NUM)
-				c->score = v.num < 0 ? 0 : v.num > 1 ? 1 : v.num;
-		}
-		c->confidence = r->score >= 0.75 ? OD_CONF_HIGH :
-		    r->score >= 0.5 ? OD_CONF_MEDIUM : OD_CONF_LOW;
-		/* A cause is no surer than the event it explains. */
-		if (ev->confidence < c->confidence)
-			c->confidence = ev->confidence;
-		c->explanation = rl_render(r->explain, &src, true);
-		for (k = 0; k < r->nevidence; k++) {
-			char *e = rl_render(r->evidence[k], &src, false);
-
-			if (e != NULL)
-				c->evidence[c->nevidence++] = e;
-		}
-		for (k = 0; k < r->nfixes; k++) {
-			const rl_fix *rf = &r->fixes[k];
-			od_fix *f = &c->fixes[c->nfixes];
-
-			if (rf->when != NULL &&
-			    !xp_true(xp_eval(rf->when, fc_lookup, &src)))
-				continue;
-			memset(f, 0, sizeof *f);
-			f->id = rf->id;
-			/* A fix whose numbers are unknown helps no one. */
-			f->text = rl_render(rf->text, &src, false);
-			if (rf->env_value != NULL) {
-				f->env_name = strdup(rf->env_name);
-				f->env_value = rl_render(rf->env_value, &src,
-				    false);
-			}
-			if (rf->code != NULL)
-				f->code = rl_render(rf->code, &src, false);
-			if (rf->config_value != NULL) {
-				f->config_key = strdup(rf->config_key);
-				f->config_value = rl_render(rf->config_value,
-				    &src, false);
-			}
-			if (f->text == NULL || (rf->env_value != NULL &&
-			    f->env_value == NULL) || (rf->code != NULL &&
-			    f->code == NULL) || (rf->config_value != NULL &&
-			    f->config_value == NULL)) {
-				od_cause tmp;
-
-				memset(&tmp, 0, sizeof tmp);
-				tmp.fixes[0] = *f;
-				tmp.nfixes = 1;
-				od_cause_clear(&tmp);
-				continue;
-			}
-			c->nfixes++;
-		}
-		n++;
-	}
-	qsort(found, (size_t)n, sizeof found[0], rl_cmp_causes);
-	for (i = 0; i < ev->ncauses; i++)
-		od_cause_clear(&ev->causes[i]);
-	free(ev->causes);
-	ev->causes = NULL;
-	ev->ncauses = 0;
-	if (n > 0) {
-		ev->causes = malloc((size_t)n * sizeof *ev->causes);
-		if (ev->causes != NULL) {
-			memcpy(ev->causes, found, (size_t)n * sizeof *ev->causes);
-			ev->ncauses = n;
-		} else {
-			for (i = 0; i < n; i++)
-				od_cause_clear(&found[i]);
-		}
-	}
-	rl_fingerprint(ev);
-}
-
-static int
-rl_cmp_fp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-void
-rl_report_fingerprint(od_events *set, char out[17])
-{
-	const char *fps[OD_EVENTS_MAX];
-	uint64_t h = 1469598103934665603ULL;
-	size_t n = 0, i, count = od_events_count(set);
-	bool any_fatal = false;
-
-	for (i = 0; i < count; i++)
-		any_fatal |= od_events_get(set, i)->fatal;
-	for (i = 0; i < count; i++) {
-		od_event *ev = od_events_get(set, i);
-
-		if (ev->fatal || !any_fatal)
-			fps[n++] = ev->fingerprint;
-	}
-	out[0] = '\0';
-	if (n == 0)
-		return;
-	qsort(fps, n, sizeof fps[0], rl_cmp_fp);
-	for (i = 0; i < n; i++)
-		if (i == 0 || strcmp(fps[i], fps[i - 1]) != 0)
-			h = rl_hash(h, fps[i]);
-	snprintf(out, 17, "%016llx", (unsigned long long)h);
-}
-
-int
-rl_count(const rl_set *s)
-{
-	return s->n;
-}
-
-int
-rl_find(const rl_set *s, const char *id)
-{
-	int i;
-
-	for (i = 0; i < s->n; i++)
-		if (strcmp(s->rules[i].id, id) == 0)
-			return i;
-	return -1;
-}
-
-void
-rl_describe(const rl_set *s, int i, FILE *out, bool full)
-{
-	const rl_rule *r = &s->rules[i];
-	int k;
-
-	if (!full) {
-		fprintf(out, "%-24s %.2f  %s  (%s:%d)\n", r->id, r->score,
-		    r->title, r->file, r->line);
-		return;
-	}
-	fprintf(out, "id:           %s\ntitle:        %s\nfrom:         "
-	    "%s:%d\nkinds:        ", r->id, r->title, r->file, r->line);
-	if (r->kinds == 0)
-		fputs("every kind", out);
-	for (k = 0; k < OD_KIND_COUNT; k++)
-		if (r->kinds & (UINT32_C(1) << k))
-			fprintf(out, "%s ", od_kind_name((od_kind)k));
-	fprintf(out, "\nwhen:         %s\nscore:        %.2f\nexplain:      "
-	    "%s\n", r->when_src, r->score, r->explain_src);
-	for (k = 0; k < r->nfixes; k++)
-		fprintf(out, "fix:          %s\n", r->fixes[k].id);
-	if (r->probe != NULL)
-		fprintf(out, "confirm_with: %s\n", r->probe);
 }
