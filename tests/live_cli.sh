@@ -23,6 +23,8 @@ man=man/oomdoc.1
 fail=0 pass=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# The status is taken into st before check runs: a command substitution
+# in NAME would set $? itself, and the check could never fail.
 check() {   # check NAME STATUS
 	if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else
 		echo "FAIL $1"; fail=$((fail + 1)); fi
@@ -34,7 +36,8 @@ for cmd in "live fixtures/sample/job.log" "probe" "live --device 3 fixtures/samp
 	"$oomdoc" $cmd >"$tmp/out" 2>"$tmp/err"; rc=$?
 	[ $rc -eq 4 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
 		grep -q -E "^oomdoc (live|probe): " "$tmp/err"
-	check "oomdoc $cmd (cuda backend, no GPU): status $rc, stderr: $(cat "$tmp/err")" $?
+	st=$?
+	check "oomdoc $cmd (cuda backend, no GPU): status $rc, stderr: $(cat "$tmp/err")" $st
 done
 "$oomdoc" --version | grep -q -E '^CUDA live mode: (built|not built)'
 check "--version does not say whether CUDA live mode is built" $?
@@ -140,7 +143,8 @@ check "a compressed log on standard input: status $rc" $?
 [ $rc -eq 4 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- '--force' "$tmp/err" &&
 	grep -q 'foreign_process: confirmed' "$tmp/out" &&
 	grep -q 'capacity: inconclusive' "$tmp/out"
-check "refusal: status $rc, stderr: $(cat "$tmp/err")" $?
+st=$?
+check "refusal: status $rc, stderr: $(cat "$tmp/err")" $st
 
 # 5. No out-of-memory failure: status 1, nothing probed.
 "$oomdoc" live --backend fake fixtures/no-oom/nvidia-smi-table.log >"$tmp/out" 2>"$tmp/err"; rc=$?
@@ -193,7 +197,8 @@ check "markdown escapes what a report brings: status $rc" $?
 "$oomdoc" live --backend fake --max-memory 100% --fake-device hang=yes --time-limit 1 \
 	$R/fragmentation-top.log >"$tmp/out" 2>"$tmp/err"; rc=$?
 [ $rc -eq 4 ] && grep -q 'time limit' "$tmp/err" && [ "$(wc -l <"$tmp/err")" -eq 1 ]
-check "a kernel past the time limit: status $rc, stderr: $(cat "$tmp/err")" $?
+st=$?
+check "a kernel past the time limit: status $rc, stderr: $(cat "$tmp/err")" $st
 "$oomdoc" probe --backend fake --fake-device no_gpu=yes >"$tmp/out" 2>"$tmp/err"; rc=$?
 [ $rc -eq 4 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]
 check "no GPU (fake): status $rc" $?
@@ -204,7 +209,8 @@ kill -INT $pid
 wait $pid; rc=$?
 [ $rc -eq 130 ] && grep -q 'everything it allocated was released' "$tmp/err" &&
 	[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'stopped by a signal' "$tmp/out"
-check "SIGINT: status $rc, stderr: $(cat "$tmp/err")" $?
+st=$?
+check "SIGINT: status $rc, stderr: $(cat "$tmp/err")" $st
 "$oomdoc" probe --backend fake --fake-device delay_ms=5000 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 sleep 0.5
@@ -218,7 +224,8 @@ while IFS='|' read -r args what; do
 	# shellcheck disable=SC2086
 	"$oomdoc" $args >"$tmp/out" 2>"$tmp/err"; rc=$?
 	[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "$what" "$tmp/err"
-	check "oomdoc $args: status $rc, stderr: $(cat "$tmp/err")" $?
+	st=$?
+	check "oomdoc $args: status $rc, stderr: $(cat "$tmp/err")" $st
 done <<'EOF'
 live --no-such-option x.log|unknown option '--no-such-option'
 live --backend tpu x.log|--backend takes cuda or fake
@@ -236,7 +243,8 @@ EOF
 printf '{"schema": "oomdoc.report/1", "events": [\n  {"kind": 1,}]}' >"$tmp/bad.json"
 "$oomdoc" live --backend fake "$tmp/bad.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "bad.json:2:14: " "$tmp/err"
-check "a malformed report: status $rc, stderr: $(cat "$tmp/err")" $?
+st=$?
+check "a malformed report: status $rc, stderr: $(cat "$tmp/err")" $st
 printf '{"schema": "oomdoc.report/9", "events": []}' >"$tmp/other.json"
 "$oomdoc" live --backend fake "$tmp/other.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "not an oomdoc report" "$tmp/err"

@@ -360,6 +360,19 @@ dv_handle(dv_device *d, int id, int64_t *bytes)
 	return d->recs[id].h;
 }
 
+/*
+ * A backend returns DV_STOPPED when a signal came between two launches;
+ * the error then says so, whatever the backend, so that the probe that
+ * was running reports the signal and not a bare failure.
+ */
+static dv_status
+dv_kernel_status(dv_status st, od_error *err)
+{
+	if (st == DV_STOPPED && err->msg[0] == '\0')
+		od_error_set(err, NULL, 0, 0, "stopped by a signal");
+	return st;
+}
+
 dv_status
 dv_fill(dv_device *d, int id, od_error *err)
 {
@@ -370,7 +383,8 @@ dv_fill(dv_device *d, int id, od_error *err)
 		od_error_set(err, NULL, 0, 0, "no allocation %d", id);
 		return DV_ERROR;
 	}
-	return d->be->fill(d->st, h, bytes, d->time_limit, err);
+	return dv_kernel_status(d->be->fill(d->st, h, bytes, d->time_limit,
+	    err), err);
 }
 
 dv_status
@@ -384,7 +398,8 @@ dv_pattern_test(dv_device *d, int id, dv_pattern *out, od_error *err)
 		od_error_set(err, NULL, 0, 0, "no allocation %d", id);
 		return DV_ERROR;
 	}
-	return d->be->pattern(d->st, h, bytes, d->time_limit, out, err);
+	return dv_kernel_status(d->be->pattern(d->st, h, bytes,
+	    d->time_limit, out, err), err);
 }
 
 dv_status
@@ -401,7 +416,8 @@ dv_bandwidth_test(dv_device *d, int a, int b, int c, dv_bandwidth *out,
 		    "allocations");
 		return DV_ERROR;
 	}
-	return d->be->bandwidth(d->st, ha, hb, hc, na, d->time_limit, out, err);
+	return dv_kernel_status(d->be->bandwidth(d->st, ha, hb, hc, na,
+	    d->time_limit, out, err), err);
 }
 
 dv_status
