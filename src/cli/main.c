@@ -167,10 +167,16 @@ cli_parse(int argc, char **argv, cli_config *cfg)
 			}
 			break;
 		case OPT_LIST_ANCHORS: {
+			od_scanner *sc = od_scanner_new(&err);
 			const char *const *a;
 
-			for (a = od_anchors(); *a != NULL; a++)
+			if (sc == NULL) {
+				cli_error(&err);
+				return OD_EXIT_ERROR;
+			}
+			for (a = od_anchors(sc); *a != NULL; a++)
 				puts(*a);
+			od_scanner_free(sc);
 			return 0;
 		}
 		case 'h':

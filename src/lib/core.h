@@ -318,8 +318,9 @@ bool od_scan_path(od_scanner *sc, const char *path, int index,
 /* Scans an in-memory buffer (for tests and fuzzing). */
 void od_scan_buffer(od_scanner *sc, const char *data, size_t len, int index,
     od_input *info, od_events *set);
-/* The fixed strings the prefilter looks for, NULL-terminated. */
-const char *const *od_anchors(void);
+/* The fixed strings the prefilter looks for out-of-memory messages with,
+ * NULL-terminated; owned by sc. */
+const char *const *od_anchors(const od_scanner *sc);
 
 /* Reports. */
 typedef enum {
