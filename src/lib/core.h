@@ -92,7 +92,7 @@ typedef enum {
 	OD_LAYOUT_WARNING,         /* "memory allocation failed with OOM on device" */
 	OD_LAYOUT_NVML_ASSERT,     /* NVML assert thrown on the OOM path */
 	OD_LAYOUT_HEAD_ONLY,       /* a head with no recognisable body (truncated) */
-	OD_LAYOUT_OTHER_STACK,     /* a message of another stack (stacks.c) */
+	OD_LAYOUT_OTHER_STACK,     /* a message of another stack (recog_stacks.c) */
 	OD_LAYOUT_COUNT
 } od_layout;
 
