@@ -150,12 +150,18 @@ _Static_assert(PT_NSTARTERS <= RG_CANDIDATES_MAX,
  * must have one here.
  */
 static const ex_anchor pt_anchors_list[] = {
-	{ .text = "out of memory" },        /* CUDA/HIP/XPU out of memory, (out of memory) */
-	{ .text = "Tried to allocate" },    /* headless messages */
-	{ .text = "total capacit" },        /* capacity, capacty, paren-only stats */
-	{ .text = "would exceed allowed memory" },  /* cudaMallocAsync */
-	{ .text = "allocation failed with OOM" },   /* the allocator's warning */
-	{ .text = "NVML_SUCCESS" },         /* NVML assert on the OOM path */
+	/* CUDA/HIP/XPU out of memory, "(out of memory)" */
+	{ .text = "out of memory" },
+	/* headless messages */
+	{ .text = "Tried to allocate" },
+	/* capacity, capacty, the parenthesis alone */
+	{ .text = "total capacit" },
+	/* cudaMallocAsync */
+	{ .text = "would exceed allowed memory" },
+	/* the allocator's warning */
+	{ .text = "allocation failed with OOM" },
+	/* the NVML assertion on the out-of-memory path */
+	{ .text = "NVML_SUCCESS" },
 };
 
 typedef struct {
@@ -535,7 +541,6 @@ pt_follows(const void *self, int c)
  * report, the other starters are not searched again (retry false).
  */
 const ex_recogniser pt_recogniser = {
-	.name = "pytorch",
 	.create = pt_create,
 	.destroy = pt_destroy,
 	.anchors = pt_anchors,

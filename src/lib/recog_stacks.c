@@ -769,7 +769,6 @@ sk_fill(void *self, int i, const char *t, size_t tlen, size_t ms, size_t *me,
 /* A row whose condition fails is left out, and the others searched
  * again (retry). */
 const ex_recogniser sk_recogniser = {
-	.name = "stacks",
 	.create = sk_create,
 	.destroy = sk_destroy,
 	.anchors = sk_anchors,

@@ -18,7 +18,8 @@ rg_cover(rx_match *m, const rx_code *re, const char *t, size_t tlen,
 	 * it holds.  A match that ends before the hit is passed over.
 	 */
 	while (rx_find_upto(m, re, t, tlen, at, ht + RG_AHEAD)) {
-		if (rx_end(m) < ht || (reject != NULL && reject(t, rx_start(m)))) {
+		if (rx_end(m) < ht ||
+		    (reject != NULL && reject(t, rx_start(m)))) {
 			at = rx_end(m) > at ? rx_end(m) : at + 1;
 			continue;
 		}

@@ -39,7 +39,6 @@ typedef struct {
 #define RG_AHEAD 8
 
 typedef struct {
-	const char *name;
 	/* Compiles the recogniser's patterns (to machine code when jit). */
 	void *(*create)(bool jit, od_error *err);
 	void (*destroy)(void *self);
