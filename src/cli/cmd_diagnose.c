@@ -123,10 +123,16 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 			}
 			break;
 		case OPT_LIST_ANCHORS: {
+			od_scanner *sc = od_scanner_new(od_options_jit(), &err);
 			const char *const *a;
 
-			for (a = od_anchors(); *a != NULL; a++)
+			if (sc == NULL) {
+				cli_error(NULL, &err);
+				return OD_EXIT_ERROR;
+			}
+			for (a = od_anchors(sc); *a != NULL; a++)
 				puts(*a);
+			od_scanner_free(sc);
 			return 0;
 		}
 		case 'h':

@@ -7,16 +7,16 @@
  * each is read when it is seen into a running od_logctx; the event gets a
  * copy of it.  The text just before the event (the history the scanner
  * keeps, up to 32 KiB) gives the traceback's frames, the phase they show
- * and the last step of a progress bar or a trainer's log.
+ * and the last step of a progress bar or a trainer's log.  And the
+ * kernel's memcg lines give a kill that follows them its cgroup's usage
+ * and limit (cx_attach).
  */
 #define _GNU_SOURCE             /* memmem */
 #include <stdlib.h>
 #include <string.h>
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
-
 #include "context.h"
+#include "regex.h"
 
 enum {
 	CX_ALLOC, CX_XLA, CX_TF, CX_BATCH, CX_ACCUM, CX_SEQ, CX_PREC, CX_CKPT,
@@ -100,10 +100,8 @@ static const cx_anchor cx_anchor_list[] = {
 };
 
 struct cx_ctx {
-	pcre2_code *re[CX_COUNT];
-	pcre2_match_data *md;
-	int rc;                 /* the last match's count of set pairs */
-	pcre2_match_context *mc;
+	rx_code *re[CX_COUNT];
+	rx_match *m;
 };
 
 cx_ctx *
@@ -117,31 +115,17 @@ cx_new(bool jit, od_error *err)
 		return NULL;
 	}
 	for (i = 0; i < CX_COUNT; i++) {
-		int code;
-		PCRE2_SIZE off;
-
-		c->re[i] = pcre2_compile((PCRE2_SPTR)cx_patterns[i],
-		    PCRE2_ZERO_TERMINATED, 0, &code, &off, NULL);
+		c->re[i] = rx_compile(cx_patterns[i], 0, jit, "context.c",
+		    (uint64_t)i + 1, err);
 		if (c->re[i] == NULL) {
-			PCRE2_UCHAR msg[128];
-
-			pcre2_get_error_message(code, msg, sizeof msg);
-			od_error_set(err, "context.c", (uint64_t)i + 1,
-			    (uint64_t)off + 1, "internal pattern: %s", msg);
 			cx_free(c);
 			return NULL;
 		}
-		if (jit)
-			(void)pcre2_jit_compile(c->re[i], PCRE2_JIT_COMPLETE);
 	}
-	c->md = pcre2_match_data_create(16, NULL);
-	c->mc = pcre2_match_context_create(NULL);
-	if (c->md == NULL || c->mc == NULL) {
-		od_error_set(err, NULL, 0, 0, "out of memory");
+	if ((c->m = rx_match_new(err)) == NULL) {
 		cx_free(c);
 		return NULL;
 	}
-	pcre2_set_match_limit(c->mc, 100000);
 	return c;
 }
 
@@ -153,9 +137,8 @@ cx_free(cx_ctx *c)
 	if (c == NULL)
 		return;
 	for (i = 0; i < CX_COUNT; i++)
-		pcre2_code_free(c->re[i]);
-	pcre2_match_data_free(c->md);
-	pcre2_match_context_free(c->mc);
+		rx_code_free(c->re[i]);
+	rx_match_free(c->m);
 	free(c);
 }
 
@@ -179,42 +162,18 @@ cx_reset(od_logctx *st)
 static bool
 cx_match(cx_ctx *c, int re, const char *s, size_t len, size_t at)
 {
-	c->rc = pcre2_match(c->re[re], (PCRE2_SPTR)s, len, at, 0, c->md,
-	    c->mc);
-	return c->rc > 0;
+	return rx_find(c->m, c->re[re], s, len, at);
 }
 
 /* Group g of the last match as a string, or NULL. */
 static const char *
 cx_group(cx_ctx *c, const char *s, int g, size_t *n)
 {
-	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
+	size_t start;
 
-	/* Pairs from rc on are not written by the match: stale. */
-	if (g >= c->rc || ov[2 * g] == PCRE2_UNSET)
+	if (!rx_group(c->m, g, &start, n))
 		return NULL;
-	*n = ov[2 * g + 1] - ov[2 * g];
-	return s + ov[2 * g];
-}
-
-static int64_t
-cx_int(const char *p, size_t n)
-{
-	int64_t v = 0;
-	size_t i;
-
-	for (i = 0; i < n && i < 18; i++)
-		v = v * 10 + (p[i] - '0');
-	return v;
-}
-
-static void
-cx_copy(char *dst, size_t cap, const char *p, size_t n)
-{
-	if (n >= cap)
-		n = cap - 1;
-	memcpy(dst, p, n);
-	dst[n] = '\0';
+	return s + start;
 }
 
 /* Adds "NAME=value" to a list of settings, replacing NAME's old value. */
@@ -241,7 +200,7 @@ cx_setting(char *list, size_t cap, const char *name, size_t nlen,
 		    memcmp(start, item, nlen) == 0) {
 			char *end = strchr(p, ' ');
 
-			cx_copy(rest, sizeof rest, end != NULL ? end + 1 : "",
+			rx_copy_text(rest, sizeof rest, end != NULL ? end + 1 : "",
 			    end != NULL ? strlen(end + 1) : 0);
 			*start = '\0';
 			strncat(list, rest, cap - strlen(list) - 1);
@@ -256,7 +215,8 @@ cx_setting(char *list, size_t cap, const char *name, size_t nlen,
 }
 
 void
-cx_line(cx_ctx *c, int what, const char *line, size_t len, od_logctx *st)
+cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
+    od_logctx *st)
 {
 	const char *g, *g2;
 	size_t n = 0, n2 = 0;
@@ -269,7 +229,7 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, od_logctx *st)
 	switch (what) {
 	case CX_ALLOC:
 		if (g != NULL)
-			cx_copy(st->alloc_conf, sizeof st->alloc_conf, g, n);
+			rx_copy_text(st->alloc_conf, sizeof st->alloc_conf, g, n);
 		break;
 	case CX_XLA:
 		if (g != NULL && g2 != NULL)
@@ -283,15 +243,15 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, od_logctx *st)
 		break;
 	case CX_BATCH:
 		if (g != NULL)
-			st->batch_size = cx_int(g, n);
+			st->batch_size = rx_int(c->m, line, 1, -1);
 		break;
 	case CX_ACCUM:
 		if (g != NULL)
-			st->accum_steps = cx_int(g, n);
+			st->accum_steps = rx_int(c->m, line, 1, -1);
 		break;
 	case CX_SEQ:
 		if (g != NULL)
-			st->seq_len = cx_int(g, n);
+			st->seq_len = rx_int(c->m, line, 1, -1);
 		break;
 	case CX_PREC: {
 		int k;
@@ -340,18 +300,34 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, od_logctx *st)
 	}
 	case CX_MEMCG:
 		if (g != NULL && g2 != NULL) {
-			st->memcg_usage = cx_int(g, n) * 1024;
-			st->memcg_limit = cx_int(g2, n2) * 1024;
+			st->memcg_usage = rx_int(c->m, line, 1, -1) * 1024;
+			st->memcg_limit = rx_int(c->m, line, 2, -1) * 1024;
+			st->memcg_line = lineno;
 		}
 		break;
 	case CX_XID:
 		if (g != NULL)
-			st->xid = cx_int(g, n);
+			st->xid = rx_int(c->m, line, 1, -1);
 		else
 			st->ecc = true;
 		break;
 	default:
 		break;
+	}
+}
+
+void
+cx_attach(const od_logctx *state, od_event *ev)
+{
+	ev->ctx = *state;
+	/* The kernel prints the cgroup's usage and limit just before it
+	 * names the process it kills (Linux's mm/memcontrol.c,
+	 * mem_cgroup_print_oom_meminfo). */
+	if (ev->kind == OD_KIND_HOST_OOM_KILLER && ev->host.limit < 0 &&
+	    state->memcg_limit >= 0 &&
+	    state->memcg_line + CX_MEMCG_LINES >= ev->line) {
+		ev->host.limit = state->memcg_limit;
+		ev->host.usage = state->memcg_usage;
 	}
 }
 
@@ -441,10 +417,9 @@ cx_before(cx_ctx *c, const char *buf, size_t len, od_event *ev)
 
 		at = (size_t)(tb - buf);
 		while (cx_match(c, CX_FRAME, buf, len, at)) {
-			PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
+			size_t ms = rx_start(c->m), me = rx_end(c->m), indent;
 			od_frame *f;
-			const char *g, *nl, *code, *ce;
-			size_t n = 0, indent;
+			const char *nl, *code, *ce;
 
 			/* Keep the innermost frames: drop the oldest. */
 			if (ev->nframes == OD_FRAMES_MAX) {
@@ -453,21 +428,18 @@ cx_before(cx_ctx *c, const char *buf, size_t len, od_event *ev)
 				ev->nframes--;
 			}
 			f = &ev->frames[ev->nframes++];
-			g = cx_group(c, buf, 1, &n);
-			cx_copy(f->file, sizeof f->file, g, n);
-			g = cx_group(c, buf, 2, &n);
-			f->line = cx_int(g, n);
-			g = cx_group(c, buf, 3, &n);
-			cx_copy(f->func, sizeof f->func, g, n);
+			(void)rx_copy(c->m, buf, 1, f->file, sizeof f->file);
+			f->line = rx_int(c->m, buf, 2, 0);
+			(void)rx_copy(c->m, buf, 3, f->func, sizeof f->func);
 			f->user = !cx_library_file(f->file);
 			/* The source line follows, at the same prefix. */
 			f->code[0] = '\0';
-			indent = ov[0];
+			indent = ms;
 			while (indent > 0 && buf[indent - 1] != '\n')
 				indent--;
-			indent = ov[0] - indent;
-			nl = memchr(buf + ov[1], '\n', len - ov[1]);
-			at = ov[1];
+			indent = ms - indent;
+			nl = memchr(buf + me, '\n', len - me);
+			at = me;
 			if (nl != NULL && (size_t)(end - nl) > indent + 1) {
 				code = nl + 1 + indent;
 				ce = memchr(code, '\n', (size_t)(end - code));
@@ -476,7 +448,7 @@ cx_before(cx_ctx *c, const char *buf, size_t len, od_event *ev)
 				while (code < ce && (*code == ' ' || *code == '\t'))
 					code++;
 				if (code < ce && strncmp(code, "File \"", 6) != 0)
-					cx_copy(f->code, sizeof f->code, code,
+					rx_copy_text(f->code, sizeof f->code, code,
 					    (size_t)(ce - code));
 			}
 			if (f->user) {
@@ -498,16 +470,15 @@ cx_before(cx_ctx *c, const char *buf, size_t len, od_event *ev)
 	/* The last step the log gave before the event. */
 	at = 0;
 	while (cx_match(c, CX_STEP, buf, len, at)) {
-		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
-		const char *g = NULL;
-		size_t n = 0;
+		int64_t v = -1;
 		int k;
 
-		for (k = 1; k <= 4 && g == NULL; k++)
-			g = cx_group(c, buf, k, &n);
-		if (g != NULL)
-			step = cx_int(g, n);
-		at = ov[1] > at ? ov[1] : at + 1;
+		/* One of the four alternatives' groups took part. */
+		for (k = 1; k <= 4 && v < 0; k++)
+			v = rx_int(c->m, buf, k, -1);
+		if (v >= 0)
+			step = v;
+		at = rx_end(c->m) > at ? rx_end(c->m) : at + 1;
 	}
 	ev->step = step;
 }

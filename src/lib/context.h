@@ -2,8 +2,12 @@
  * context.h: what the log says around an event besides the message: the
  * settings the job ran with (allocator configuration, batch size, sequence
  * length, precision, checkpointing), the memory its metric lines reported,
- * and, from the traceback before the failure, the frames, the phase and
- * the step.
+ * the cgroup's usage and limit the kernel printed before a kill, and,
+ * from the traceback before the failure, the frames, the phase and the
+ * step.
+ *
+ * The scanner finds the lines (their anchors are in its prefilter) and
+ * hands them over; what they mean for an event is decided here.
  */
 #ifndef OD_CONTEXT_H
 #define OD_CONTEXT_H
@@ -34,10 +38,21 @@ const cx_anchor *cx_anchors(void);
 /* Empties a running context (at the start of an input). */
 void cx_reset(od_logctx *state);
 
-/* Reads the line line[0..len), which holds an anchor about what, into
- * the running context. */
+/* Reads the line line[0..len), line number lineno (1-based), which holds
+ * an anchor about what, into the running context. */
 void cx_line(cx_ctx *c, int what, const char *line, size_t len,
-    od_logctx *state);
+    uint64_t lineno, od_logctx *state);
+
+/* How many lines after the cgroup's "memory: usage" line a kill is still
+ * the kill it was printed for. */
+#define CX_MEMCG_LINES 60
+
+/*
+ * Gives ev, whose line is set, the running context: a copy of it, and for
+ * a kill by the OOM killer that names no limit, the cgroup's usage and
+ * limit of a memcg line at most CX_MEMCG_LINES before it.
+ */
+void cx_attach(const od_logctx *state, od_event *ev);
 
 /*
  * Reads the text before an event, buf[0..len) (the event's line starts at

@@ -101,7 +101,7 @@ typedef enum {
 	OD_LAYOUT_WARNING,         /* "memory allocation failed with OOM on device" */
 	OD_LAYOUT_NVML_ASSERT,     /* NVML assert thrown on the OOM path */
 	OD_LAYOUT_HEAD_ONLY,       /* a head with no recognisable body (truncated) */
-	OD_LAYOUT_OTHER_STACK,     /* a message of another stack (stacks.c) */
+	OD_LAYOUT_OTHER_STACK,     /* a message of another stack (recog_stacks.c) */
 	OD_LAYOUT_COUNT
 } od_layout;
 
@@ -359,8 +359,9 @@ bool od_scan_path(od_scanner *sc, const char *path, int index,
  * bytes, lines and compression ("none"), not its name. */
 void od_scan_buffer(od_scanner *sc, const char *data, size_t len, int index,
     od_input *info, od_events *set);
-/* The fixed strings the prefilter looks for, NULL-terminated. */
-const char *const *od_anchors(void);
+/* The fixed strings the prefilter looks for out-of-memory messages with,
+ * NULL-terminated; owned by sc. */
+const char *const *od_anchors(const od_scanner *sc);
 
 /* Reports. */
 typedef enum {

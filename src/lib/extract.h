@@ -1,10 +1,16 @@
 /*
  * extract.h: turning the text around a prefilter hit into an event.
+ *
+ * The extractor joins the lines around the hit (lines.c, prefix.c), asks
+ * its recognisers (recogniser.h) for the earliest message that covers the
+ * hit, and gives the winner's event its exception, framework, verbatim
+ * message and span.
  */
 #ifndef OD_EXTRACT_H
 #define OD_EXTRACT_H
 
 #include "core.h"
+#include "recogniser.h"
 
 /* How far the extractor looks: bytes before the hit, and the joined text. */
 #define EX_BACK_MAX 512
@@ -17,6 +23,13 @@ typedef struct ex_ctx ex_ctx;
 /* jit: compile the patterns with PCRE2's JIT. */
 ex_ctx *ex_new(bool jit, od_error *err);
 void ex_free(ex_ctx *x);
+
+/*
+ * The fixed strings the prefilter must find for this extractor: the
+ * anchors of all its recognisers, each once, in the order of the
+ * recognisers.  *n of them; the array and the strings are owned by x.
+ */
+const ex_anchor *ex_anchors(const ex_ctx *x, size_t *n);
 
 /* What the scanner knows about the place of a hit. */
 typedef struct {
@@ -41,13 +54,5 @@ typedef struct {
  * initialised with od_event_init.
  */
 bool ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span);
-
-/*
- * Parses the prefixes at the start of a line (timestamps, [rank3]:,
- * [default0]:, srun -l "0: ", container runtime, docker compose, "> ").
- * Returns the number of bytes they take; *rank is set when a prefix names a
- * rank and ts (OD_TIMESTAMP_MAX bytes, may be NULL) to the timestamp.
- */
-size_t ex_prefix(ex_ctx *x, const char *line, size_t len, int *rank, char *ts);
 
 #endif

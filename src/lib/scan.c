@@ -42,67 +42,14 @@
 #include "extract.h"
 #include "input.h"
 #include "core.h"
-#include "stacks.h"
 
 #define SC_BUF_SIZE (2u * 1024 * 1024)
 #define SC_HISTORY (32u * 1024)
 #define SC_LOOKAHEAD (EX_TEXT_MAX + 16u * 1024)
 #define SC_HITS_MAX 1024
 
-/*
- * The anchors of PyTorch's allocator messages (extract.c): fixed strings
- * that every recognised message contains.  A message that contains none of
- * them is never looked at, so each recogniser must have its anchor here or,
- * for the other stacks, in its row of stacks.c.
- */
-static const char *const sc_pytorch_anchors[] = {
-	"out of memory",                /* CUDA/HIP/XPU out of memory, (out of memory) */
-	"Tried to allocate",            /* headless messages */
-	"total capacit",                /* capacity, capacty, paren-only stats */
-	"would exceed allowed memory",  /* cudaMallocAsync */
-	"allocation failed with OOM",   /* the allocator's warning */
-	"NVML_SUCCESS",                 /* NVML assert on the OOM path */
-};
-
+/* The prefilter's anchors, at most: the extractor's and the context's. */
 #define SC_ANCHORS_MAX 256
-
-/*
- * All anchors, NULL-terminated, made once: first the OOM anchors
- * (sc_noom of them), then the context anchors, whose sc_anchor_what says
- * which setting they are about.
- */
-static const char *sc_anchors[SC_ANCHORS_MAX + 1];
-static unsigned sc_anchor_flags[SC_ANCHORS_MAX];
-static int sc_anchor_what[SC_ANCHORS_MAX];
-static bool sc_anchor_sampled[SC_ANCHORS_MAX];
-static int sc_nanchors, sc_noom;
-
-static void
-sc_collect_anchors(void)
-{
-	const sk_anchor *a;
-	const cx_anchor *c;
-	size_t i;
-
-	if (sc_nanchors > 0)
-		return;
-	for (i = 0; i < sizeof sc_pytorch_anchors / sizeof sc_pytorch_anchors[0];
-	    i++)
-		sc_anchors[sc_nanchors++] = sc_pytorch_anchors[i];
-	for (a = sk_anchors(); a->text != NULL && sc_nanchors < SC_ANCHORS_MAX;
-	    a++) {
-		sc_anchor_flags[sc_nanchors] = a->caseless ? HS_FLAG_CASELESS : 0;
-		sc_anchors[sc_nanchors++] = a->text;
-	}
-	sc_noom = sc_nanchors;
-	for (c = cx_anchors(); c->text != NULL && sc_nanchors < SC_ANCHORS_MAX;
-	    c++) {
-		sc_anchor_what[sc_nanchors] = c->what;
-		sc_anchor_sampled[sc_nanchors] = c->sampled;
-		sc_anchors[sc_nanchors++] = c->text;
-	}
-	sc_anchors[sc_nanchors] = NULL;
-}
 
 struct od_scanner {
 	struct sc_state *st;            /* the input being scanned */
@@ -113,6 +60,13 @@ struct od_scanner {
 	ex_ctx *ex;
 	cx_ctx *cx;
 	char *buf;
+	/*
+	 * The prefilter's anchors, by id: first the extractor's OOM anchors
+	 * (noom of them, also in oom_anchors, NULL-terminated), then the
+	 * context anchors (cx_anchors, id - noom).
+	 */
+	int noom;
+	const char *oom_anchors[SC_ANCHORS_MAX + 1];
 	size_t anchor_len[SC_ANCHORS_MAX];
 	size_t overlap;                 /* longest anchor - 1 */
 	/* Hits of the current scan call: where, and which anchor. */
@@ -152,43 +106,62 @@ typedef struct sc_state {
 } sc_state;
 
 const char *const *
-od_anchors(void)
+od_anchors(const od_scanner *sc)
 {
-	static const char *oom[SC_ANCHORS_MAX + 1];
-	int i;
-
-	sc_collect_anchors();
-	for (i = 0; i < sc_noom; i++)
-		oom[i] = sc_anchors[i];
-	oom[i] = NULL;
-	return oom;
+	return sc->oom_anchors;
 }
 
 od_scanner *
 od_scanner_new(bool jit, od_error *err)
 {
 	od_scanner *sc = calloc(1, sizeof *sc);
-	unsigned ids[SC_ANCHORS_MAX];
+	const char *text[SC_ANCHORS_MAX];
+	unsigned flags[SC_ANCHORS_MAX], ids[SC_ANCHORS_MAX];
 	hs_compile_error_t *ce = NULL;
-	int i;
+	const ex_anchor *oom;
+	const cx_anchor *c;
+	size_t noom, i;
+	int n = 0;
 
-	sc_collect_anchors();
 	if (sc == NULL || (sc->buf = malloc(SC_BUF_SIZE)) == NULL ||
 	    (sc->st = calloc(1, sizeof *sc->st)) == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
 		od_scanner_free(sc);
 		return NULL;
 	}
-	for (i = 0; i < sc_nanchors; i++) {
+	sc->ex = ex_new(jit, err);
+	sc->cx = sc->ex != NULL ? cx_new(jit, err) : NULL;
+	if (sc->ex == NULL || sc->cx == NULL) {
+		od_scanner_free(sc);
+		return NULL;
+	}
+	/* The prefilter: this extractor's anchors, then the context's. */
+	oom = ex_anchors(sc->ex, &noom);
+	for (i = 0; i < noom && n < SC_ANCHORS_MAX; i++, n++) {
+		text[n] = oom[i].text;
+		flags[n] = oom[i].caseless ? HS_FLAG_CASELESS : 0;
+		sc->oom_anchors[n] = oom[i].text;
+	}
+	sc->noom = n;
+	sc->oom_anchors[n] = NULL;
+	for (c = cx_anchors(); c->text != NULL && n < SC_ANCHORS_MAX; c++, n++) {
+		text[n] = c->text;
+		flags[n] = 0;
+	}
+	if (i < noom || c->text != NULL) {
+		od_error_set(err, NULL, 0, 0, "more than %d prefilter anchors",
+		    SC_ANCHORS_MAX);
+		od_scanner_free(sc);
+		return NULL;
+	}
+	for (i = 0; i < (size_t)n; i++) {
 		ids[i] = (unsigned)i;
-		sc->anchor_len[i] = strlen(sc_anchors[i]);
+		sc->anchor_len[i] = strlen(text[i]);
 		if (sc->anchor_len[i] - 1 > sc->overlap)
 			sc->overlap = sc->anchor_len[i] - 1;
 	}
-	if (hs_compile_lit_multi(sc_anchors, sc_anchor_flags, ids,
-	    sc->anchor_len, (unsigned)sc_nanchors, HS_MODE_BLOCK, NULL, &sc->db,
-	    &ce) !=
-	    HS_SUCCESS) {
+	if (hs_compile_lit_multi(text, flags, ids, sc->anchor_len, (unsigned)n,
+	    HS_MODE_BLOCK, NULL, &sc->db, &ce) != HS_SUCCESS) {
 		od_error_set(err, NULL, 0, 0, "cannot compile the prefilter: %s",
 		    ce != NULL ? ce->message : "unknown error");
 		hs_free_compile_error(ce);
@@ -197,12 +170,6 @@ od_scanner_new(bool jit, od_error *err)
 	}
 	if (hs_alloc_scratch(sc->db, &sc->scratch) != HS_SUCCESS) {
 		od_error_set(err, NULL, 0, 0, "cannot allocate prefilter scratch");
-		od_scanner_free(sc);
-		return NULL;
-	}
-	sc->ex = ex_new(jit, err);
-	sc->cx = cx_new(jit, err);
-	if (sc->ex == NULL || sc->cx == NULL) {
 		od_scanner_free(sc);
 		return NULL;
 	}
@@ -345,17 +312,23 @@ sc_sort_hits(od_scanner *sc)
 	}
 }
 
-/* Reads the line around a context anchor into the running context. */
+/*
+ * Hands the line around context anchor id (the anchor starts at hit) to
+ * the context stage, with its line number; a line of a sampled kind is
+ * skipped when one was read less than CX_SAMPLE_BYTES before it (and
+ * remembered for sc_context_catch_up).
+ */
 static void
 sc_context(sc_state *st, size_t hit, int id, size_t lo)
 {
-	int what = sc_anchor_what[id];
-	uint64_t abs = st->base + hit;
+	const cx_anchor *a = &cx_anchors()[id - st->sc->noom];
+	int what = a->what;
+	uint64_t abs = st->base + hit, lineno;
 	size_t b = hit, e = hit;
 
 	if (what < 0 || what >= CX_WHAT_MAX || abs < st->ctx_done[what])
 		return;
-	if (sc_anchor_sampled[id] && st->ctx_any[what] &&
+	if (a->sampled && st->ctx_any[what] &&
 	    abs - st->ctx_read[what] < CX_SAMPLE_BYTES) {
 		st->ctx_skipped[what] = abs;
 		st->ctx_skipped_id[what] = id + 1;
@@ -369,16 +342,19 @@ sc_context(sc_state *st, size_t hit, int id, size_t lo)
 	while (e < st->len && e - hit < 512 && st->buf[e] != '\n' &&
 	    st->buf[e] != '\r')
 		e++;
-	int64_t usage = st->ctx.memcg_usage;
-
+	/* The line's number: counted up to it, or back from the count when
+	 * that went past it (a skipped line read after an event). */
+	if (b >= st->counted) {
+		sc_count_to(st, b);
+		lineno = st->lines + 1;
+	} else {
+		lineno = st->lines + 1 - sc_count_newlines(st->buf + b,
+		    st->counted - b);
+	}
 	st->ctx_done[what] = st->base + e;
 	st->ctx_read[what] = abs;
 	st->ctx_any[what] = true;
-	cx_line(st->sc->cx, what, st->buf + b, e - b, &st->ctx);
-	if (st->ctx.memcg_usage != usage) {
-		sc_count_to(st, b);
-		st->ctx.memcg_line = st->lines + 1;
-	}
+	cx_line(st->sc->cx, what, st->buf + b, e - b, lineno, &st->ctx);
 }
 
 /* Reads the latest skipped line of each sampled kind, if still here. */
@@ -399,7 +375,10 @@ sc_context_catch_up(sc_state *st, size_t lo)
 	}
 }
 
-/* Hands one hit to the extractor and keeps the event it gives. */
+/*
+ * Hands one hit to the extractor, the event it gives to the context stage
+ * (with the event's place in the input) and then to the event set.
+ */
 static void
 sc_hit(sc_state *st, size_t hit, size_t lo)
 {
@@ -421,7 +400,10 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 	}
 	sc_count_to(st, w.line_start);
 	sc_context_catch_up(st, lo);
-	ev.ctx = st->ctx;
+	ev.input = st->index;
+	ev.line = st->lines + 1;
+	ev.end_line = ev.line + span.lines;
+	cx_attach(&st->ctx, &ev);
 	/* The text just before the event, for its traceback and step: at
 	 * most SC_HISTORY bytes, and only for an event not seen before (an
 	 * echo takes nothing from it). */
@@ -431,16 +413,6 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 
 		cx_before(st->sc->cx, st->buf + from, w.line_start - from, &ev);
 	}
-	/* The kernel prints the cgroup's usage and limit just before it
-	 * names the process it kills. */
-	if (ev.kind == OD_KIND_HOST_OOM_KILLER && ev.host.limit < 0 &&
-	    st->ctx.memcg_limit >= 0 && st->ctx.memcg_line + 60 >= st->lines + 1) {
-		ev.host.limit = st->ctx.memcg_limit;
-		ev.host.usage = st->ctx.memcg_usage;
-	}
-	ev.input = st->index;
-	ev.line = st->lines + 1;
-	ev.end_line = ev.line + span.lines;
 	st->consumed = span.end;
 	od_events_add(st->set, &ev);
 }
@@ -479,7 +451,7 @@ sc_region(sc_state *st, size_t from, size_t to, size_t cut, size_t lo)
 		/* Take them in the order of their starts. */
 		sc_sort_hits(sc);
 		for (i = 0; i < sc->nhits && sc->hits[i] < next; i++) {
-			if (sc->hit_ids[i] >= sc_noom)
+			if (sc->hit_ids[i] >= sc->noom)
 				sc_context(st, sc->hits[i], sc->hit_ids[i], lo);
 			else
 				sc_hit(st, sc->hits[i], lo);

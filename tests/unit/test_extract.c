@@ -1,16 +1,21 @@
 /*
  * test_extract.c: each era's message, the prefixes, and the shapes real
- * logs give them, run through the scanner from an in-memory buffer.
+ * logs give them, run through the scanner from an in-memory buffer; the
+ * regex module's readers and limits; both recognisers through their
+ * interface.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "core.h"
+#include "recogniser.h"
+#include "regex.h"
 
 #define GiB(x) ((int64_t)((x) * 1073741824.0 + 0.5))
 #define MiB(x) ((int64_t)((x) * 1048576.0 + 0.5))
@@ -515,6 +520,191 @@ test_recovered(void **state)
 	od_events_free(set);
 }
 
+/* An rx_name_fn: appends "name=text;" to the names seen. */
+static void
+names_seen(void *arg, const char *name, const char *p, size_t n)
+{
+	char *out = arg;
+	size_t len = strlen(out);
+
+	snprintf(out + len, 64 - len, "%s=%.*s;", name, (int)n, p);
+}
+
+/* The group readers: absent groups, bounds, names in name order. */
+static void
+test_regex_readers(void **state)
+{
+	static const char text[] = "pid=1234 name=python digits=1234567890123456789";
+	od_error err;
+	rx_code *re = rx_compile("pid=(?<pid>\\d+) (?:x=(?<x>\\d+))?name=(?<name>"
+	    "\\w+) digits=(\\d+)", 0, true, "test", 1, &err);
+	rx_match *m = rx_match_new(&err);
+	char buf[4], seen[64] = "";
+	size_t s, n;
+
+	(void)state;
+	assert_non_null(re);
+	assert_non_null(m);
+	assert_true(rx_find(m, re, text, strlen(text), 0));
+	assert_int_equal(rx_start(m), 0);
+	assert_int_equal(rx_end(m), strlen(text));
+	assert_int_equal(rx_int(m, text, 1, -1), 1234);
+	/* Absent, out of range, too many digits: the default. */
+	assert_false(rx_group(m, 2, &s, &n));
+	assert_int_equal(rx_int(m, text, 2, -7), -7);
+	assert_int_equal(rx_int(m, text, 40, -7), -7);
+	assert_int_equal(rx_int(m, text, 4, -7), -7);
+	/* A bounded copy is cut to fit; an absent group leaves dst alone. */
+	assert_true(rx_copy(m, text, 3, buf, sizeof buf));
+	assert_string_equal(buf, "pyt");
+	assert_false(rx_copy(m, text, 2, buf, sizeof buf));
+	assert_string_equal(buf, "pyt");
+	rx_copy_text(buf, sizeof buf, "ab", 2);
+	assert_string_equal(buf, "ab");
+	/* Only the named groups that took part, sorted by name. */
+	rx_names(m, re, text, names_seen, seen);
+	assert_string_equal(seen, "name=python;pid=1234;");
+	/* Anchored: no match from an offset where the pattern does not
+	 * start; found from there when searched. */
+	assert_false(rx_at(m, re, text, strlen(text), 1));
+	rx_code_free(re);
+	rx_match_free(m);
+}
+
+/* A search with an offset limit stops at it, whatever follows. */
+static void
+test_regex_offset_limit(void **state)
+{
+	static const char text[] = "......................needle";
+	od_error err;
+	rx_code *re = rx_compile("needle", RX_OFFSET_LIMIT, true, "test", 1,
+	    &err);
+	rx_code *plain = rx_compile("needle", 0, true, "test", 2, &err);
+	rx_match *m = rx_match_new(&err);
+
+	(void)state;
+	assert_non_null(re);
+	assert_non_null(plain);
+	assert_non_null(m);
+	assert_false(rx_find_upto(m, re, text, strlen(text), 0, 10));
+	assert_true(rx_find_upto(m, re, text, strlen(text), 0, 22));
+	assert_int_equal(rx_start(m), 22);
+	/* Without RX_OFFSET_LIMIT a limited search is refused. */
+	assert_false(rx_find_upto(m, plain, text, strlen(text), 0, 22));
+	assert_true(rx_find(m, plain, text, strlen(text), 0));
+	rx_code_free(re);
+	rx_code_free(plain);
+	rx_match_free(m);
+}
+
+/*
+ * The match limit: the first branch backtracks through every split of
+ * the a's before it fails, so that the second one, which matches, is
+ * reached only when there are few of them.  With a limit of 10^8 steps
+ * the long subject would match too.
+ */
+static void
+test_regex_limits(void **state)
+{
+	char text[32];          /* 30 a's and a b */
+	od_error err;
+	rx_match *m = rx_match_new(&err);
+	int jit;
+
+	(void)state;
+	assert_non_null(m);
+	memset(text, 'a', sizeof text - 2);
+	text[sizeof text - 2] = 'b';
+	text[sizeof text - 1] = '\0';
+	for (jit = 0; jit <= 1; jit++) {
+		rx_code *re = rx_compile("^(?:a|aa)+c|^a+b", 0, jit != 0, "test",
+		    1, &err);
+
+		assert_non_null(re);
+		assert_true(rx_find(m, re, text + sizeof text - 12, 11, 0));
+		assert_false(rx_find(m, re, text, strlen(text), 0));
+		rx_code_free(re);
+	}
+	rx_match_free(m);
+}
+
+/* A pattern that does not compile, or has more groups than a match
+ * holds, is an error naming its table and row. */
+static void
+test_regex_errors(void **state)
+{
+	char many[RX_PAIRS * 3 + 1];
+	od_error err;
+	int i;
+
+	(void)state;
+	memset(&err, 0, sizeof err);
+	assert_null(rx_compile("(unclosed", 0, false, "table.c", 7, &err));
+	assert_string_equal(err.file, "table.c");
+	assert_int_equal(err.line, 7);
+	assert_non_null(strstr(err.msg, "internal pattern"));
+	for (i = 0; i < RX_PAIRS; i++)
+		memcpy(many + 3 * i, "(a)", 3);
+	many[3 * RX_PAIRS] = '\0';
+	memset(&err, 0, sizeof err);
+	assert_null(rx_compile(many, 0, false, "table.c", 8, &err));
+	assert_int_equal(err.line, 8);
+	assert_non_null(strstr(err.msg, "groups"));
+}
+
+/* Both recognisers through the interface: anchors, find, fill, skip. */
+static void
+test_recognisers(void **state)
+{
+	static const char pt_text[] = "torch.OutOfMemoryError: CUDA out of "
+	    "memory. Tried to allocate 2.00 MiB. GPU 0 has a total capacity of "
+	    "4.00 GiB of which 0 bytes is free.";
+	static const char sk_text[] = "RuntimeError: CUDA error: out of memory";
+	const ex_recogniser *const recs[] = { &pt_recogniser, &sk_recogniser };
+	const char *const texts[] = { pt_text, sk_text };
+	const char *const hits[] = { "Tried to allocate", "CUDA error" };
+	size_t r;
+
+	(void)state;
+	for (r = 0; r < 2; r++) {
+		const ex_recogniser *rec = recs[r];
+		const char *t = texts[r];
+		size_t tlen = strlen(t), ht = (size_t)(strstr(t, hits[r]) - t);
+		size_t n = 0, ms, me = 0, ms2;
+		od_error err;
+		od_event ev;
+		void *self = rec->create(true, &err);
+		int c, c2;
+
+		assert_non_null(self);
+		assert_non_null(rec->anchors(self, &n));
+		assert_true(n > 0);
+		c = rec->find(self, t, tlen, ht, 0, &ms);
+		assert_true(c >= 0 && c < RG_CANDIDATES_MAX);
+		assert_true(ms <= ht);
+		od_event_init(&ev);
+		assert_true(rec->fill(self, c, t, tlen, ms, &me, &ev));
+		assert_true(me > ht && me <= tlen);
+		if (r == 0) {
+			assert_int_equal(ev.kind, OD_KIND_CUDA_CACHING_ALLOCATOR);
+			assert_int_equal(ev.mem.requested, MiB(2));
+			assert_int_equal(ev.mem.total, GiB(4));
+			assert_int_equal(ev.layout, OD_LAYOUT_CAPACITY);
+		} else {
+			assert_int_equal(ev.kind, OD_KIND_CUDA_RAW);
+			assert_int_equal(ev.layout, OD_LAYOUT_OTHER_STACK);
+		}
+		od_event_clear(&ev);
+		/* Without that candidate: another one, or none. */
+		c2 = rec->find(self, t, tlen, ht, UINT64_C(1) << c, &ms2);
+		assert_int_not_equal(c2, c);
+		/* A text without the message: nothing covers the hit. */
+		assert_int_equal(rec->find(self, "nothing to see here", 19, 5, 0,
+		    &ms2), -1);
+		rec->destroy(self);
+	}
+}
+
 int
 main(void)
 {
@@ -536,6 +726,11 @@ main(void)
 		cmocka_unit_test(test_console_wrap),
 		cmocka_unit_test(test_vllm_prefixes),
 		cmocka_unit_test(test_recovered),
+		cmocka_unit_test(test_regex_readers),
+		cmocka_unit_test(test_regex_offset_limit),
+		cmocka_unit_test(test_regex_limits),
+		cmocka_unit_test(test_regex_errors),
+		cmocka_unit_test(test_recognisers),
 	};
 
 	return cmocka_run_group_tests_name("extract", tests, setup, teardown);

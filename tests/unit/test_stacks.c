@@ -1,11 +1,16 @@
 /*
  * test_stacks.c: one line (or block) of each other stack, with the kind,
- * confidence and numbers it must give; and lines that must give nothing.
+ * confidence and numbers it must give; lines that must give nothing; the
+ * cgroup figures a kill takes from the lines before it; and scanners that
+ * share nothing (their anchors, two of them in two threads).
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -226,6 +231,167 @@ test_not_oom(void **state)
 	}
 }
 
+/* A kill takes the cgroup's usage and limit from a memcg line at most
+ * CX_MEMCG_LINES (60) lines before it, also when two memcg lines print the
+ * same figures; a kill further away takes none. */
+static void
+test_memcg_join(void **state)
+{
+	static const char memcg[] = "[9.0] memory: usage 2048kB, limit 2048kB, "
+	    "failcnt 1\n";
+	static const char kill[] = "[9.1] Memory cgroup out of memory: Killed "
+	    "process %d (python) total-vm:1000kB, anon-rss:900kB, file-rss:0kB, "
+	    "shmem-rss:0kB\n";
+	char *text = malloc(64 * 1024), *p = text;
+	od_events *set;
+	int i;
+
+	(void)state;
+	assert_non_null(text);
+	p += sprintf(p, "%s", memcg);
+	p += sprintf(p, kill, 100);
+	for (i = 0; i < 100; i++)
+		p += sprintf(p, "epoch %d\n", i);
+	p += sprintf(p, "%s", memcg);
+	p += sprintf(p, kill, 200);
+	for (i = 0; i < 100; i++)
+		p += sprintf(p, "epoch %d\n", i);
+	p += sprintf(p, kill, 300);
+	set = scan(text);
+	assert_int_equal(od_events_count(set), 3);
+	for (i = 0; i < 3; i++) {
+		const od_event *ev = od_events_get(set, (size_t)i);
+
+		assert_int_equal(ev->kind, OD_KIND_HOST_OOM_KILLER);
+		assert_int_equal(ev->host.pid, 100 * (i + 1));
+		assert_int_equal(ev->host.limit, i < 2 ? 2048 * 1024 : -1);
+		assert_int_equal(ev->host.usage, i < 2 ? 2048 * 1024 : -1);
+	}
+	od_events_free(set);
+	free(text);
+}
+
+/* Every scanner has its own list of anchors: the same strings, each
+ * once, that stay when another scanner is freed. */
+static void
+test_anchors_per_scanner(void **state)
+{
+	od_error err;
+	od_scanner *other = od_scanner_new(true, &err);
+	const char *const *a = od_anchors(sc), *const *b;
+	bool tried = false, cuda = false;
+	size_t n = 0, i, j;
+
+	(void)state;
+	assert_non_null(other);
+	b = od_anchors(other);
+	assert_ptr_not_equal(a, b);
+	for (n = 0; a[n] != NULL; n++) {
+		assert_non_null(b[n]);
+		assert_string_equal(a[n], b[n]);
+		for (j = 0; j < n; j++)
+			if (strcmp(a[j], a[n]) == 0)
+				fail_msg("anchor '%s' twice", a[n]);
+		/* One of the PyTorch grammar's, one of the stacks' table. */
+		tried |= strcmp(a[n], "Tried to allocate") == 0;
+		cuda |= strcmp(a[n], "CUDA error: out of memory") == 0;
+	}
+	assert_null(b[n]);
+	assert_true(tried && cuda);
+	od_scanner_free(other);
+	/* sc's anchors are still there, and sc still finds. */
+	for (i = 0; i < n; i++)
+		assert_true(strlen(a[i]) > 0);
+	{
+		od_events *set = scan("RuntimeError: CUDA error: out of memory\n");
+
+		assert_int_equal(od_events_count(set), 1);
+		od_events_free(set);
+	}
+}
+
+/* Two scanners in two threads give what one gives alone. */
+static const char threads_text[] =
+    "batch_size: 32\n"
+    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n"
+    "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+    "2.00 GiB. GPU 1 has a total capacity of 79.15 GiB of which 1.50 GiB is "
+    "free. Process 77 has 77.64 GiB memory in use.\n"
+    "RuntimeError: MPS backend out of memory (MPS allocated: 42.28 GiB, "
+    "other allocations: 720.00 KiB, max allowed: 42.43 GiB). Tried to "
+    "allocate 384.00 MiB on shared pool.\n"
+    "[ 99.1] Memory cgroup out of memory: Killed process 4242 (python) "
+    "total-vm:1000kB, anon-rss:2000kB, file-rss:0kB, shmem-rss:0kB\n";
+
+typedef struct {
+	od_scanner *sc;
+	size_t events;
+	int64_t requested[3];
+	int64_t batch;
+	bool same;
+} thread_run;
+
+static void
+thread_scan(thread_run *r)
+{
+	od_events *set = od_events_new();
+	od_input info;
+	size_t i;
+
+	od_scan_buffer(r->sc, threads_text, sizeof threads_text - 1, 0, &info,
+	    set);
+	r->events = od_events_count(set);
+	for (i = 0; i < 3 && i < r->events; i++)
+		r->requested[i] = od_events_get(set, i)->mem.requested;
+	r->batch = r->events > 0 ? od_events_get(set, 0)->ctx.batch_size : -1;
+	od_events_free(set);
+}
+
+static void *
+thread_main(void *arg)
+{
+	thread_run *r = arg, one;
+	int k;
+
+	one = *r;
+	r->same = true;
+	for (k = 0; k < 200; k++) {
+		thread_scan(&one);
+		if (one.events != r->events || one.batch != r->batch ||
+		    memcmp(one.requested, r->requested, sizeof one.requested) != 0)
+			r->same = false;
+	}
+	return NULL;
+}
+
+static void
+test_two_threads(void **state)
+{
+	thread_run alone = { .sc = sc }, runs[2];
+	pthread_t t[2];
+	od_error err;
+	int i;
+
+	(void)state;
+	thread_scan(&alone);
+	assert_int_equal(alone.events, 3);
+	assert_int_equal(alone.requested[0], 2147483648LL);
+	assert_int_equal(alone.requested[1], 402653184);
+	assert_int_equal(alone.batch, 32);
+	for (i = 0; i < 2; i++) {
+		runs[i] = alone;
+		runs[i].sc = od_scanner_new(true, &err);
+		assert_non_null(runs[i].sc);
+		assert_int_equal(pthread_create(&t[i], NULL, thread_main,
+		    &runs[i]), 0);
+	}
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(pthread_join(t[i], NULL), 0);
+		assert_true(runs[i].same);
+		od_scanner_free(runs[i].sc);
+	}
+}
+
 int
 main(void)
 {
@@ -235,6 +401,9 @@ main(void)
 		cmocka_unit_test(test_nccl_wrapper),
 		cmocka_unit_test(test_one_kill),
 		cmocka_unit_test(test_not_oom),
+		cmocka_unit_test(test_memcg_join),
+		cmocka_unit_test(test_anchors_per_scanner),
+		cmocka_unit_test(test_two_threads),
 	};
 
 	return cmocka_run_group_tests_name("stacks", tests, setup, teardown);

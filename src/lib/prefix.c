@@ -1,0 +1,94 @@
+/*
+ * prefix.c: reading the prefixes in front of a line (prefix.h).
+ */
+#include <stdlib.h>
+
+#include "prefix.h"
+#include "regex.h"
+
+/* One layer of prefix; group 1 is a timestamp, groups 2 to 5 a rank. */
+static const char px_pattern[] =
+    "(?:(\\d{4}-\\d\\d-\\d\\d[T ]\\d\\d:\\d\\d:\\d\\d(?:[.,]\\d+)?"
+    "(?:Z|[+-]\\d\\d:?\\d\\d)?)(?:\\s+(?:stdout|stderr)\\s+[FP])?"
+    "\\s+(?:-\\s+)?"
+    "|\\[rank(\\d{1,7})\\]:\\s?"
+    "|\\[default(\\d{1,7})\\]:\\s?"
+    "|\\[\\d{1,7},(\\d{1,7})\\]<(?:stdout|stderr)>:\\s?"
+    "|[ \\t]{0,4}(\\d{1,5}):[ \\t]"
+    "|>[ \\t]"
+    "|[A-Za-z0-9_.-]+[ \\t]+\\|[ \\t]"
+    /* vLLM: "(VllmWorkerProcess pid=1234) " and its logger's
+     * "ERROR 04-27 09:07:04 [engine.py:160] " */
+    "|\\([A-Za-z_][\\w.]*[ \\t]+pid=\\d{1,9}\\)[ \\t]"
+    "|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)[ \\t]+\\d\\d-\\d\\d[ \\t]+"
+    "\\d\\d:\\d\\d:\\d\\d(?:\\.\\d+)?[ \\t]+\\[[^\\]\\n]{1,80}\\][ \\t]"
+    /* glog and absl: "E0325 20:57:27.620000 2606 file.py:123] " */
+    "|[IWEF]\\d{4}[ \\t]+\\d\\d:\\d\\d:\\d\\d\\.\\d+[ \\t]+\\d+[ \\t]+"
+    "[^\\]\\n]{1,120}\\][ \\t])";
+
+/* Prefixes stack (a runtime's timestamp, then [rank3]:, ...): at most
+ * this many layers are read. */
+#define PX_LAYERS_MAX 6
+
+struct px_ctx {
+	rx_code *re;
+	rx_match *m;
+};
+
+px_ctx *
+px_new(bool jit, od_error *err)
+{
+	px_ctx *p = calloc(1, sizeof *p);
+
+	if (p == NULL) {
+		od_error_set(err, NULL, 0, 0, "out of memory");
+		return NULL;
+	}
+	p->re = rx_compile(px_pattern, 0, jit, "prefix.c", 0, err);
+	if (p->re == NULL || (p->m = rx_match_new(err)) == NULL) {
+		px_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void
+px_free(px_ctx *p)
+{
+	if (p == NULL)
+		return;
+	rx_code_free(p->re);
+	rx_match_free(p->m);
+	free(p);
+}
+
+size_t
+px_strip(px_ctx *p, const char *line, size_t len, int *rank, char *ts)
+{
+	size_t at = 0;
+	int layers;
+	bool srun_seen = false;
+
+	for (layers = 0; layers < PX_LAYERS_MAX && at < len; layers++) {
+		size_t s, n;
+		int g;
+
+		if (!rx_at(p->m, p->re, line, len, at) || rx_end(p->m) == at)
+			break;
+		if (ts != NULL && ts[0] == '\0')
+			(void)rx_copy(p->m, line, 1, ts, OD_TIMESTAMP_MAX);
+		for (g = 2; g <= 5; g++) {
+			if (!rx_group(p->m, g, &s, &n))
+				continue;
+			/* "12: " is a rank only once, at the outside. */
+			if (g == 5 && srun_seen)
+				break;
+			if (g == 5)
+				srun_seen = true;
+			if (rank != NULL)
+				*rank = (int)rx_int(p->m, line, g, -1);
+		}
+		at = rx_end(p->m);
+	}
+	return at;
+}

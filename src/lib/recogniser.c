@@ -1,0 +1,61 @@
+/*
+ * recogniser.c: what the recognisers share (recogniser.h): the covering
+ * search and the exception type before a message.
+ */
+#include <string.h>
+
+#include "recogniser.h"
+
+bool
+rg_cover(rx_match *m, const rx_code *re, const char *t, size_t tlen,
+    size_t ht, bool (*reject)(const char *t, size_t start), size_t *start)
+{
+	size_t at = ht > RG_BACK ? ht - RG_BACK : 0;
+
+	/*
+	 * No start past ht + RG_AHEAD can do: the offset limit stops the
+	 * search there, so that a hit costs the same whatever the text after
+	 * it holds.  A match that ends before the hit is passed over.
+	 */
+	while (rx_find_upto(m, re, t, tlen, at, ht + RG_AHEAD)) {
+		if (rx_end(m) < ht ||
+		    (reject != NULL && reject(t, rx_start(m)))) {
+			at = rx_end(m) > at ? rx_end(m) : at + 1;
+			continue;
+		}
+		if (rx_start(m) > ht + RG_AHEAD)
+			return false;
+		*start = rx_start(m);
+		return true;
+	}
+	return false;
+}
+
+void
+rg_exception(const char *t, size_t start, char *out)
+{
+	size_t e = start, b;
+
+	out[0] = '\0';
+	while (e > 0 && (t[e - 1] == ' ' || t[e - 1] == '\t'))
+		e--;
+	if (e >= 2 && (t[e - 1] == '\'' || t[e - 1] == '"') && t[e - 2] == '(')
+		e -= 2;
+	else if (e >= 1 && t[e - 1] == ':')
+		e--;
+	else
+		return;
+	b = e;
+	while (b > 0 && (t[b - 1] == '_' || t[b - 1] == '.' ||
+	    (t[b - 1] >= 'a' && t[b - 1] <= 'z') ||
+	    (t[b - 1] >= 'A' && t[b - 1] <= 'Z') ||
+	    (t[b - 1] >= '0' && t[b - 1] <= '9')) && e - b < OD_EXCEPTION_MAX - 1)
+		b--;
+	/* Only names that end in Error or Exception. */
+	if ((e - b >= 5 && memcmp(t + e - 5, "Error", 5) == 0) ||
+	    (e - b >= 9 && memcmp(t + e - 9, "Exception", 9) == 0)) {
+		/* A name glued to a word ("whyRuntimeError") keeps its tail. */
+		memcpy(out, t + b, e - b);
+		out[e - b] = '\0';
+	}
+}

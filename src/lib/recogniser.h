@@ -1,0 +1,89 @@
+/*
+ * recogniser.h: the interface every recogniser of out-of-memory messages
+ * implements, and what the recognisers share.
+ *
+ * The extractor (extract.c) joins the lines around a prefilter hit into
+ * one text and asks each recogniser, through this interface, for the
+ * earliest message of its own that covers the hit (find); the earliest of
+ * all wins, the first recogniser in the extractor's list a tie; the winner
+ * reads the message into the event (fill).  Two implementations:
+ *
+ *   pt_recogniser   PyTorch's caching allocator, a clause grammar in C
+ *                   (recog_pytorch.c);
+ *   sk_recogniser   every other stack, a table of patterns whose named
+ *                   groups say which field they fill (recog_stacks.c).
+ *
+ * A recogniser names its candidates (the starters of a grammar, the rows
+ * of a table) by small integers below RG_CANDIDATES_MAX, so that the
+ * extractor can leave out the ones that failed in a mask.
+ */
+#ifndef OD_RECOGNISER_H
+#define OD_RECOGNISER_H
+
+#include "core.h"
+#include "regex.h"
+
+/* A fixed string for the prefilter: every message that a recogniser
+ * finds contains one of its anchors. */
+typedef struct {
+	const char *text;
+	bool caseless;
+} ex_anchor;
+
+/* How many candidates a skip mask can name. */
+#define RG_CANDIDATES_MAX 64
+
+/* A message covers the hit at text offset ht when it ends at or after ht
+ * and starts at most RG_BACK bytes before it and RG_AHEAD after it. */
+#define RG_BACK 200
+#define RG_AHEAD 8
+
+typedef struct {
+	/* Compiles the recogniser's patterns (to machine code when jit). */
+	void *(*create)(bool jit, od_error *err);
+	void (*destroy)(void *self);
+	/* Its prefilter anchors: *n of them, owned by self. */
+	const ex_anchor *(*anchors)(const void *self, size_t *n);
+	/*
+	 * The earliest of its messages in t[0..tlen) that covers the hit at
+	 * ht, among the candidates not in the mask skip: returns the
+	 * candidate with *ms set to the message's start, or -1.
+	 */
+	int (*find)(void *self, const char *t, size_t tlen, size_t ht,
+	    uint64_t skip, size_t *ms);
+	/*
+	 * Reads the message of candidate c that starts at ms into ev (from
+	 * an event fresh from od_event_clear, but for its timestamp), with
+	 * *me set to the end of what it took.  False when what starts there
+	 * is no message of this recogniser after all (a condition not met).
+	 */
+	bool (*fill)(void *self, int c, const char *t, size_t tlen, size_t ms,
+	    size_t *me, od_event *ev);
+	/* Whether candidate c reads on into the lines after its match, so
+	 * that more lines joined could change what it fills. */
+	bool (*follows)(const void *self, int c);
+	/* When fill fails: true, find is asked again without that candidate;
+	 * false, the recogniser finds nothing more in this text. */
+	bool retry;
+} ex_recogniser;
+
+extern const ex_recogniser pt_recogniser;
+extern const ex_recogniser sk_recogniser;
+
+/*
+ * Searches t[0..tlen) for the earliest match of re (compiled with
+ * RX_OFFSET_LIMIT) that covers the hit at ht (see RG_BACK), passing over
+ * matches for which reject (may be NULL) is true.  Sets *start and
+ * returns true when there is one; the match stays in m.
+ */
+bool rg_cover(rx_match *m, const rx_code *re, const char *t, size_t tlen,
+    size_t ht, bool (*reject)(const char *t, size_t start), size_t *start);
+
+/*
+ * Looks back from a message's start for the exception type that raised
+ * it ("torch.OutOfMemoryError: ", "RuntimeError:", "OutOfMemoryError('")
+ * and copies it into out (OD_EXCEPTION_MAX bytes), or "" when none.
+ */
+void rg_exception(const char *t, size_t start, char *out);
+
+#endif

@@ -1,0 +1,217 @@
+/*
+ * regex.c: compiling and matching PCRE2 patterns under one set of limits
+ * (regex.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "regex.h"
+
+struct rx_code {
+	pcre2_code *re;
+	/* The name table, read once at compile time. */
+	uint32_t names;
+	uint32_t name_size;
+	PCRE2_SPTR name_table;
+};
+
+struct rx_match {
+	pcre2_match_data *md;
+	pcre2_match_context *mc;
+	int rc;                 /* the last match's count of set pairs */
+};
+
+rx_code *
+rx_compile(const char *pattern, unsigned options, bool jit,
+    const char *table, uint64_t row, od_error *err)
+{
+	rx_code *c = calloc(1, sizeof *c);
+	uint32_t opts = 0, groups = 0;
+	PCRE2_SIZE off;
+	int code;
+
+	if (c == NULL) {
+		od_error_set(err, NULL, 0, 0, "out of memory");
+		return NULL;
+	}
+	if (options & RX_OFFSET_LIMIT)
+		opts |= PCRE2_USE_OFFSET_LIMIT;
+	if (options & RX_DUPNAMES)
+		opts |= PCRE2_DUPNAMES;
+	c->re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, opts,
+	    &code, &off, NULL);
+	if (c->re == NULL) {
+		PCRE2_UCHAR msg[128];
+
+		pcre2_get_error_message(code, msg, sizeof msg);
+		od_error_set(err, table, row, (uint64_t)off + 1,
+		    "internal pattern: %s", msg);
+		free(c);
+		return NULL;
+	}
+	/* A match with more groups than pairs would give rc 0, which reads
+	 * as no match: refuse such a pattern here instead. */
+	pcre2_pattern_info(c->re, PCRE2_INFO_CAPTURECOUNT, &groups);
+	if (groups >= RX_PAIRS) {
+		od_error_set(err, table, row, 0, "internal pattern: %u groups, "
+		    "more than %d", (unsigned)groups, RX_PAIRS - 1);
+		rx_code_free(c);
+		return NULL;
+	}
+	pcre2_pattern_info(c->re, PCRE2_INFO_NAMECOUNT, &c->names);
+	pcre2_pattern_info(c->re, PCRE2_INFO_NAMEENTRYSIZE, &c->name_size);
+	pcre2_pattern_info(c->re, PCRE2_INFO_NAMETABLE, &c->name_table);
+	/* JIT is an optimisation: without it matching still works. */
+	if (jit)
+		(void)pcre2_jit_compile(c->re, PCRE2_JIT_COMPLETE);
+	return c;
+}
+
+void
+rx_code_free(rx_code *c)
+{
+	if (c == NULL)
+		return;
+	pcre2_code_free(c->re);
+	free(c);
+}
+
+rx_match *
+rx_match_new(od_error *err)
+{
+	rx_match *m = calloc(1, sizeof *m);
+
+	if (m == NULL ||
+	    (m->md = pcre2_match_data_create(RX_PAIRS, NULL)) == NULL ||
+	    (m->mc = pcre2_match_context_create(NULL)) == NULL) {
+		od_error_set(err, NULL, 0, 0, "out of memory");
+		rx_match_free(m);
+		return NULL;
+	}
+	pcre2_set_match_limit(m->mc, RX_MATCH_LIMIT);
+	pcre2_set_depth_limit(m->mc, RX_DEPTH_LIMIT);
+	return m;
+}
+
+void
+rx_match_free(rx_match *m)
+{
+	if (m == NULL)
+		return;
+	pcre2_match_data_free(m->md);
+	pcre2_match_context_free(m->mc);
+	free(m);
+}
+
+static bool
+rx_run(rx_match *m, const rx_code *re, const char *s, size_t len, size_t at,
+    uint32_t options, size_t last)
+{
+	pcre2_set_offset_limit(m->mc, last);
+	m->rc = pcre2_match(re->re, (PCRE2_SPTR)s, len, at, options, m->md,
+	    m->mc);
+	return m->rc > 0;
+}
+
+bool
+rx_at(rx_match *m, const rx_code *re, const char *s, size_t len, size_t at)
+{
+	return rx_run(m, re, s, len, at, PCRE2_ANCHORED, PCRE2_UNSET);
+}
+
+bool
+rx_find(rx_match *m, const rx_code *re, const char *s, size_t len, size_t at)
+{
+	return rx_run(m, re, s, len, at, 0, PCRE2_UNSET);
+}
+
+bool
+rx_find_upto(rx_match *m, const rx_code *re, const char *s, size_t len,
+    size_t at, size_t last)
+{
+	/* PCRE2_UNSET means no limit: a limit that large is none anyway. */
+	return rx_run(m, re, s, len, at, 0, last);
+}
+
+size_t
+rx_start(const rx_match *m)
+{
+	return pcre2_get_ovector_pointer(m->md)[0];
+}
+
+size_t
+rx_end(const rx_match *m)
+{
+	return pcre2_get_ovector_pointer(m->md)[1];
+}
+
+bool
+rx_group(const rx_match *m, int g, size_t *start, size_t *len)
+{
+	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(m->md);
+
+	/* Pairs from rc on are not written by the match: stale. */
+	if (g < 0 || g >= m->rc || ov[2 * g] == PCRE2_UNSET)
+		return false;
+	*start = ov[2 * g];
+	*len = ov[2 * g + 1] - ov[2 * g];
+	return true;
+}
+
+int64_t
+rx_int(const rx_match *m, const char *s, int g, int64_t def)
+{
+	size_t st, n, i;
+	int64_t v = 0;
+
+	if (!rx_group(m, g, &st, &n) || n == 0 || n > 18)
+		return def;
+	for (i = 0; i < n; i++) {
+		if (s[st + i] < '0' || s[st + i] > '9')
+			return def;
+		v = v * 10 + (s[st + i] - '0');
+	}
+	return v;
+}
+
+void
+rx_copy_text(char *dst, size_t cap, const char *p, size_t n)
+{
+	if (cap == 0)
+		return;
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, p, n);
+	dst[n] = '\0';
+}
+
+bool
+rx_copy(const rx_match *m, const char *s, int g, char *dst, size_t cap)
+{
+	size_t st, n;
+
+	if (!rx_group(m, g, &st, &n))
+		return false;
+	rx_copy_text(dst, cap, s + st, n);
+	return true;
+}
+
+void
+rx_names(const rx_match *m, const rx_code *re, const char *s, rx_name_fn *fn,
+    void *arg)
+{
+	uint32_t i;
+
+	/* Each entry: the group number in two bytes, then the name. */
+	for (i = 0; i < re->names; i++) {
+		PCRE2_SPTR e = re->name_table + (size_t)i * re->name_size;
+		int g = (int)(((uint32_t)e[0] << 8) | e[1]);
+		size_t st, n;
+
+		if (rx_group(m, g, &st, &n))
+			fn(arg, (const char *)(e + 2), s + st, n);
+	}
+}
