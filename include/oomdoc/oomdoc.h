@@ -269,7 +269,10 @@ int64_t oomdoc_event_figure(const oomdoc_event *ev, oomdoc_figure fig);
  * its "host" object), or NULL out of range. */
 const char *oomdoc_figure_name(oomdoc_figure fig);
 
-/* The causes rules found, best first (none before rules were applied). */
+/* The causes rules found, best first (none before rules were applied).
+ * A cause belongs to its event, and lives until the rules are applied to
+ * that event again (oomdoc_rules_apply, oomdoc_scanner_report), which
+ * replaces its causes, or until the scanner is freed or reset. */
 int oomdoc_event_cause_count(const oomdoc_event *ev);
 const oomdoc_cause *oomdoc_event_cause(const oomdoc_event *ev, int i);
 
@@ -322,8 +325,8 @@ int oomdoc_rules_errors_dropped(const oomdoc_rules *rules);
 bool oomdoc_rules_fact(oomdoc_rules *rules, const char *name_value,
     oomdoc_error *err);
 
-/* Finds the causes of ev (replacing any found before) and its
- * fingerprint.  rules NULL finds no cause but the fingerprint. */
+/* Finds the causes of ev (replacing, and freeing, any found before) and
+ * its fingerprint.  rules NULL finds no cause but the fingerprint. */
 void oomdoc_rules_apply(const oomdoc_rules *rules, oomdoc_event *ev);
 
 /* ------------------------------------------------------------------------
@@ -337,7 +340,8 @@ typedef enum {
 } oomdoc_report_format;
 
 /*
- * Applies rules (NULL: none) to every event of the scanner, then writes
+ * Applies rules (NULL: none) to every event of the scanner, which replaces
+ * the causes found before (a cause read earlier is gone), then writes
  * the report of its inputs and events to out in format; color puts
  * terminal colours into the text report.  False when writing failed.
  */

@@ -89,7 +89,9 @@ typedef enum {
 /*
  * Which layout of the message was seen.  The layout tells the PyTorch
  * release (the 1.x layouts mean no expandable_segments) and how the
- * figures relate: see pytorch-allocator.md section 1.
+ * figures relate: the layouts are those of the out-of-memory message of
+ * PyTorch's c10/cuda/CUDACachingAllocator.cpp (and THCCachingAllocator.cpp
+ * before 1.4), release by release; recog_pytorch.c reads them.
  */
 typedef enum {
 	OD_LAYOUT_UNKNOWN,
@@ -265,7 +267,7 @@ typedef struct {
 
 /*
  * An error with its location.  Errors are values: the library fills one in
- * and returns; the program prints it in one place (main.c).
+ * and returns; the program prints it in one place (src/cli/errors.c).
  */
 typedef struct {
 	char file[256];         /* the input, "" when none */
