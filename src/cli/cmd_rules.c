@@ -67,10 +67,10 @@ cmd_rules(const cli_command *cmd, int argc, char **argv)
 			rl_describe(rules, i, stdout, true);
 		}
 	} else if (strcmp(verb, "facts") == 0) {
-		const char *const *f;
+		const char *f;
 
-		for (f = fc_names(); *f != NULL; f++)
-			puts(*f);
+		for (i = 0; (f = fc_name(i)) != NULL; i++)
+			puts(f);
 	} else {
 		status = cli_usage(label, "rules takes check, list, show or "
 		    "facts, not", verb);

@@ -128,16 +128,10 @@ fc_find(const char *name, size_t len)
 	return -1;
 }
 
-const char *const *
-fc_names(void)
+const char *
+fc_name(int i)
 {
-	static const char *names[FC_COUNT + 1];
-	int i;
-
-	for (i = 0; i < FC_COUNT; i++)
-		names[i] = fc_table[i].name;
-	names[FC_COUNT] = NULL;
-	return names;
+	return i >= 0 && i < FC_COUNT ? fc_table[i].name : NULL;
 }
 
 bool

@@ -56,7 +56,8 @@ bool fc_user_add(fc_user_facts *u, const char *arg, od_error *err);
  * mode leaves it off the fake device it builds from the log). */
 int fc_self(const od_event *ev);
 
-/* The names of every fact, NULL-terminated, for the manual's checks. */
-const char *const *fc_names(void);
+/* The name of fact i, or NULL past the last one (`oomdoc rules facts`,
+ * which the manual's checks read). */
+const char *fc_name(int i);
 
 #endif
