@@ -5,10 +5,13 @@
  *
  * The pipeline is: an input (input.c: a file or standard input, plain,
  * gzip or zstd) -> the scanner (scan.c: the fixed buffer fed chunk by
- * chunk, lines, the multi-literal prefilter) -> the extractor (extract.c
- * with the recognisers of stacks.c) and the context (context.c) -> the
- * event set (event.c: grouping of echoes) -> the rules (rules.c, facts.c,
- * expr.c) -> the report writers (report.c).  The public interface (api.c)
+ * chunk, lines, the multi-literal prefilter) -> the extractor (extract.c,
+ * a loop over the recognisers of recogniser.h: recog_pytorch.c and
+ * recog_stacks.c, on lines joined by lines.c with their prefixes read by
+ * prefix.c; every pattern through regex.c) and the context (context.c) ->
+ * the event set (event.c: grouping of echoes) -> the rules (rules_load.c,
+ * rules_apply.c, facts.c, expr.c, fingerprint.c) -> the report writers
+ * (report.c and one file per format).  The public interface (api*.c)
  * wraps them; od_scan_path and the streaming od_scan_feed share one code
  * path.
  *
