@@ -217,11 +217,8 @@ cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 		cli_say(label, "%llu more out-of-memory events were not kept "
 		    "(the limit is %d distinct events)",
 		    (unsigned long long)od_events_dropped(set), OD_EVENTS_MAX);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		od_error_set(&err, NULL, 0, 0, "cannot write the report");
-		cli_error(label, &err);
+	if (!cli_stdout_ok(label))
 		failed = true;
-	}
 	if (failed)
 		status = OD_EXIT_ERROR;
 	for (i = 0; i < ninputs; i++)

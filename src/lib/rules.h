@@ -68,6 +68,10 @@ typedef struct {
 struct rl_set {
 	rl_rule *rules;
 	int n, cap;
+	/* An index of rules by id (rules_load.c): nslots slots, a power of
+	 * two, each 0 (empty) or a rule's index + 1. */
+	int *slots;
+	size_t nslots;
 };
 
 /* Sets ev's fingerprint from its kind, its top cause, its exception and
