@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The command's handling of its inputs: standard input and '-', several
 # inputs, compressed input from a pipe, and bad inputs, each with its
-# documented exit status and a one-line error naming the input.
+# documented exit status and a one-line error naming the input; every
+# command's writes checked (a full disk, a closed standard output, a pipe
+# whose reader left); and text from outside escaped on standard error and
+# in the rules listings.
 #
 # Usage: tests/cli_inputs.sh OOMDOC   (from the repository root)
 set -u

@@ -6,7 +6,9 @@
 # the loader takes is refused, not loaded in part; a diagnosis refuses to
 # run with broken rules; user rules replace shipped ones by id, from
 # --rules and from OOMDOC_RULES;
-# --no-default-rules loads none.
+# --no-default-rules loads none; rule paths that are not regular files
+# (FIFOs, directories named *.yaml) are refused without blocking, a second
+# YAML document and a bad env: name are errors, and loading is linear.
 #
 # Usage: tests/rules_loading.sh OOMDOC [--update]   (from the repository root)
 set -u
