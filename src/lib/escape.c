@@ -184,8 +184,11 @@ od_escape_json(const char *s, size_t n)
 /*
  * Writes JSON text made by jansson, which escapes in strings only what RFC
  * 8259 requires (the quote, the backslash, controls below 0x20): DEL, the
- * C1 controls (a terminal may take U+009B for CSI) and U+2028 and U+2029
- * (line ends to JavaScript) are escaped too, and jansson's \uXXXX escapes
+ * C1 controls (a terminal may take U+009B for CSI), U+2028 and U+2029
+ * (line ends to JavaScript) and the bidi and invisible format characters
+ * (od_escape_invisible: the value read back is the same, but a terminal
+ * showing the report can no longer hide or reorder its text) are escaped
+ * too, and jansson's \uXXXX escapes
  * are written in lower case.  Outside strings jansson writes only ASCII,
  * and a backslash only starts an escape, so the text can be read in one
  * pass.
@@ -218,8 +221,13 @@ od_escape_json_dump(FILE *out, const char *s, size_t n)
 			continue;
 		}
 		if (cp == 0x7f || (cp >= 0x80 && cp < 0xa0) || cp == 0x2028 ||
-		    cp == 0x2029)
+		    cp == 0x2029 || (od_escape_invisible(cp) && cp <= 0xffff))
 			fprintf(out, "\\u%04x", cp);
+		else if (od_escape_invisible(cp))
+			/* A tag character, as its UTF-16 surrogate pair. */
+			fprintf(out, "\\u%04x\\u%04x",
+			    0xd800 + ((cp - 0x10000) >> 10),
+			    0xdc00 + ((cp - 0x10000) & 0x3ff));
 		else
 			fwrite(p + i, 1, len, out);
 		i += len;
