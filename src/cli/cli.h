@@ -12,7 +12,8 @@
  *   live.c          the input of oomdoc live: a log or a JSON report
  *   rules_dir.c     the one rules loader: the shipped rules (found from
  *                   the program's own location), OOMDOC_RULES, --rules
- *   errors.c        the one error printer
+ *   errors.c        the one error printer, and the one check of
+ *                   standard output before exit
  *   options.c       option tables, and --format and --color
  */
 #ifndef OD_CLI_H
