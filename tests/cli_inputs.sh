@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The command's handling of its inputs: standard input and '-', several
 # inputs, compressed input from a pipe, and bad inputs, each with its
-# documented exit status and a one-line error naming the input.
+# documented exit status and a one-line error naming the input; every
+# command's writes checked (a full disk, a closed standard output, a pipe
+# whose reader left); and text from outside escaped on standard error and
+# in the rules listings.
 #
 # Usage: tests/cli_inputs.sh OOMDOC   (from the repository root)
 set -u
@@ -61,6 +64,79 @@ NO_COLOR=1 "$oomdoc" --color always $sample | grep -q $'\033' && {
 	echo "FAIL NO_COLOR: colour written"; fail=$((fail + 1)); } || pass=$((pass + 1))
 "$oomdoc" --color always $sample | grep -q $'\033\[1m' && pass=$((pass + 1)) || {
 	echo "FAIL --color always: no colour"; fail=$((fail + 1)); }
+
+# Every write is checked, on every output path: to a full disk
+# (/dev/full) and to a closed standard output each command exits 2 with
+# one line that says so (it used to exit 0, which broke
+# `--list-anchors > anchors.txt && ...`).
+for args in "--list-anchors" "--help" "-V" "rules list" "rules show capacity" \
+    "rules facts" "rules check rules" "live --help" "probe --help" \
+    "-f json $sample"; do
+	# shellcheck disable=SC2086
+	expect "$args > /dev/full" 2 1 "^oomdoc[a-z ]*: cannot write to standard output: No space left on device\$" -- \
+		sh -c "'$oomdoc' $args >/dev/full"
+	# shellcheck disable=SC2086
+	expect "$args >&-" 2 1 "^oomdoc[a-z ]*: cannot write to standard output: Bad file descriptor\$" -- \
+		sh -c "'$oomdoc' $args >&-"
+done
+
+# A reader that has left is a write error like the others, not death by
+# SIGPIPE: the standard error line about the events not kept still comes
+# (the pipe's read end is closed before oomdoc starts, so the run is the
+# same every time), and then the write error.
+python3 -c 'import sys
+m = sys.argv[1]
+sys.stdout.write("".join(m.replace("2.00 MiB", "%d.00 MiB" % (i + 2)) + "\n"
+                         for i in range(600)))' \
+	'RuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB (GPU 0; 4.00 GiB total capacity; 1.00 GiB already allocated; 0 bytes free; 1.00 GiB reserved in total by PyTorch)' >"$tmp/big.log"
+closed_pipe() {
+	python3 -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+sys.exit(subprocess.run(sys.argv[1:], stdout=w).returncode)' "$@"
+}
+expect "closed pipe" 2 2 "^oomdoc: 100 more out-of-memory events were not kept" -- \
+	closed_pipe "$oomdoc" "$tmp/big.log"
+grep -q "^oomdoc: cannot write to standard output: Broken pipe\$" "$tmp/err" &&
+	pass=$((pass + 1)) || { echo "FAIL closed pipe: no write error"; fail=$((fail + 1)); }
+sh -c "'$oomdoc' '$tmp/big.log' | head -1" >"$tmp/out" 2>"$tmp/err"
+grep -q "^oomdoc: 100 more out-of-memory events were not kept" "$tmp/err" &&
+	[ "$(wc -l <"$tmp/out")" -eq 1 ] && pass=$((pass + 1)) ||
+	{ echo "FAIL | head -1: no line about the events not kept"; fail=$((fail + 1)); }
+
+# Text from outside is escaped on standard error and in every listing, as
+# in the text report: a file name with an ESC and a bidi override, a rule
+# whose title writes the clipboard (OSC 52) and reverses the line (U+202E),
+# and a literal backslash, which is doubled so that the text "\x1b" never
+# reads as an escaped ESC.
+raw() { # NAME FILE...: passes when no ESC, BEL or U+202E is in the files
+	local name=$1
+	shift
+	if grep -q -e $'\033' -e $'\a' -e $'\u202e' "$@"; then
+		echo "FAIL $name: a raw escape"; fail=$((fail + 1))
+	else
+		pass=$((pass + 1))
+	fi
+}
+bad=$'\033]52;c;ZWNobyBoaQ==\a\u202e'
+expect "missing file named with ESC" 2 1 'x1b\]52;c;ZWNobyBoaQ==\\x07\\u202egol\.x: No such' -- \
+	"$oomdoc" "$tmp/${bad}gol.x"
+raw "missing file named with ESC" "$tmp/err"
+cp $sample "$tmp/${bad}.log"
+expect "report of a file named with ESC" 0 0 'x1b\]52' -- "$oomdoc" "$tmp/${bad}.log"
+raw "report of a file named with ESC" "$tmp/out" "$tmp/err"
+printf 'id: osc\ntitle: "Paste \\e]52;c;cm0gLXJmIH4K\\a me \\u202eevil \\\\x1b"\nwhen: requested > 0\nscore: 0.5\nexplain: x\n' >"$tmp/osc.yaml"
+expect "rules list, OSC 52 title" 0 0 'Paste \\x1b\]52;c;cm0gLXJmIH4K\\x07 me \\u202eevil \\\\x1b' -- \
+	"$oomdoc" rules list --rules "$tmp/osc.yaml"
+raw "rules list, OSC 52 title" "$tmp/out"
+expect "rules show, OSC 52 title" 0 0 'Paste \\x1b\]52' -- \
+	"$oomdoc" rules show osc --rules "$tmp/osc.yaml"
+raw "rules show, OSC 52 title" "$tmp/out"
+printf 'id: "osc\\e]52;c;eA==\\a"\ntitle: t\nwhen: requested > 0\nscore: 0.5\nexplain: x\n' >"$tmp/osc2.yaml"
+expect "rule error quoting rule text" 3 1 "osc2.yaml:1:5: .*not 'osc\\\\x1b]52;c;eA==\\\\x07'" -- "$oomdoc" rules check "$tmp/osc2.yaml"
+raw "rule error quoting rule text" "$tmp/err"
+printf 'RuntimeError: NVML_SUCCESS == r \\x1b[2J INTERNAL ASSERT FAILED at "../c10/cuda/CUDACachingAllocator.cpp":950\n' >"$tmp/bs.log"
+expect "a literal backslash in a report" 0 0 'NVML_SUCCESS == r \\\\x1b\[2J' -- "$oomdoc" "$tmp/bs.log"
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

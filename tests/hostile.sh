@@ -98,5 +98,20 @@ run "deeply nested YAML" 3 'deep.yaml:1:' -- --rules "$tmp/deep.yaml" "$tmp/empt
 head -c 2000000 /dev/urandom >"$tmp/huge.yaml"
 run "rule file of random bytes" 3 'huge.yaml' -- --rules "$tmp/huge.yaml" "$tmp/empty"
 
+# Bidi overrides, zero-width and tag characters and a literal backslash in
+# log text: the text report shows them as \uXXXX and doubles the
+# backslash (so the log's "\x1b" reads "\\x1b", never as an escaped ESC);
+# the JSON report escapes them too, with the same value read back.
+printf 'RuntimeError: NVML_SUCCESS == r \xe2\x80\xaeevil\xe2\x80\x8b\xf3\xa0\x80\x81 \\x1b INTERNAL ASSERT FAILED at "../c10/cuda/CUDACachingAllocator.cpp":950\n' >"$tmp/bidi.log"
+run "bidi and backslash, text" 0 'r \\u202eevil\\u200b\\U000e0001 \\\\x1b INTERNAL' -- "$tmp/bidi.log"
+grep -q -e $'\u202e' -e $'\u200b' "$tmp/out" &&
+	{ echo "FAIL bidi and backslash, text: raw format characters"; fail=$((fail + 1)); } ||
+	pass=$((pass + 1))
+run "bidi and backslash, json" 0 'r \\u202eevil\\u200b\\udb40\\udc01 ' -- -f json "$tmp/bidi.log"
+python3 -c 'import json, sys
+m = json.load(open(sys.argv[1]))["events"][0]["message"]
+assert "r \u202eevil\u200b\U000e0001 \\x1b INTERNAL" in m, m' "$tmp/out" &&
+	pass=$((pass + 1)) || { echo "FAIL bidi and backslash, json: value changed"; fail=$((fail + 1)); }
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

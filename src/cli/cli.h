@@ -12,7 +12,8 @@
  *   live.c          the input of oomdoc live: a log or a JSON report
  *   rules_dir.c     the one rules loader: the shipped rules (found from
  *                   the program's own location), OOMDOC_RULES, --rules
- *   errors.c        the one error printer
+ *   errors.c        the one error printer, and the one check of
+ *                   standard output before exit
  *   options.c       option tables, and --format and --color
  */
 #ifndef OD_CLI_H
@@ -62,6 +63,18 @@ int cli_usage(const char *label, const char *what, const char *word);
 /* The errors of a rules load, and how many more there were.  Returns
  * OD_EXIT_RULES. */
 int cli_rule_errors(const char *label, const rl_errors *errs);
+
+/* Flushes standard output and checks that everything written to it was
+ * written (not on a full disk, a closed descriptor or a pipe whose reader
+ * left: SIGPIPE is ignored, so that is EPIPE).  False, with the error
+ * printed (once a run), when it was not. */
+bool cli_stdout_ok(const char *label);
+
+/* The exit status of a command that returned status: OD_EXIT_ERROR when
+ * its output could not be written and status was 0 or 1, status
+ * otherwise (a rules, device or signal status says more).  main calls it
+ * after every command. */
+int cli_finish(const char *label, int status);
 
 /* --- rules_dir.c: the rules loader ------------------------------------ */
 

@@ -67,11 +67,19 @@ dg_version(FILE *out)
 
 	memset(&err, 0, sizeof err);
 	fprintf(out, "oomdoc %s\n%s\n", OD_VERSION, od_live_version_line());
-	if (cli_rules_dir(dir, sizeof dir, &err))
-		fprintf(out, "Shipped rules: %s\n", dir);
-	else
-		fprintf(out, "Shipped rules: none (%s%s%s)\n", err.file,
-		    err.file[0] != '\0' ? ": " : "", err.msg);
+	/* The path is the program's own location: escaped, as any name
+	 * from outside is. */
+	fputs("Shipped rules: ", out);
+	if (cli_rules_dir(dir, sizeof dir, &err)) {
+		od_escape_line(out, dir);
+	} else {
+		fputs("none (", out);
+		od_escape_line(out, err.file);
+		fputs(err.file[0] != '\0' ? ": " : "", out);
+		od_escape_line(out, err.msg);
+		fputc(')', out);
+	}
+	fputc('\n', out);
 }
 
 void
@@ -217,11 +225,8 @@ cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 		cli_say(label, "%llu more out-of-memory events were not kept "
 		    "(the limit is %d distinct events)",
 		    (unsigned long long)od_events_dropped(set), OD_EVENTS_MAX);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		od_error_set(&err, NULL, 0, 0, "cannot write the report");
-		cli_error(label, &err);
+	if (!cli_stdout_ok(label))
 		failed = true;
-	}
 	if (failed)
 		status = OD_EXIT_ERROR;
 	for (i = 0; i < ninputs; i++)

@@ -284,10 +284,8 @@ cmd_live(const cli_command *cmd, int argc, char **argv)
 	rep.format = cfg.format;
 	lv_report_write(stdout, &rep);
 	status = 0;
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		cli_say(label, "cannot write the report");
+	if (!cli_stdout_ok(label))
 		status = OD_EXIT_ERROR;
-	}
 	if (rep.failed[0] != '\0') {
 		cli_say(label, "the device failed: %s", rep.failed);
 		status = OD_EXIT_DEVICE;

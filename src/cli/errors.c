@@ -3,9 +3,19 @@
  * line on standard error, "oomdoc: ..." or, for the live and probe
  * commands, "oomdoc live: ..."; an error with a location leads with it,
  * as a compiler does (file:line:col: message).
+ *
+ * A diagnostic names files and quotes rule text, which come from outside:
+ * each is written through od_escape_line, as the text report writes log
+ * text, so that a file name or a rule holding an ESC, a C1 control or a
+ * bidi override cannot drive the terminal.
+ *
+ * And the one check of standard output (cli_stdout_ok): every command's
+ * output is flushed and checked before it exits.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -24,25 +34,30 @@ cli_error(const char *label, const od_error *err)
 {
 	cli_prefix(label);
 	if (err->file[0] != '\0') {
-		fputs(err->file, stderr);
+		od_escape_line(stderr, err->file);
 		if (err->line > 0)
 			fprintf(stderr, ":%llu", (unsigned long long)err->line);
 		if (err->col > 0)
 			fprintf(stderr, ":%llu", (unsigned long long)err->col);
 		fputs(": ", stderr);
 	}
-	fprintf(stderr, "%s\n", err->msg);
+	od_escape_line(stderr, err->msg);
+	fputc('\n', stderr);
 }
 
 void
 cli_say(const char *label, const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 
-	cli_prefix(label);
+	/* Formatted first, then escaped whole: the arguments may be file
+	 * names or rule text. */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	cli_prefix(label);
+	od_escape_line(stderr, msg);
 	fputc('\n', stderr);
 }
 
@@ -64,4 +79,30 @@ cli_rule_errors(const char *label, const rl_errors *errs)
 	if (errs->dropped > 0)
 		cli_say(label, "%d more errors in the rules", errs->dropped);
 	return OD_EXIT_RULES;
+}
+
+bool
+cli_stdout_ok(const char *label)
+{
+	static bool said;
+	int e;
+
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return true;
+	e = errno;
+	if (!said)
+		cli_say(label, "cannot write to standard output%s%s",
+		    e != 0 ? ": " : "", e != 0 ? strerror(e) : "");
+	said = true;
+	return false;
+}
+
+int
+cli_finish(const char *label, int status)
+{
+	if (!cli_stdout_ok(label) && (status == OD_EXIT_FOUND ||
+	    status == OD_EXIT_NONE))
+		return OD_EXIT_ERROR;
+	return status;
 }

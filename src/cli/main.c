@@ -9,6 +9,7 @@
  *     oomdoc live [OPTION]... [LOG|REPORT.json|-]   confirm causes on a GPU
  *     oomdoc probe [OPTION]...                   check a GPU
  */
+#include <signal.h>
 #include <string.h>
 
 #include "cli.h"
@@ -32,13 +33,18 @@ main(int argc, char **argv)
 	const cli_command *implicit = NULL;
 	size_t i;
 
+	/* A reader that leaves (oomdoc big.log | head -1) is a write error
+	 * like any other: EPIPE, not death by SIGPIPE, so that the run
+	 * still ends with its diagnostics on standard error. */
+	signal(SIGPIPE, SIG_IGN);
 	for (i = 0; i < CLI_NCOMMANDS; i++) {
 		const cli_command *c = &cli_commands[i];
 
 		if (c->implicit)
 			implicit = c;
 		else if (argc > 1 && strcmp(argv[1], c->name) == 0)
-			return c->run(c, argc - 1, argv + 1);
+			return cli_finish(c->label,
+			    c->run(c, argc - 1, argv + 1));
 	}
-	return implicit->run(implicit, argc, argv);
+	return cli_finish(implicit->label, implicit->run(implicit, argc, argv));
 }

@@ -384,6 +384,13 @@ typedef struct {
  * through od_escape_json (report_json.h).
  */
 void od_escape_text(FILE *out, const char *s, size_t n, const char *indent);
+/* One line of text from outside (a file name, a rule's text) for a
+ * terminal, as od_escape_text writes it but with newlines and tabs
+ * escaped too: for diagnostics and listings. */
+void od_escape_line(FILE *out, const char *s);
+/* Whether cp is a bidi or invisible format character, which every report
+ * shows as "\uXXXX" (text) or strips. */
+bool od_escape_invisible(unsigned cp);
 void od_escape_markdown(FILE *out, const char *s, size_t n);
 void od_report_write(FILE *out, const od_report_opts *opts,
     const od_input *inputs, int ninputs, od_events *set);

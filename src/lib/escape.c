@@ -15,10 +15,37 @@
 #include "core.h"
 #include "report_json.h"
 
-/* Writes log text for a terminal: controls and bad bytes as \xNN, a
- * newline followed by indent. */
-void
-od_escape_text(FILE *out, const char *s, size_t n, const char *indent)
+/*
+ * Whether cp is a format character that reorders or hides text: the bidi
+ * embeddings, overrides and isolates (U+202A..U+202E, U+2066..U+2069, the
+ * Arabic letter mark U+061C, the marks U+200E, U+200F), the zero-width
+ * characters (U+200B..U+200D, U+2060..U+2064, U+FEFF), the soft hyphen,
+ * the Mongolian vowel separator, the deprecated format characters
+ * U+206A..U+206F, the interlinear annotations U+FFF9..U+FFFB and the tag
+ * characters U+E0000..U+E007F (Unicode's Cf category, in the planes a log
+ * can hold).  A terminal shows them as nothing, or turns the text around
+ * them ("Trojan Source", CVE-2021-42574), so they are shown as \uXXXX.
+ */
+bool
+od_escape_invisible(unsigned cp)
+{
+	return cp == 0xad || cp == 0x61c || cp == 0x180e ||
+	    (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x202a && cp <= 0x202e) ||
+	    (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x206f) ||
+	    cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb) ||
+	    (cp >= 0xe0000 && cp <= 0xe007f);
+}
+
+/*
+ * Text for a terminal: controls and bad bytes as \xNN, invisible format
+ * characters as \uXXXX, and a backslash as \\, so that the text "\x1b"
+ * in a log reads "\\x1b" and never the same as an escaped ESC.  With
+ * indent, a newline is written as a newline followed by indent and a tab
+ * as a space; with no indent (one line, as a diagnostic is), they are
+ * \x0a and \x09.
+ */
+static void
+esc_text(FILE *out, const char *s, size_t n, const char *indent)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
@@ -32,16 +59,32 @@ od_escape_text(FILE *out, const char *s, size_t n, const char *indent)
 			i++;
 			continue;
 		}
-		if (cp == '\n')
+		if (cp == '\n' && indent != NULL)
 			fprintf(out, "\n%s", indent);
-		else if (cp == '\t')
+		else if (cp == '\t' && indent != NULL)
 			fputc(' ', out);
+		else if (cp == '\\')
+			fputs("\\\\", out);
 		else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
 			fprintf(out, "\\x%02x", cp);
+		else if (od_escape_invisible(cp))
+			fprintf(out, cp > 0xffff ? "\\U%08x" : "\\u%04x", cp);
 		else
 			fwrite(p + i, 1, len, out);
 		i += len;
 	}
+}
+
+void
+od_escape_text(FILE *out, const char *s, size_t n, const char *indent)
+{
+	esc_text(out, s, n, indent);
+}
+
+void
+od_escape_line(FILE *out, const char *s)
+{
+	esc_text(out, s, strlen(s), NULL);
 }
 
 /*
@@ -141,8 +184,11 @@ od_escape_json(const char *s, size_t n)
 /*
  * Writes JSON text made by jansson, which escapes in strings only what RFC
  * 8259 requires (the quote, the backslash, controls below 0x20): DEL, the
- * C1 controls (a terminal may take U+009B for CSI) and U+2028 and U+2029
- * (line ends to JavaScript) are escaped too, and jansson's \uXXXX escapes
+ * C1 controls (a terminal may take U+009B for CSI), U+2028 and U+2029
+ * (line ends to JavaScript) and the bidi and invisible format characters
+ * (od_escape_invisible: the value read back is the same, but a terminal
+ * showing the report can no longer hide or reorder its text) are escaped
+ * too, and jansson's \uXXXX escapes
  * are written in lower case.  Outside strings jansson writes only ASCII,
  * and a backslash only starts an escape, so the text can be read in one
  * pass.
@@ -175,8 +221,13 @@ od_escape_json_dump(FILE *out, const char *s, size_t n)
 			continue;
 		}
 		if (cp == 0x7f || (cp >= 0x80 && cp < 0xa0) || cp == 0x2028 ||
-		    cp == 0x2029)
+		    cp == 0x2029 || (od_escape_invisible(cp) && cp <= 0xffff))
 			fprintf(out, "\\u%04x", cp);
+		else if (od_escape_invisible(cp))
+			/* A tag character, as its UTF-16 surrogate pair. */
+			fprintf(out, "\\u%04x\\u%04x",
+			    0xd800 + ((cp - 0x10000) >> 10),
+			    0xdc00 + ((cp - 0x10000) & 0x3ff));
 		else
 			fwrite(p + i, 1, len, out);
 		i += len;

@@ -68,6 +68,10 @@ typedef struct {
 struct rl_set {
 	rl_rule *rules;
 	int n, cap;
+	/* An index of rules by id (rules_load.c): nslots slots, a power of
+	 * two, each 0 (empty) or a rule's index + 1. */
+	int *slots;
+	size_t nslots;
 };
 
 /* Sets ev's fingerprint from its kind, its top cause, its exception and
@@ -80,7 +84,9 @@ void rl_free(rl_set *s);
 /*
  * Loads a rule file, or every *.yaml and *.yml file of a directory in
  * name order (a directory of more than 256 is an error, and none of them
- * is loaded).  A rule whose id is already loaded replaces the old one.
+ * is loaded).  A rule file must be a regular file holding one YAML
+ * document: a FIFO, a socket, a device or a directory named *.yaml is an
+ * error, found without blocking on it, and so is a second document.  A rule whose id is already loaded replaces the old one.
  * Every error found is added to errs; a file with errors adds no rule.
  * Returns false when there was an error.
  */

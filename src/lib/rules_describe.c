@@ -1,6 +1,9 @@
 /*
  * rules_describe.c: the loaded rules as `oomdoc rules list` and `rules
- * show` print them.
+ * show` print them.  Everything a rule file gave (its name, the rule's
+ * title, condition, score and explanation) is written through
+ * od_escape_line, as the text report writes log text: a rule file is
+ * input, and its text must not drive the terminal.
  */
 #include <stdio.h>
 #include <string.h>
@@ -39,23 +42,33 @@ rl_describe(const rl_set *s, int i, FILE *out, bool full)
 			snprintf(score, sizeof score, "expr");
 		else
 			snprintf(score, sizeof score, "%.2f", r->score);
-		fprintf(out, "%-24s %-4s  %s  (%s:%d)\n", r->id, score,
-		    r->title, r->file, r->line);
+		fprintf(out, "%-24s %-4s  ", r->id, score);
+		od_escape_line(out, r->title);
+		fputs("  (", out);
+		od_escape_line(out, r->file);
+		fprintf(out, ":%d)\n", r->line);
 		return;
 	}
-	fprintf(out, "id:           %s\ntitle:        %s\nfrom:         "
-	    "%s:%d\nkinds:        ", r->id, r->title, r->file, r->line);
+	fprintf(out, "id:           %s\ntitle:        ", r->id);
+	od_escape_line(out, r->title);
+	fputs("\nfrom:         ", out);
+	od_escape_line(out, r->file);
+	fprintf(out, ":%d\nkinds:        ", r->line);
 	if (r->kinds == 0)
 		fputs("every kind", out);
 	for (k = 0; k < OD_KIND_COUNT; k++)
 		if (r->kinds & (UINT32_C(1) << k))
 			fprintf(out, "%s ", od_kind_name((od_kind)k));
-	fprintf(out, "\nwhen:         %s\nscore:        ", r->when_src);
+	fputs("\nwhen:         ", out);
+	od_escape_line(out, r->when_src);
+	fputs("\nscore:        ", out);
 	if (r->score_src != NULL)
-		fputs(r->score_src, out);
+		od_escape_line(out, r->score_src);
 	else
 		fprintf(out, "%.2f", r->score);
-	fprintf(out, "\nexplain:      %s\n", r->explain_src);
+	fputs("\nexplain:      ", out);
+	od_escape_line(out, r->explain_src);
+	fputc('\n', out);
 	for (k = 0; k < r->nfixes; k++)
 		fprintf(out, "fix:          %s\n", r->fixes[k].id);
 	if (r->probe != NULL)

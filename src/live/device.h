@@ -25,6 +25,54 @@
 #define DV_BAD_MAX 8            /* mismatching addresses kept */
 #define DV_SOURCES_MAX 4        /* allocation sources CUPTI names */
 
+/*
+ * Saturating arithmetic on byte counts and counters.  The figures of live
+ * mode come from outside (a log, a JSON report, --fake-device) and may be
+ * anything up to INT64_MAX, where a plain sum is undefined behaviour; a
+ * saturated one is only an impossible size, which an allocation refuses.
+ */
+static inline int64_t
+dv_sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+static inline int64_t
+dv_sat_sub(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_sub_overflow(a, b, &r))
+		return b < 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+static inline int64_t
+dv_sat_mul(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_mul_overflow(a, b, &r))
+		return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
+/* v rounded up to a multiple of unit (> 0), or INT64_MAX rounded down
+ * when that is above it. */
+static inline int64_t
+dv_round_up(int64_t v, int64_t unit)
+{
+	int64_t q = v / unit + (v % unit > 0), r;
+
+	if (__builtin_mul_overflow(q, unit, &r))
+		return INT64_MAX / unit * unit;
+	return r;
+}
+
 /* What a device call came to. */
 typedef enum {
 	DV_OK,

@@ -56,7 +56,7 @@ fk_round(int64_t v, int64_t page)
 {
 	if (page <= 1)
 		return v;
-	return (v + page - 1) / page * page;
+	return dv_round_up(v, page);
 }
 
 /* Takes len bytes, first fit.  Returns the start, or -1. */
@@ -416,13 +416,22 @@ fk_seconds(const fk_dev *f, double bytes_moved)
 	return bytes_moved / (peak * f->spec.bandwidth);
 }
 
+static dv_status
+fk_hung(double time_limit, od_error *err)
+{
+	od_error_set(err, NULL, 0, 0, "the kernel did not finish within the "
+	    "time limit of %g s (fake device)", time_limit);
+	return DV_TIMEOUT;
+}
+
 /*
  * Waits delay_ms for real (a slow kernel), in steps, so that a signal
  * stops it between them as it would stop the CUDA backend between
- * launches.  DV_STOPPED when one did.
+ * launches.  DV_STOPPED when one did; DV_TIMEOUT, as the CUDA backend's
+ * watchdog gives, when the delay runs past the time limit.
  */
 static dv_status
-fk_delay(const fk_dev *f)
+fk_delay(const fk_dev *f, double time_limit, od_error *err)
 {
 	struct timespec step = { 0, 10 * 1000 * 1000 };
 	int64_t ms;
@@ -430,17 +439,11 @@ fk_delay(const fk_dev *f)
 	for (ms = 0; ms < f->spec.delay_ms; ms += 10) {
 		if (dv_stopped())
 			return DV_STOPPED;
+		if ((double)ms >= time_limit * 1000.0)
+			return fk_hung(time_limit, err);
 		nanosleep(&step, NULL);
 	}
 	return dv_stopped() ? DV_STOPPED : DV_OK;
-}
-
-static dv_status
-fk_hung(double time_limit, od_error *err)
-{
-	od_error_set(err, NULL, 0, 0, "the kernel did not finish within the "
-	    "time limit of %g s (fake device)", time_limit);
-	return DV_TIMEOUT;
 }
 
 static dv_status
@@ -452,7 +455,7 @@ fk_fill(void *st, void *h, int64_t bytes, double time_limit, od_error *err)
 	(void)bytes;
 	if (f->spec.hang)
 		return fk_hung(time_limit, err);
-	return fk_delay(f);
+	return fk_delay(f, time_limit, err);
 }
 
 static dv_status
@@ -472,8 +475,12 @@ fk_pattern(void *st, void *h, int64_t bytes, double time_limit,
 		return fk_hung(time_limit, err);
 	}
 	for (out->passes = 0; out->passes < passes; out->passes++) {
-		if (fk_delay(f) != DV_OK)
-			return DV_STOPPED;
+		dv_status ds = fk_delay(f, time_limit, err);
+
+		if (ds != DV_OK) {
+			out->cut = true;
+			return ds;
+		}
 		if (out->passes > 0 && out->seconds + per_pass > time_limit) {
 			out->cut = true;
 			break;
@@ -484,7 +491,7 @@ fk_pattern(void *st, void *h, int64_t bytes, double time_limit,
 	out->errors = f->spec.pattern_errors;
 	for (i = 0; i < out->errors && i < DV_BAD_MAX; i++)
 		out->bad[out->nbad++] = b->address + (uint64_t)((bytes /
-		    (out->errors + 1)) * (i + 1) / 8 * 8);
+		    dv_sat_add(out->errors, 1)) * (i + 1) / 8 * 8);
 	return DV_OK;
 }
 
@@ -517,7 +524,7 @@ fk_bandwidth(void *st, void *a, void *b, void *c, int64_t bytes,
 		out->triad_bps = peak;
 	/* Five trials of copy (2 x bytes moved) and triad (3 x bytes). */
 	out->seconds = fk_seconds(f, 25.0 * (double)bytes);
-	return fk_delay(f);
+	return fk_delay(f, time_limit, err);
 }
 
 static dv_status

@@ -301,7 +301,7 @@ pb_others(pb_session *s)
 		return -1;
 	for (i = 0; i < n; i++)
 		if (!v[i].self && v[i].bytes > 0)
-			sum += v[i].bytes;
+			sum = dv_sat_add(sum, v[i].bytes);
 	return sum;
 }
 
@@ -521,7 +521,7 @@ pb_fragmentation(pb_session *s, pb_result *r, const od_event *ev)
 		pb_note(r, "the request is too small to replay", NULL);
 		return;
 	}
-	k = (u + h - 1) / h;
+	k = u / h + (u % h != 0);
 	if (k > PB_HOLES_MAX) {
 		k = PB_HOLES_MAX;
 		r->scaled = true;
@@ -531,7 +531,9 @@ pb_fragmentation(pb_session *s, pb_result *r, const od_event *ev)
 	/* Leave the free memory the message reported, or half the request. */
 	f_end = f >= 0 && f < q ? f : q / 2;
 	take = r->free_now - f_end;
-	need = take - k * h + q > take ? take - k * h + q : take;
+	need = dv_sat_add(dv_sat_sub(take, dv_sat_mul(k, h)), q);
+	if (need < take)
+		need = take;
 	room = pb_room(s);
 	r->cap = dv_cap(s->d);
 	if (take <= 0 || need > room) {
@@ -545,11 +547,11 @@ pb_fragmentation(pb_session *s, pb_result *r, const od_event *ev)
 		    "free, which is above the cap of %s: rerun with "
 		    "--max-memory %lldMiB (or 100%%) on a GPU nobody else "
 		    "uses", sn, sf, sc,
-		    (long long)((need + PB_MIB - 1) / PB_MIB));
+		    (long long)(dv_round_up(need, PB_MIB) / PB_MIB));
 		return;
 	}
-	if (k * (h + sep) > take) {
-		k = take / (h + sep);
+	if (dv_sat_mul(k, dv_sat_add(h, sep)) > take) {
+		k = take / dv_sat_add(h, sep);
 		r->scaled = true;
 		if (k == 0) {
 			pb_note(r, "no room for one hole beside the free memory "
@@ -564,8 +566,9 @@ pb_fragmentation(pb_session *s, pb_result *r, const od_event *ev)
 	}
 	for (i = 0; i < k; i++) {
 		/* The last hole takes what is left of the log's figure. */
-		int64_t size = i == k - 1 && !r->scaled && u - (k - 1) * h > 0 ?
-		    (u - (k - 1) * h + PB_PAGE - 1) / PB_PAGE * PB_PAGE : h;
+		int64_t rest = dv_sat_sub(u, dv_sat_mul(k - 1, h));
+		int64_t size = i == k - 1 && !r->scaled && rest > 0 ?
+		    dv_round_up(rest, PB_PAGE) : h;
 
 		if (size > h)
 			size = h;
@@ -599,7 +602,7 @@ pb_fragmentation(pb_session *s, pb_result *r, const od_event *ev)
 		goto out;
 	fill = after - f_end;
 	if (fill > 0) {
-		fill = (fill + PB_PAGE - 1) / PB_PAGE * PB_PAGE;
+		fill = dv_round_up(fill, PB_PAGE);
 		if (fill > pb_room(s))
 			fill = pb_room(s) / PB_PAGE * PB_PAGE;
 		st = pb_take(s, fill, &got, &err);
@@ -630,7 +633,7 @@ pb_fragmentation(pb_session *s, pb_result *r, const od_event *ev)
 	if (chunk < gran)
 		chunk = gran;
 	if (q / chunk > 4096)
-		chunk = (q / 4096 + gran - 1) / gran * gran;
+		chunk = dv_round_up(q / 4096, gran);
 	st = dv_vmm_try(s->d, q, chunk, &r->vmm_chunks, &err);
 	r->vmm_st = st;
 	if (st != DV_OK && st != DV_OOM && st != DV_CAP &&
@@ -680,7 +683,7 @@ pb_processes(pb_session *s, pb_result *r)
 			continue;
 		r->procs[r->nprocs++] = v[i];
 		if (v[i].bytes > 0)
-			others += v[i].bytes;
+			others = dv_sat_add(others, v[i].bytes);
 		if (used < sizeof list - 1)
 			used += (size_t)snprintf(list + used, sizeof list - used,
 			    "%s%lld", used ? " " : "", (long long)v[i].pid);
@@ -715,8 +718,8 @@ pb_health(pb_session *s, pb_result *r)
 	/* Bandwidth: three arrays well beyond the L2 cache. */
 	room = pb_room(s);
 	arr = 256 * PB_MIB;
-	if (info->l2_bytes > 0 && 8 * info->l2_bytes > arr)
-		arr = (8 * info->l2_bytes + PB_MIB - 1) / PB_MIB * PB_MIB;
+	if (info->l2_bytes > 0 && dv_sat_mul(8, info->l2_bytes) > arr)
+		arr = dv_round_up(dv_sat_mul(8, info->l2_bytes), PB_MIB);
 	if (arr > room / 4)
 		arr = room / 4 / PB_MIB * PB_MIB;
 	if (arr >= 16 * PB_MIB) {
@@ -738,8 +741,8 @@ pb_health(pb_session *s, pb_result *r)
 	}
 	/* Pattern test over as much of the free memory as the cap allows. */
 	bytes = pb_room(s);
-	if (bytes > r->free_now - 64 * PB_MIB)
-		bytes = r->free_now - 64 * PB_MIB;
+	if (bytes > dv_sat_sub(r->free_now, 64 * PB_MIB))
+		bytes = dv_sat_sub(r->free_now, 64 * PB_MIB);
 	bytes = bytes / PB_PAGE * PB_PAGE;
 	st = DV_OOM;
 	while (bytes >= 256 * PB_MIB) {

@@ -69,13 +69,13 @@ pb_judge_context(const od_event *ev, const pb_result *r, pb_verdict *v)
 		    "compare it with.", sz(ctx).s);
 		return;
 	}
-	extra = n - ctx;
+	extra = dv_sat_sub(n, ctx);
 	if (extra >= 256 * PB_MIB && extra >= n / 4) {
 		pb_say(v, PB_CONFIRMED, "The process held %s outside the "
 		    "allocator; a CUDA context costs %s here, so %s came "
 		    "from libraries' workspaces, NCCL buffers or another "
 		    "framework.", sz(n).s, sz(ctx).s, sz(extra).s);
-	} else if (n <= ctx + ctx / 4 + 128 * PB_MIB) {
+	} else if (n <= dv_sat_add(dv_sat_add(ctx, ctx / 4), 128 * PB_MIB)) {
 		pb_say(v, PB_REFUTED, "The %s outside the allocator is about "
 		    "what a bare CUDA context costs here (%s): nothing beyond "
 		    "the context needs to go.", sz(n).s, sz(ctx).s);
