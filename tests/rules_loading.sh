@@ -87,10 +87,12 @@ done
 printf 'id: e1\ntitle: t\nwhen: requested > 0\nscore: 0.5\nexplain: x\nfixes:\n  - {id: f, text: t, env: {_My_VAR2: v}}\n' >"$tmp/env.yaml"
 "$oomdoc" rules check "$tmp/env.yaml" >/dev/null 2>&1 && ok || ko "env: name _My_VAR2 was refused"
 
-# Loading is linear in the rules: three directories of 256 files of 64
-# rules each (49,152 rules) took 14 s when each rule was looked up by a scan
-# of those already loaded; with the index it takes well under a second.
-# The last directory's rules replace the first's by id.
+# Many rules load whole and replace each other by id: three directories
+# of 256 files of 64 rules each (49,152 rules), the last directory's rules
+# replacing the first's.  The timeout only guards against a hang; how the
+# loading time grows with the number of rules is measured by
+# bench/rules.sh, not here (14 s for these before the index by id, under a
+# second after).
 python3 - "$tmp/many" <<'PY'
 import os, sys
 for d in range(3):
@@ -102,13 +104,11 @@ for d in range(3):
                 i = d % 2
                 o.write(f"  - {{id: r{i}_{f}_{r}, title: t{d}, when: requested > 0, score: 0.5, explain: x}}\n")
 PY
-start=$(date +%s%N)
-out=$(timeout 20 "$oomdoc" rules list --no-default-rules --rules "$tmp/many/d0" \
+out=$(timeout 120 "$oomdoc" rules list --no-default-rules --rules "$tmp/many/d0" \
 	--rules "$tmp/many/d1" --rules "$tmp/many/d2" 2>&1)
-ms=$((($(date +%s%N) - start) / 1000000))
 [ "$(printf '%s\n' "$out" | wc -l)" -eq 32768 ] &&
-	[ "$(printf '%s\n' "$out" | grep -c ' t2  ')" -eq 16384 ] && [ $ms -lt 4000 ] &&
-	ok || ko "49,152 rules ($ms ms; $(printf '%s\n' "$out" | head -1))"
+	[ "$(printf '%s\n' "$out" | grep -c ' t2  ')" -eq 16384 ] &&
+	ok || ko "49,152 rules ($(printf '%s\n' "$out" | head -1))"
 
 # Eleven rules fire, and the event keeps the eight best (OD_CAUSES_MAX),
 # not the first eight loaded: scores 0.10 (loaded first) to 1.00, and one
