@@ -302,10 +302,12 @@ od_reading_name(int what)
 }
 
 bool
-cx_series_take(od_logctx *st)
+cx_series_take(od_logctx *st, int what)
 {
 	uint32_t stride = st->stride > 1 ? st->stride : 1;
 
+	if (what == CX_SMI_ROW && st->smi_used_col < 0)
+		return false;
 	return st->seen++ % stride == 0;
 }
 

@@ -40,11 +40,13 @@ const cx_anchor *cx_anchors(void);
 void cx_reset(od_logctx *state);
 
 /*
- * Counts one more line of a series kind (a memory reading) and says
+ * Counts one more line of a series kind what (a memory reading) and says
  * whether to read it: every one until the series fills, then one in the
- * series' stride, which doubles each time the series is thinned.
+ * series' stride, which doubles each time the series is thinned.  A line
+ * that cannot be a reading (an nvidia-smi row before its header) is not
+ * counted, nor read.
  */
-bool cx_series_take(od_logctx *state);
+bool cx_series_take(od_logctx *state, int what);
 
 /*
  * The series of readings the rules and the reports use: the kept readings

@@ -330,9 +330,11 @@ sc_context(sc_state *st, size_t hit, int id, size_t lo, bool force)
 		return;
 	/* A memory reading past the series' stride: skipped, but read if
 	 * an event follows it (sc_context_catch_up). */
-	if (a->series && !force && !cx_series_take(&st->ctx)) {
-		while (e < st->len && e - hit < 512 && st->buf[e] != '\n')
-			e++;
+	if (a->series && !force && !cx_series_take(&st->ctx, what)) {
+		const char *nl = memchr(st->buf + hit, '\n',
+		    st->len - hit < 512 ? st->len - hit : 512);
+
+		e = nl != NULL ? (size_t)(nl - st->buf) : hit;
 		st->ctx_done[what] = st->base + e;
 		st->ctx_skipped[what] = abs;
 		st->ctx_skipped_id[what] = id + 1;

@@ -18,6 +18,7 @@
 
 #include "context.h"
 #include "core.h"
+#include "report.h"
 
 #define MIB (INT64_C(1) << 20)
 #define GIB (INT64_C(1) << 30)
@@ -271,6 +272,37 @@ test_series(void **state)
 	od_events_free(set);
 }
 
+/* The sparkline: eight heights from the least to the largest reading, in
+ * block characters or ASCII; a flat series at mid height. */
+static void
+test_sparkline(void **state)
+{
+	od_logctx c;
+	char buf[OD_READINGS_MAX * 3 + 1];
+	int i;
+
+	(void)state;
+	cx_reset(&c);
+	assert_int_equal(rp_sparkline(&c, -1, true, buf, sizeof buf), 0);
+	assert_string_equal(buf, "");
+	for (i = 0; i < 3; i++)
+		c.readings[c.nkept++] = (od_reading){ .step = i, .line = 1,
+		    .bytes = (10 + 10 * i) * GIB, .rank = -1,
+		    .what = OD_READING_ALLOCATED };
+	assert_int_equal(rp_sparkline(&c, -1, true, buf, sizeof buf), 3);
+	assert_string_equal(buf, "\u2581\u2584\u2588");
+	assert_int_equal(rp_sparkline(&c, -1, false, buf, sizeof buf), 3);
+	assert_string_equal(buf, "_:#");
+	/* Another figure is another series. */
+	c.readings[c.nkept++] = (od_reading){ .step = 3, .line = 2,
+	    .bytes = GIB, .rank = -1, .what = OD_READING_RESERVED };
+	assert_int_equal(rp_sparkline(&c, -1, false, buf, sizeof buf), 1);
+	assert_string_equal(buf, ":");
+	/* A buffer too small for every cell holds what fits. */
+	c.nkept = 3;
+	assert_int_equal(rp_sparkline(&c, -1, true, buf, 7), 2);
+}
+
 /* Readings alone are no failure. */
 static void
 test_no_event(void **state)
@@ -297,6 +329,7 @@ main(void)
 		cmocka_unit_test(test_tables),
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_series),
+		cmocka_unit_test(test_sparkline),
 		cmocka_unit_test(test_no_event),
 	};
 
