@@ -113,9 +113,18 @@ rp_text_readings(FILE *out, const od_report_opts *o, const od_event *ev)
 			od_size_format((int64_t)(s.per_step < 0 ? -s.per_step :
 			    s.per_step), b, sizeof b);
 			fprintf(out, "    over time  %s at step %lld to %s at "
-			    "step %lld: %s%s per step; median %s\n", lo,
-			    (long long)s.first_step, hi, (long long)s.last_step,
-			    s.per_step < 0 ? "-" : "+", b, a);
+			    "step %lld: ", lo, (long long)s.first_step, hi,
+			    (long long)s.last_step);
+			if (s.per_step > -1 && s.per_step < 1)
+				fputs("no change per step", out);
+			else
+				fprintf(out, "%s%s per step", s.per_step < 0 ?
+				    "-" : "+", b);
+			fprintf(out, "; median %s", a);
+			if (ev->step >= 0)
+				fprintf(out, "; failed at step %lld",
+				    (long long)ev->step);
+			fputc('\n', out);
 		} else if (s.n >= 2) {
 			od_size_format(s.first, lo, sizeof lo);
 			od_size_format(s.last, hi, sizeof hi);
