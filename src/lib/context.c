@@ -87,10 +87,11 @@ static const char *const cx_patterns[CX_COUNT] = {
 	[CX_MEM_TITAN] = "memory:\\s*(\\d{1,6}(?:\\.\\d{1,6})?)GiB\\("
 	    "(\\d{1,3}(?:\\.\\d{1,4})?)%\\)",
 	/* mmengine's LogProcessor.get_log_after_iter
-	 * (mmengine/runner/log_processor.py): "memory: 4250  " after the
-	 * times, get_max_cuda_memory()'s max_memory_allocated in MiB, whose
-	 * peak it then resets. */
-	[CX_MEM_MM] = "(?:^|\\s)memory: (\\d{1,9})(?=\\s\\s|\\s*$)",
+	 * (mmengine/runner/log_processor.py): "Epoch(train) [1][ 50/1000]
+	 * ...  memory: 4250  " after the times, get_max_cuda_memory()'s
+	 * max_memory_allocated in MiB, whose peak it then resets. */
+	[CX_MEM_MM] = "(?:Epoch|Iter)\\((?:train|val|test)\\).{0,400}?\\smemory: "
+	    "(\\d{1,9})(?=\\s\\s|\\s*$)",
 	/* Hugging Face's TrainerMemoryTracker metrics as log_metrics prints
 	 * them (transformers/trainer_pt_utils.py, metrics_format: v >> 20
 	 * as "MB"): "train_mem_gpu_peaked_delta = 1234MB". */

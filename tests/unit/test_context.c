@@ -97,6 +97,8 @@ static const struct {
 	  "lr: 1.0000e-02  eta: 0:10:00  time: 0.2000  data_time: 0.0100  "
 	  "memory: 4250  loss: 0.5000", OD_READING_MAX_ALLOCATED, 4250 * MIB,
 	  50, -1 },
+	/* A Kubernetes limit in a dump is no mmengine line. */
+	{ "  memory: 16  cpu: 4", -1, 0, -1, -1 },
 	/* Hugging Face Trainer's log_metrics. */
 	{ "  train_mem_gpu_peaked_delta =     1234MB",
 	  OD_READING_PEAK_DELTA, 1234 * MIB, -1, -1 },
@@ -129,8 +131,12 @@ test_formats(void **state)
 		set = scan(text);
 		assert_int_equal(od_events_count(set), 1);
 		c = &od_events_get(set, 0)->ctx;
-		if (c->nkept != 1)
+		if (c->nkept != (formats[i].what >= 0))
 			fail_msg("format %zu: %d readings", i, c->nkept);
+		if (formats[i].what < 0) {
+			od_events_free(set);
+			continue;
+		}
 		if (c->readings[0].what != formats[i].what ||
 		    c->readings[0].bytes != formats[i].bytes ||
 		    c->readings[0].step != formats[i].step ||
