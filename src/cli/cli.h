@@ -122,6 +122,7 @@ bool cli_color_parse(const char *arg, cli_color *out);
 /* Whether the text report is coloured: always, or auto and standard
  * output is a terminal; never while NO_COLOR is set and not empty. */
 bool cli_color_wanted(cli_color when);
+bool cli_utf8_wanted(void);
 
 /* --- cmd_diagnose.c: the options that diagnose and rules share -------- */
 

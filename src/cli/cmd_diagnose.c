@@ -162,6 +162,7 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 		}
 	}
 	cfg->report.color = cli_color_wanted(cfg->color);
+	cfg->report.utf8 = cli_utf8_wanted();
 	return -1;
 }
 

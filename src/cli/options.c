@@ -113,6 +113,29 @@ cli_color_wanted(cli_color when)
 	    isatty(STDOUT_FILENO));
 }
 
+/*
+ * Whether the terminal takes UTF-8, for the sparkline of the memory
+ * readings: standard output is a terminal and the locale's first set
+ * variable of LC_ALL, LC_CTYPE and LANG names UTF-8.  OOMDOC_ASCII=1 turns
+ * it off (the tests' flag); output to a file or a pipe is ASCII.
+ */
+bool
+cli_utf8_wanted(void)
+{
+	static const char *const vars[] = { "LC_ALL", "LC_CTYPE", "LANG" };
+	const char *a = getenv("OOMDOC_ASCII"), *v = NULL;
+	size_t i;
+
+	if ((a != NULL && strcmp(a, "1") == 0) || !isatty(STDOUT_FILENO))
+		return false;
+	for (i = 0; i < sizeof vars / sizeof vars[0] && v == NULL; i++)
+		if ((v = getenv(vars[i])) != NULL && v[0] == '\0')
+			v = NULL;
+	return v != NULL && (strstr(v, "UTF-8") != NULL ||
+	    strstr(v, "utf-8") != NULL || strstr(v, "UTF8") != NULL ||
+	    strstr(v, "utf8") != NULL);
+}
+
 /* Whether to compile the patterns to machine code (PCRE2's JIT).  Only to
  * run under valgrind, which cannot see into JIT code, does OOMDOC_NO_JIT=1
  * turn it off: matching is the same, only slower. */

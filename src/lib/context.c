@@ -21,8 +21,12 @@
 enum {
 	CX_ALLOC, CX_XLA, CX_TF, CX_BATCH, CX_ACCUM, CX_SEQ, CX_PREC, CX_CKPT,
 	CX_MEM, CX_XID, CX_MEMCG,
-	/* Patterns read from the text before an event. */
-	CX_FRAME, CX_STEP,
+	/* The memory readings of trainers and tools (see cx_patterns). */
+	CX_MEM_DS, CX_MEM_MEGATRON, CX_MEM_TITAN, CX_MEM_MM, CX_MEM_HF,
+	CX_MEM_ACCEL, CX_SMI_HEAD, CX_SMI_ROW, CX_SUMMARY, CX_VLLM,
+	/* Patterns read from the text before an event, or inside a line
+	 * that another pattern matched. */
+	CX_FRAME, CX_STEP, CX_RSTEP, CX_RRANK,
 	CX_COUNT
 };
 
@@ -48,55 +52,156 @@ static const char *const cx_patterns[CX_COUNT] = {
 	    "(bf16|16|32)(?:-mixed|-true)?\\b",
 	[CX_CKPT] = "(?:gradient|activation)_checkpointing" KV
 	    "(True|true|1|False|false|0)\\b",
-	[CX_MEM] = "(?:max_memory_allocated|memory_allocated|max_memory_reserved"
-	    "|memory_reserved|gpu_mem|mem_gb|gpu_mem_gb|max_mem)" KV
-	    "([\\d.]+)\\s*(GiB|GB|MiB|MB)?",
+	/*
+	 * A figure under its name, as users print them and as trainers log
+	 * them: "torch.cuda.memory_allocated 40.00 GiB", "max_memory_reserved:
+	 * 30.2GB", "max_memory_allocated(GB): 72.5" (a unit in the key), the
+	 * keys of torch.cuda.memory_stats() that Lightning's DeviceStatsMonitor
+	 * logs ("allocated_bytes.all.current": bytes;
+	 * lightning/pytorch/callbacks/device_stats_monitor.py, through
+	 * CUDAAccelerator.get_device_stats), detectron2's "max_mem: 4250M"
+	 * (detectron2/utils/events.py, CommonMetricPrinter.write:
+	 * max_memory_allocated / 1024 / 1024 as "{:.0f}M"), and the columns
+	 * of other trainers (gpu_mem, mem_gb).  A number with no unit is bytes.
+	 */
+	[CX_MEM] = "(?<![A-Za-z])(max_memory_allocated|memory_allocated|"
+	    "max_memory_reserved|memory_reserved|gpu_mem_gb|gpu_mem|mem_gb|"
+	    "max_mem|(?:allocated|reserved)_bytes\\.all\\.(?:current|peak))"
+	    "(?:\\(\\))?(?:\\s*\\((GiB|GB|MiB|MB)\\))?[\"']?\\]?\\s*[=:]?\\s*[\"']?"
+	    "(\\d{1,12}(?:\\.\\d{1,6})?)\\s*(GiB|GB|MiB|MB|G|M|B)?(?![A-Za-z])",
 	[CX_XID] = "NVRM: Xid \\([^)\\n]*\\): (\\d{1,4})|(uncorrectable ECC error|"
 	    "Uncorrectable ECC error|ECC page retirement)",
 	[CX_MEMCG] = "memory: usage (\\d{1,15})kB, limit (\\d{1,15})kB",
+	/* DeepSpeed's see_memory_usage (deepspeed/runtime/utils.py): "MA
+	 * 36.72 GB  Max_MA 38.1 GB  CA 39.44 GB  Max_CA 39 GB", where GB is
+	 * a division by 1024 ** 3; MA is memory_allocated(). */
+	[CX_MEM_DS] = "\\bMA (\\d{1,9}(?:\\.\\d{1,6})?) (GB|MB|KB|B)\\s+Max_MA ",
+	/* Megatron-LM's report_memory (megatron/training/utils.py): "[Rank
+	 * 0] (after 10 iterations) memory (MB) | allocated: 24761.03 | max
+	 * allocated: ...", MB being 1024 * 1024 bytes. */
+	[CX_MEM_MEGATRON] = "(?:\\[Rank (\\d{1,6})\\] )?\\(after (\\d{1,9}) "
+	    "iterations\\) memory \\(MB\\) \\| allocated: (\\d{1,9}(?:\\.\\d{1,12})?)",
+	/* torchtitan's step line (torchtitan/components/metrics.py,
+	 * MetricsProcessor.log): "step: 10  loss: 7.1  memory: 31.18GiB
+	 * (39.41%)", the peak reserved since the last log. */
+	[CX_MEM_TITAN] = "memory:\\s*(\\d{1,6}(?:\\.\\d{1,6})?)GiB\\("
+	    "(\\d{1,3}(?:\\.\\d{1,4})?)%\\)",
+	/* mmengine's LogProcessor.get_log_after_iter
+	 * (mmengine/runner/log_processor.py): "Epoch(train) [1][ 50/1000]
+	 * ...  memory: 4250  " after the times, get_max_cuda_memory()'s
+	 * max_memory_allocated in MiB, whose peak it then resets. */
+	[CX_MEM_MM] = "(?:Epoch|Iter)\\((?:train|val|test)\\).{0,400}?\\smemory: "
+	    "(\\d{1,9})(?=\\s\\s|\\s*$)",
+	/* Hugging Face's TrainerMemoryTracker metrics as log_metrics prints
+	 * them (transformers/trainer_pt_utils.py, metrics_format: v >> 20
+	 * as "MB"): "train_mem_gpu_peaked_delta = 1234MB". */
+	[CX_MEM_HF] = "\\b[a-z]+_mem_gpu_(alloc|peaked)_delta\\s*=\\s*(\\d{1,9})MB",
+	/* accelerate's peak-memory examples (examples/by_feature/
+	 * fsdp_with_peak_mem_tracking.py, TorchTracemalloc: b2mb of
+	 * max_memory_allocated): "GPU Total Peak Memory consumed during the
+	 * train (max): 4250". */
+	[CX_MEM_ACCEL] = "GPU Total Peak Memory consumed during the train "
+	    "\\(max\\): (\\d{1,9})",
+	/* nvidia-smi --query-gpu=...,memory.used --format=csv: the header
+	 * names the columns, the rows give "40536 MiB" in the same place
+	 * (nvidia-smi(1), --help-query-gpu). */
+	[CX_SMI_HEAD] = "memory\\.used \\[MiB\\]",
+	[CX_SMI_ROW] = "(\\d{1,9}) MiB, ",
+	/* torch.cuda.memory_summary() (torch/cuda/memory.py): its header
+	 * line and the rows that tell fragmentation and the allocated bytes;
+	 * the numbers are floor-divided in the unit printed. */
+	[CX_SUMMARY] = "CUDA OOMs: (\\d{1,12})\\s*\\|\\s*cudaMalloc retries: "
+	    "(\\d{1,12})|\\| Non-releasable memory \\|\\s*(\\d{1,9}) "
+	    "(B|KiB|MiB|GiB|TiB|KB|MB)\\s|\\| Allocated memory\\s+\\|\\s*"
+	    "(\\d{1,9}) (B|KiB|MiB|GiB|TiB|KB|MB)\\s",
+	/* vLLM's start-up profile: "Model loading took 14.99 GiB and ..."
+	 * (vllm/v1/worker/gpu_model_runner.py, load_model), V0's "Loading
+	 * model weights took 7.1183 GB" (vllm/worker/model_runner.py, GiB
+	 * by its division), "Available KV cache memory: 52.27 GiB"
+	 * (vllm/v1/worker/gpu_worker.py, determine_available_memory), V0's
+	 * "the rest of the memory reserved for KV Cache is 52.27GiB"
+	 * (vllm/worker/worker.py), "GPU KV cache size: 123,456 tokens" and
+	 * "Maximum concurrency for 4,096 tokens per request: 30.14x"
+	 * (vllm/v1/core/kv_cache_utils.py, the KV cache report). */
+	[CX_VLLM] = "Model loading took (\\d{1,6}(?:\\.\\d{1,6})?) GiB|Loading model "
+	    "weights took (\\d{1,6}(?:\\.\\d{1,6})?) GB|Available KV cache memory: "
+	    "(\\d{1,6}(?:\\.\\d{1,6})?) GiB|reserved for KV Cache is "
+	    "(\\d{1,6}(?:\\.\\d{1,6})?) ?GiB|GPU KV cache size: (\\d{1,3}(?:,?\\d{3}){0,4}) "
+	    "tokens|Maximum concurrency for (\\d{1,3}(?:,?\\d{3}){0,4}) tokens per "
+	    "request: (\\d{1,9}(?:\\.\\d{1,4})?)x",
 	[CX_FRAME] = "File \"([^\"\\n]{1,300})\", line (\\d{1,9}), in "
 	    "([^\\s\\n]{1,100})",
 	[CX_STEP] = "\\|\\s*(\\d{1,9})/\\d{1,9} \\[|[\"']?(?:global_)?step"
 	    "[\"']?\\s*[:=]\\s*(\\d{1,9})|\\b[Ss]tep\\s+(\\d{1,9})\\b|"
 	    "\\b[Ii]ter(?:ation)?\\s*[:=]?\\s*(\\d{1,9})\\b",
+	/* The step a reading's own line gives: Megatron's "(after N
+	 * iterations)", detectron2's "iter: N", torchtitan's "step: N", a
+	 * JSON "step": N, mmengine's "[N/M]" (the last one), "step N". */
+	[CX_RSTEP] = "\\(after (\\d{1,9}) iterations\\)|\\biter(?:ation)?:?\\s+"
+	    "(\\d{1,9})\\b|[\"']?\\b(?:global_)?step[\"']?\\s*[:=]\\s*(\\d{1,9})\\b|"
+	    ".*\\[\\s*(\\d{1,9})/\\d{1,9}\\]|\\b[Ss]tep\\s+(\\d{1,9})\\b",
+	/* The rank a reading's line names: Megatron's "[Rank N]", torchrun's
+	 * "[rankN]:" prefix. */
+	[CX_RRANK] = "\\[Rank (\\d{1,6})\\]|\\[rank(\\d{1,6})\\]:",
 };
 
 /*
- * The anchors of settings lines.  Those marked true occur on every metric
- * line of some logs (a "gpu_mem_gb" column, a "seq_len" field): the
- * scanner reads such a line at most once in CX_SAMPLE_BYTES of input,
- * which keeps the first value, one within 64 KiB of the event, and the
- * trend of memory readings, at a cost that does not grow with their count.
+ * The anchors of settings lines.  Those marked sampled occur on every
+ * metric line of some logs (a "seq_len" field): the scanner reads such a
+ * line at most once in CX_SAMPLE_BYTES of input, which keeps the first
+ * value and one within 64 KiB of the event.  Those marked series are
+ * memory readings: the scanner reads every one until the series is full,
+ * then one in stride (cx_series_take), so that what it keeps, and what it
+ * costs, stay bounded whatever the log's size.
  */
 static const cx_anchor cx_anchor_list[] = {
-	{ "PYTORCH_CUDA_ALLOC_CONF", CX_ALLOC, false },
-	{ "PYTORCH_HIP_ALLOC_CONF", CX_ALLOC, false },
-	{ "PYTORCH_ALLOC_CONF", CX_ALLOC, false },
-	{ "XLA_PYTHON_CLIENT_", CX_XLA, false },
-	{ "TF_GPU_ALLOCATOR", CX_TF, false },
-	{ "TF_FORCE_GPU_ALLOW_GROWTH", CX_TF, false },
-	{ "batch_size", CX_BATCH, true },
-	{ "batch size", CX_BATCH, true },
-	{ "gradient_accumulation_steps", CX_ACCUM, true },
-	{ "seq_len", CX_SEQ, true },
-	{ "seq_length", CX_SEQ, true },
-	{ "max_length", CX_SEQ, true },
-	{ "block_size", CX_SEQ, true },
-	{ "max_model_len", CX_SEQ, true },
-	{ "bf16", CX_PREC, true },
-	{ "fp16", CX_PREC, true },
-	{ "mixed_precision", CX_PREC, true },
-	{ "torch_dtype", CX_PREC, true },
-	{ "_checkpointing", CX_CKPT, true },
-	{ "memory_allocated", CX_MEM, true },
-	{ "memory_reserved", CX_MEM, true },
-	{ "gpu_mem", CX_MEM, true },
-	{ "mem_gb", CX_MEM, true },
-	{ "NVRM: Xid", CX_XID, false },
-	{ "memory: usage", CX_MEMCG, false },
-	{ "ncorrectable ECC", CX_XID, false },
-	{ "ECC page retirement", CX_XID, false },
-	{ NULL, 0, false },
+	{ "PYTORCH_CUDA_ALLOC_CONF", CX_ALLOC, false, false },
+	{ "PYTORCH_HIP_ALLOC_CONF", CX_ALLOC, false, false },
+	{ "PYTORCH_ALLOC_CONF", CX_ALLOC, false, false },
+	{ "XLA_PYTHON_CLIENT_", CX_XLA, false, false },
+	{ "TF_GPU_ALLOCATOR", CX_TF, false, false },
+	{ "TF_FORCE_GPU_ALLOW_GROWTH", CX_TF, false, false },
+	{ "batch_size", CX_BATCH, true, false },
+	{ "batch size", CX_BATCH, true, false },
+	{ "gradient_accumulation_steps", CX_ACCUM, true, false },
+	{ "seq_len", CX_SEQ, true, false },
+	{ "seq_length", CX_SEQ, true, false },
+	{ "max_length", CX_SEQ, true, false },
+	{ "block_size", CX_SEQ, true, false },
+	{ "max_model_len", CX_SEQ, true, false },
+	{ "bf16", CX_PREC, true, false },
+	{ "fp16", CX_PREC, true, false },
+	{ "mixed_precision", CX_PREC, true, false },
+	{ "torch_dtype", CX_PREC, true, false },
+	{ "_checkpointing", CX_CKPT, true, false },
+	{ "memory_allocated", CX_MEM, false, true },
+	{ "memory_reserved", CX_MEM, false, true },
+	{ "gpu_mem", CX_MEM, false, true },
+	{ "mem_gb", CX_MEM, false, true },
+	{ "max_mem", CX_MEM, false, true },
+	{ "_bytes.all.", CX_MEM, false, true },
+	{ "Max_MA ", CX_MEM_DS, false, true },
+	{ "memory (MB) | allocated:", CX_MEM_MEGATRON, false, true },
+	{ "GiB(", CX_MEM_TITAN, false, true },
+	{ " memory: ", CX_MEM_MM, false, true },
+	{ "_mem_gpu_", CX_MEM_HF, false, true },
+	{ "GPU Total Peak Memory consumed", CX_MEM_ACCEL, false, true },
+	{ "memory.used [MiB]", CX_SMI_HEAD, false, false },
+	{ " MiB, ", CX_SMI_ROW, false, true },
+	{ "cudaMalloc retries:", CX_SUMMARY, false, false },
+	{ "| Non-releasable memory |", CX_SUMMARY, false, false },
+	{ "| Allocated memory ", CX_SUMMARY, false, false },
+	{ "Model loading took ", CX_VLLM, false, false },
+	{ "Loading model weights took ", CX_VLLM, false, false },
+	{ "Available KV cache memory: ", CX_VLLM, false, false },
+	{ "reserved for KV Cache is ", CX_VLLM, false, false },
+	{ "GPU KV cache size: ", CX_VLLM, false, false },
+	{ "Maximum concurrency for ", CX_VLLM, false, false },
+	{ "NVRM: Xid", CX_XID, false, false },
+	{ "memory: usage", CX_MEMCG, false, false },
+	{ "ncorrectable ECC", CX_XID, false, false },
+	{ "ECC page retirement", CX_XID, false, false },
+	{ NULL, 0, false, false },
 };
 
 struct cx_ctx {
@@ -155,6 +260,10 @@ cx_reset(od_logctx *st)
 	st->batch_size = st->accum_steps = st->seq_len = -1;
 	st->grad_ckpt = -1;
 	st->mem_first = st->mem_last = st->mem_max = -1;
+	st->smi_used_col = -1;
+	st->sum_ooms = st->sum_retries = st->sum_non_releasable = -1;
+	st->vllm_weights = st->vllm_kv_cache = st->vllm_kv_tokens = -1;
+	st->vllm_max_len = st->vllm_concurrency_x100 = -1;
 	st->xid = -1;
 	st->memcg_usage = st->memcg_limit = -1;
 }
@@ -174,6 +283,199 @@ cx_group(cx_ctx *c, const char *s, int g, size_t *n)
 	if (!rx_group(c->m, g, &start, n))
 		return NULL;
 	return s + start;
+}
+
+const char *
+od_reading_name(int what)
+{
+	static const char *const names[OD_READING_COUNT] = {
+		[OD_READING_ALLOCATED] = "allocated",
+		[OD_READING_MAX_ALLOCATED] = "max_allocated",
+		[OD_READING_RESERVED] = "reserved",
+		[OD_READING_MAX_RESERVED] = "max_reserved",
+		[OD_READING_DEVICE_USED] = "device_used",
+		[OD_READING_ALLOC_DELTA] = "alloc_delta",
+		[OD_READING_PEAK_DELTA] = "peak_delta",
+		[OD_READING_MEMORY] = "memory",
+	};
+
+	return what >= 0 && what < OD_READING_COUNT ? names[what] : NULL;
+}
+
+bool
+cx_series_take(od_logctx *st, int what)
+{
+	uint32_t stride = st->stride > 1 ? st->stride : 1;
+
+	if (what == CX_SMI_ROW && st->smi_used_col < 0)
+		return false;
+	return st->seen++ % stride == 0;
+}
+
+/*
+ * Thins a full series: keeps every other reading from the first, and the
+ * last and the largest whatever their place, so that about half the room
+ * is free again; the stride doubles, so that the readings read from then
+ * on are as far apart as those kept.
+ */
+static void
+cx_thin(od_logctx *st)
+{
+	int i, n = 0, top = 0;
+
+	for (i = 1; i < st->nkept; i++)
+		if (st->readings[i].bytes > st->readings[top].bytes)
+			top = i;
+	for (i = 0; i < st->nkept; i++)
+		if (i % 2 == 0 || i == top || i == st->nkept - 1)
+			st->readings[n++] = st->readings[i];
+	st->nkept = n;
+	st->stride = (st->stride > 1 ? st->stride : 1) * 2;
+}
+
+/* Adds one reading to the series and to the summary of all readings. */
+static void
+cx_reading(od_logctx *st, int what, int64_t bytes, int64_t step, int rank,
+    uint64_t lineno)
+{
+	od_reading *r;
+
+	if (bytes < 0)
+		return;
+	if (st->nreadings++ == 0)
+		st->mem_first = bytes;
+	st->mem_last = bytes;
+	if (bytes > st->mem_max)
+		st->mem_max = bytes;
+	if (st->nkept == OD_READINGS_MAX)
+		cx_thin(st);
+	r = &st->readings[st->nkept++];
+	r->what = what;
+	r->bytes = bytes;
+	r->step = step;
+	r->rank = rank;
+	r->line = lineno;
+}
+
+/* num[0..n) in a unit as printed ("GB" in a metric line is GiB nearly
+ * always: the frameworks divide by 1024 ** 3), or -1. */
+static int64_t
+cx_bytes(const char *num, size_t n, const char *unit, size_t ulen)
+{
+	static const struct {
+		const char *printed, *meant;
+	} units[] = {
+		{ "", "B" }, { "B", "B" }, { "KB", "KiB" }, { "KiB", "KiB" },
+		{ "M", "MiB" }, { "MB", "MiB" }, { "MiB", "MiB" }, { "G", "GiB" },
+		{ "GB", "GiB" }, { "GiB", "GiB" }, { "TiB", "TiB" },
+	};
+	size_t i;
+	int64_t v;
+
+	for (i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strlen(units[i].printed) == ulen &&
+		    memcmp(units[i].printed, unit, ulen) == 0)
+			return od_size_parse(num, n, units[i].meant,
+			    strlen(units[i].meant), &v) ? v : -1;
+	return -1;
+}
+
+/* Group g of the last match in a unit, or -1. */
+static int64_t
+cx_group_bytes(cx_ctx *c, const char *line, int g, const char *unit)
+{
+	size_t n;
+	const char *p = cx_group(c, line, g, &n);
+
+	return p != NULL ? cx_bytes(p, n, unit, strlen(unit)) : -1;
+}
+
+/* A number with thousands commas ("123,456"), or -1. */
+static int64_t
+cx_count(const char *p, size_t n)
+{
+	int64_t v = 0;
+	size_t i;
+
+	if (p == NULL || n == 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (p[i] == ',')
+			continue;
+		if (p[i] < '0' || p[i] > '9' || v > INT64_MAX / 10 - 10)
+			return -1;
+		v = v * 10 + (p[i] - '0');
+	}
+	return v;
+}
+
+/* The step and the rank the reading line line[0..len) gives, or -1. */
+static void
+cx_line_place(cx_ctx *c, const char *line, size_t len, int64_t *step,
+    int *rank)
+{
+	int k;
+
+	*step = -1;
+	*rank = -1;
+	if (cx_match(c, CX_RSTEP, line, len, 0))
+		for (k = 1; k <= 5 && *step < 0; k++)
+			*step = rx_int(c->m, line, k, -1);
+	if (cx_match(c, CX_RRANK, line, len, 0))
+		for (k = 1; k <= 2 && *rank < 0; k++)
+			*rank = (int)rx_int(c->m, line, k, -1);
+}
+
+/* The figure a key of CX_MEM names. */
+static int
+cx_key_what(const char *k, size_t n)
+{
+	bool peak = (n >= 4 && memcmp(k, "max_", 4) == 0) ||
+	    (n >= 4 && memcmp(k + n - 4, "peak", 4) == 0);
+
+	if (n >= 7 && memcmp(k, "max_mem", 7) == 0 && n == 7)
+		return OD_READING_MAX_ALLOCATED;        /* detectron2 */
+	if (memmem(k, n, "reserved", 8) != NULL)
+		return peak ? OD_READING_MAX_RESERVED : OD_READING_RESERVED;
+	if (memmem(k, n, "allocated", 9) != NULL)
+		return peak ? OD_READING_MAX_ALLOCATED : OD_READING_ALLOCATED;
+	return OD_READING_MEMORY;
+}
+
+/* nvidia-smi's CSV: the column of memory.used in a header, and the bytes
+ * of that column in a row ("40536 MiB"). */
+static void
+cx_smi(od_logctx *st, bool head, const char *line, size_t len,
+    uint64_t lineno)
+{
+	const char *p = line, *end = line + len, *q;
+	int col = 0;
+
+	if (head) {
+		q = memmem(line, len, "memory.used [MiB]", 17);
+		for (; p < q; p++)
+			col += *p == ',';
+		st->smi_used_col = col;
+		return;
+	}
+	if (st->smi_used_col < 0)
+		return;
+	while (col < st->smi_used_col && p < end) {
+		q = memchr(p, ',', (size_t)(end - p));
+		if (q == NULL)
+			return;
+		p = q + 1;
+		col++;
+	}
+	while (p < end && *p == ' ')
+		p++;
+	q = p;
+	while (q < end && *q >= '0' && *q <= '9')
+		q++;
+	if (q == p || end - q < 4 || memcmp(q, " MiB", 4) != 0)
+		return;
+	cx_reading(st, OD_READING_DEVICE_USED, cx_bytes(p, (size_t)(q - p),
+	    "MiB", 3), -1, -1, lineno);
 }
 
 /* Adds "NAME=value" to a list of settings, replacing NAME's old value. */
@@ -220,7 +522,8 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
 {
 	const char *g, *g2;
 	size_t n = 0, n2 = 0;
-	int64_t v;
+	int64_t v, step;
+	int rank;
 
 	if (what < 0 || what >= CX_FRAME || !cx_match(c, what, line, len, 0))
 		return;
@@ -277,25 +580,98 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
 			st->grad_ckpt = g[0] == 'T' || g[0] == 't' || g[0] == '1';
 		break;
 	case CX_MEM: {
-		char text[48];
+		const char *num, *unit;
+		size_t nn, nu = 0;
+		int key = cx_key_what(g, n);
 
-		if (g == NULL || g2 == NULL || n + n2 + 1 >= sizeof text)
-			return;
-		memcpy(text, g, n);
-		memcpy(text + n, g2, n2);
-		/* "GB" in a metric line is the binary unit nearly always:
-		 * the frameworks divide by 1024**3. */
-		if (n2 == 2) {
-			memcpy(text + n, g2[0] == 'G' ? "GiB" : "MiB", 3);
-			n2 = 3;
+		num = cx_group(c, line, 3, &nn);
+		/* The unit after the number, or the one in the key. */
+		if ((unit = cx_group(c, line, 4, &nu)) == NULL)
+			unit = cx_group(c, line, 2, &nu);
+		if (unit == NULL)
+			unit = "", nu = 0;
+		v = num != NULL ? cx_bytes(num, nn, unit, nu) : -1;
+		cx_line_place(c, line, len, &step, &rank);
+		cx_reading(st, key, v, step, rank, lineno);
+		break;
+	}
+	case CX_MEM_DS:
+		/* see_memory_usage prints no step. */
+		cx_line_place(c, line, len, &step, &rank);
+		cx_reading(st, OD_READING_ALLOCATED, g2 != NULL ?
+		    cx_bytes(g, n, g2, n2) : -1, step, rank, lineno);
+		break;
+	case CX_MEM_MEGATRON:
+		rank = (int)rx_int(c->m, line, 1, -1);
+		step = rx_int(c->m, line, 2, -1);
+		v = cx_group_bytes(c, line, 3, "MiB");
+		if (rank < 0) {
+			int64_t s2;
+
+			cx_line_place(c, line, len, &s2, &rank);
 		}
-		if (!od_size_parse_text(text, n + n2, &v))
-			return;
-		if (st->nreadings++ == 0)
-			st->mem_first = v;
-		st->mem_last = v;
-		if (v > st->mem_max)
-			st->mem_max = v;
+		cx_reading(st, OD_READING_ALLOCATED, v, step, rank, lineno);
+		break;
+	case CX_MEM_TITAN:
+		v = cx_group_bytes(c, line, 1, "GiB");
+		cx_line_place(c, line, len, &step, &rank);
+		cx_reading(st, OD_READING_MAX_RESERVED, v, step, rank, lineno);
+		break;
+	case CX_MEM_MM:
+		v = cx_group_bytes(c, line, 1, "MiB");
+		cx_line_place(c, line, len, &step, &rank);
+		cx_reading(st, OD_READING_MAX_ALLOCATED, v, step, rank, lineno);
+		break;
+	case CX_MEM_HF:
+		v = cx_group_bytes(c, line, 2, "MiB");
+		cx_reading(st, g[0] == 'a' ? OD_READING_ALLOC_DELTA :
+		    OD_READING_PEAK_DELTA, v, -1, -1, lineno);
+		break;
+	case CX_MEM_ACCEL:
+		v = cx_group_bytes(c, line, 1, "MiB");
+		cx_line_place(c, line, len, &step, &rank);
+		cx_reading(st, OD_READING_MAX_ALLOCATED, v, step, rank, lineno);
+		break;
+	case CX_SMI_HEAD:
+	case CX_SMI_ROW:
+		cx_smi(st, what == CX_SMI_HEAD, line, len, lineno);
+		break;
+	case CX_SUMMARY:
+		if (g != NULL) {
+			st->sum_ooms = rx_int(c->m, line, 1, -1);
+			st->sum_retries = rx_int(c->m, line, 2, -1);
+		} else if ((g = cx_group(c, line, 3, &n)) != NULL) {
+			g2 = cx_group(c, line, 4, &n2);
+			st->sum_non_releasable = cx_bytes(g, n, g2, n2);
+		} else if ((g = cx_group(c, line, 5, &n)) != NULL) {
+			g2 = cx_group(c, line, 6, &n2);
+			cx_reading(st, OD_READING_ALLOCATED, cx_bytes(g, n, g2, n2),
+			    -1, -1, lineno);
+		}
+		break;
+	case CX_VLLM: {
+		int k;
+
+		for (k = 1; k <= 6; k++)
+			if ((g = cx_group(c, line, k, &n)) != NULL)
+				break;
+		if (k == 1 || k == 2)
+			st->vllm_weights = cx_bytes(g, n, "GiB", 3);
+		else if (k == 3 || k == 4)
+			st->vllm_kv_cache = cx_bytes(g, n, "GiB", 3);
+		else if (k == 5)
+			st->vllm_kv_tokens = cx_count(g, n);
+		else if (k == 6) {
+			st->vllm_max_len = cx_count(g, n);
+			if ((g = cx_group(c, line, 7, &n)) != NULL &&
+			    cx_bytes(g, n, "", 0) >= 0) {
+				char x[24];
+
+				rx_copy_text(x, sizeof x, g, n);
+				st->vllm_concurrency_x100 =
+				    (int64_t)(strtod(x, NULL) * 100 + 0.5);
+			}
+		}
 		break;
 	}
 	case CX_MEMCG:
@@ -313,6 +689,89 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
 		break;
 	default:
 		break;
+	}
+}
+
+static int
+cx_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+void
+cx_series_of(const od_logctx *st, int rank, cx_series *s)
+{
+	const od_reading *last;
+	int64_t v[OD_READINGS_MAX], rank_last[64];
+	bool rank_seen[64] = { false };
+	int i, n = 0;
+
+	memset(s, 0, sizeof *s);
+	s->first = s->last = s->min = s->max = s->median = -1;
+	s->first_step = s->last_step = -1;
+	s->first_step_bytes = s->last_step_bytes = -1;
+	s->rank_low = s->rank_high = -1;
+	s->high_rank = -1;
+	if (st->nkept <= 0)
+		return;
+	last = &st->readings[st->nkept - 1];
+	for (i = st->nkept - 1; rank >= 0 && i >= 0; i--)
+		if (st->readings[i].rank == rank) {
+			last = &st->readings[i];
+			break;
+		}
+	s->what = last->what;
+	s->rank = last->rank;
+	for (i = 0; i < st->nkept; i++) {
+		const od_reading *r = &st->readings[i];
+
+		if (r->what != s->what)
+			continue;
+		/* The last reading of each rank (ranks 0 to 63). */
+		if (r->rank >= 0 && r->rank < 64) {
+			rank_seen[r->rank] = true;
+			rank_last[r->rank] = r->bytes;
+		}
+		if (r->rank != s->rank)
+			continue;
+		v[n++] = r->bytes;
+		if (s->first < 0)
+			s->first = r->bytes;
+		s->last = r->bytes;
+		if (s->min < 0 || r->bytes < s->min)
+			s->min = r->bytes;
+		if (r->bytes > s->max)
+			s->max = r->bytes;
+		if (r->step >= 0) {
+			if (s->first_step < 0) {
+				s->first_step = r->step;
+				s->first_step_bytes = r->bytes;
+			}
+			s->last_step = r->step;
+			s->last_step_bytes = r->bytes;
+		}
+	}
+	s->n = n;
+	s->growth = s->last - s->first;
+	qsort(v, (size_t)n, sizeof v[0], cx_cmp_i64);
+	s->median = n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	if (s->first_step >= 0 && s->last_step > s->first_step) {
+		s->have_rate = true;
+		s->per_step = (double)(s->last_step_bytes - s->first_step_bytes) /
+		    (double)(s->last_step - s->first_step);
+	}
+	for (i = 0; i < 64; i++) {
+		if (!rank_seen[i])
+			continue;
+		s->nranks++;
+		if (s->rank_low < 0 || rank_last[i] < s->rank_low)
+			s->rank_low = rank_last[i];
+		if (rank_last[i] > s->rank_high) {
+			s->rank_high = rank_last[i];
+			s->high_rank = i;
+		}
 	}
 }
 

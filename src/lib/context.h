@@ -21,6 +21,7 @@ typedef struct {
 	const char *text;
 	int what;               /* which setting it is about (context.c) */
 	bool sampled;           /* frequent in logs: read one line in a while */
+	bool series;            /* a memory reading: see cx_series_take */
 } cx_anchor;
 
 /* Bounds for the scanner: the kinds of setting, and how far apart two
@@ -37,6 +38,39 @@ const cx_anchor *cx_anchors(void);
 
 /* Empties a running context (at the start of an input). */
 void cx_reset(od_logctx *state);
+
+/*
+ * Counts one more line of a series kind what (a memory reading) and says
+ * whether to read it: every one until the series fills, then one in the
+ * series' stride, which doubles each time the series is thinned.  A line
+ * that cannot be a reading (an nvidia-smi row before its header) is not
+ * counted, nor read.
+ */
+bool cx_series_take(od_logctx *state, int what);
+
+/*
+ * The series of readings the rules and the reports use: the kept readings
+ * of rank's last reading (rank -1, or a rank that gave none: the last
+ * reading's), of its figure and rank, with their summary.  Bytes and
+ * steps the log does not give are -1.
+ */
+typedef struct {
+	int n;                  /* readings in the series (0: none) */
+	int what;               /* an od_reading_what */
+	int rank;
+	int64_t first, last, min, max, median;
+	int64_t first_step, last_step;  /* of the first and last with a step */
+	int64_t first_step_bytes, last_step_bytes;
+	int64_t growth;         /* last - first (can be negative) */
+	bool have_rate;         /* two readings at different steps */
+	double per_step;        /* bytes per step between them */
+	/* Across ranks: the last reading of this figure of each rank. */
+	int nranks;
+	int64_t rank_low, rank_high;
+	int high_rank;          /* the rank of rank_high */
+} cx_series;
+
+void cx_series_of(const od_logctx *state, int rank, cx_series *s);
 
 /* Reads the line line[0..len), line number lineno (1-based), which holds
  * an anchor about what, into the running context. */

@@ -166,6 +166,38 @@ typedef struct {
 } od_frame;
 
 /*
+ * One memory reading of a metric line (context.c): which figure it is,
+ * its bytes, the step and rank the line gave (-1 when it gave none) and
+ * where it was.
+ */
+typedef enum {
+	OD_READING_ALLOCATED,       /* memory_allocated(): tensors in use */
+	OD_READING_MAX_ALLOCATED,   /* max_memory_allocated(): a peak */
+	OD_READING_RESERVED,        /* memory_reserved(): PyTorch's cache */
+	OD_READING_MAX_RESERVED,    /* max_memory_reserved() */
+	OD_READING_DEVICE_USED,     /* nvidia-smi's memory.used: the device */
+	OD_READING_ALLOC_DELTA,     /* Hugging Face's *_mem_gpu_alloc_delta */
+	OD_READING_PEAK_DELTA,      /* Hugging Face's *_mem_gpu_peaked_delta */
+	OD_READING_MEMORY,          /* a column that does not say which */
+	OD_READING_COUNT
+} od_reading_what;
+
+typedef struct {
+	int64_t step;
+	uint64_t line;
+	int64_t bytes;
+	int rank;
+	int what;               /* an od_reading_what */
+} od_reading;
+
+/* The readings kept per log: the series is thinned to stay within it. */
+#define OD_READINGS_MAX 64
+
+/* The name of a reading's figure ("allocated", ...), as the reports and
+ * the JSON spell it. */
+const char *od_reading_name(int what);
+
+/*
  * What the log says before an event about the job: the settings it ran
  * with and the memory it reported (context.c).  Unknown numbers are -1,
  * unknown strings empty.
@@ -182,7 +214,26 @@ typedef struct {
 	int64_t mem_first;      /* memory readings of the metric lines */
 	int64_t mem_last;
 	int64_t mem_max;
-	int nreadings;
+	int nreadings;          /* readings read (not all of them are kept) */
+	/* The series of readings, oldest first: every reading until
+	 * OD_READINGS_MAX, then thinned (context.c, cx_thin) so that the
+	 * first, the last, the largest and an even spread are kept, and only
+	 * one reading line in stride is read from then on. */
+	od_reading readings[OD_READINGS_MAX];
+	int nkept;
+	uint32_t stride;        /* 0 or 1: every reading line */
+	uint64_t seen;          /* reading lines met, read or not */
+	int smi_used_col;       /* nvidia-smi CSV: memory.used's column, -1 */
+	/* torch.cuda.memory_summary()'s table, the last one printed. */
+	int64_t sum_ooms;
+	int64_t sum_retries;    /* "cudaMalloc retries" */
+	int64_t sum_non_releasable;     /* its Cur Usage, bytes */
+	/* vLLM's start-up profile. */
+	int64_t vllm_weights;   /* "Model loading took X GiB" */
+	int64_t vllm_kv_cache;  /* "Available KV cache memory: X GiB" */
+	int64_t vllm_kv_tokens; /* "GPU KV cache size: N tokens" */
+	int64_t vllm_max_len;   /* "Maximum concurrency for N tokens ..." */
+	int64_t vllm_concurrency_x100;  /* its "1.09x", times 100 */
 	int64_t xid;            /* the last NVIDIA Xid error code seen */
 	int64_t memcg_usage;    /* the kernel's "memory: usage N, limit M" */
 	int64_t memcg_limit;
@@ -375,6 +426,8 @@ typedef enum {
 typedef struct {
 	od_report_format format;
 	bool color;
+	bool utf8;              /* the text report's sparkline in block
+	                         * characters; ASCII when false */
 	char fingerprint[17];   /* the report's, "" when none */
 } od_report_opts;
 /*

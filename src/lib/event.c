@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "core.h"
 
 #define EV_SLOTS 2048           /* hash slots, a power of two > 2 * max */
@@ -53,11 +54,7 @@ od_event_init(od_event *ev)
 	ev->confidence = OD_CONF_HIGH;
 	ev->framework = NULL;
 	ev->step = -1;
-	ev->ctx.batch_size = ev->ctx.accum_steps = ev->ctx.seq_len = -1;
-	ev->ctx.grad_ckpt = -1;
-	ev->ctx.mem_first = ev->ctx.mem_last = ev->ctx.mem_max = -1;
-	ev->ctx.xid = -1;
-	ev->ctx.memcg_usage = ev->ctx.memcg_limit = -1;
+	cx_reset(&ev->ctx);
 }
 
 /*

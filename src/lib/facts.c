@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "facts.h"
 
 typedef enum {
@@ -40,6 +41,14 @@ enum {
 	FC_EXPANDABLE_AVAILABLE, FC_MAX_SPLIT_SIZE_MB, FC_MALLOC_ASYNC,
 	FC_XLA_CONF, FC_XLA_PREALLOCATE, FC_XLA_MEM_FRACTION, FC_TF_ALLOCATOR,
 	FC_TF_ALLOW_GROWTH, FC_TF_GPU_ALLOCATOR, FC_XID, FC_ECC,
+	/* The series of memory readings (context.c, cx_series_of). */
+	FC_RD_COUNT, FC_RD_SERIES, FC_RD_WHAT, FC_RD_FIRST, FC_RD_LAST,
+	FC_RD_MIN, FC_RD_MAX, FC_RD_MEDIAN, FC_RD_FIRST_STEP, FC_RD_LAST_STEP,
+	FC_GROWTH_PER_STEP, FC_SPIKE_OVER_MEDIAN, FC_SPIKE_SHARE,
+	FC_RD_RANKS, FC_RD_RANK_SPREAD, FC_RD_HIGH_RANK, FC_RANK_SPREAD_SHARE,
+	FC_SUM_OOMS, FC_SUM_RETRIES, FC_SUM_NON_RELEASABLE,
+	FC_VLLM_WEIGHTS, FC_VLLM_KV_CACHE, FC_VLLM_KV_TOKENS, FC_VLLM_MAX_LEN,
+	FC_VLLM_CONCURRENCY,
 	FC_COUNT
 };
 
@@ -114,6 +123,31 @@ static const struct {
 	[FC_TF_GPU_ALLOCATOR] = { "tf_gpu_allocator", F_STR },
 	[FC_XID] = { "xid", F_NUM },
 	[FC_ECC] = { "ecc_error", F_BOOL },
+	[FC_RD_COUNT] = { "readings.count", F_NUM },
+	[FC_RD_SERIES] = { "readings.series", F_NUM },
+	[FC_RD_WHAT] = { "readings.what", F_STR },
+	[FC_RD_FIRST] = { "readings.first", F_BYTES },
+	[FC_RD_LAST] = { "readings.last", F_BYTES },
+	[FC_RD_MIN] = { "readings.min", F_BYTES },
+	[FC_RD_MAX] = { "readings.max", F_BYTES },
+	[FC_RD_MEDIAN] = { "readings.median", F_BYTES },
+	[FC_RD_FIRST_STEP] = { "readings.first_step", F_NUM },
+	[FC_RD_LAST_STEP] = { "readings.last_step", F_NUM },
+	[FC_GROWTH_PER_STEP] = { "growth_per_step", F_BYTES },
+	[FC_SPIKE_OVER_MEDIAN] = { "spike_over_median", F_BYTES },
+	[FC_SPIKE_SHARE] = { "spike_share", F_NUM },
+	[FC_RD_RANKS] = { "readings.ranks", F_NUM },
+	[FC_RD_RANK_SPREAD] = { "readings.rank_spread", F_BYTES },
+	[FC_RD_HIGH_RANK] = { "readings.high_rank", F_NUM },
+	[FC_RANK_SPREAD_SHARE] = { "rank_spread_share", F_NUM },
+	[FC_SUM_OOMS] = { "memory_summary.ooms", F_NUM },
+	[FC_SUM_RETRIES] = { "memory_summary.cuda_malloc_retries", F_NUM },
+	[FC_SUM_NON_RELEASABLE] = { "memory_summary.non_releasable", F_BYTES },
+	[FC_VLLM_WEIGHTS] = { "vllm.weights", F_BYTES },
+	[FC_VLLM_KV_CACHE] = { "vllm.kv_cache", F_BYTES },
+	[FC_VLLM_KV_TOKENS] = { "vllm.kv_tokens", F_NUM },
+	[FC_VLLM_MAX_LEN] = { "vllm.max_model_len", F_NUM },
+	[FC_VLLM_CONCURRENCY] = { "vllm.max_concurrency", F_NUM },
 };
 
 static int
@@ -282,6 +316,109 @@ fc_user_frame(const od_event *ev, char *buf, size_t cap)
 	return NULL;
 }
 
+/* A number that may be negative (a growth that is a shrinking). */
+static bool
+fc_signed(xv_value *out, double v, bool bytes)
+{
+	out->type = XV_NUM;
+	out->num = v;
+	out->bytes = bytes;
+	return true;
+}
+
+/*
+ * What the failure needed, in the figure of the readings' series: the
+ * tensors in use plus the request for readings of allocated memory, the
+ * reservation plus the request for readings of reserved memory, the
+ * device's used memory plus the request for nvidia-smi's; -1 when the
+ * message does not give it.
+ */
+static int64_t
+fc_at_failure(const od_event *ev, const cx_series *s)
+{
+	const od_memory *m = &ev->mem;
+
+	if (m->requested < 0)
+		return -1;
+	switch (s->what) {
+	case OD_READING_ALLOCATED:
+	case OD_READING_MAX_ALLOCATED:
+	case OD_READING_MEMORY:
+		return m->allocated >= 0 ? m->allocated + m->requested : -1;
+	case OD_READING_RESERVED:
+	case OD_READING_MAX_RESERVED:
+		return m->reserved >= 0 ? m->reserved + m->requested : -1;
+	case OD_READING_DEVICE_USED:
+		return m->total >= 0 && m->free >= 0 ?
+		    m->total - m->free + m->requested : -1;
+	default:
+		return -1;
+	}
+}
+
+/* Reads a fact of the readings' series (ids FC_RD_COUNT and after). */
+static bool
+fc_readings(const od_event *ev, int id, xv_value *out)
+{
+	const od_logctx *c = &ev->ctx;
+	cx_series s;
+	int64_t at;
+
+	cx_series_of(c, ev->rank, &s);
+	at = fc_at_failure(ev, &s);
+	switch (id) {
+	case FC_RD_COUNT: return fc_num(out, c->nreadings, false);
+	case FC_RD_SERIES: return fc_num(out, s.n, false);
+	case FC_RD_WHAT: return s.n > 0 && fc_str(out, od_reading_name(s.what));
+	case FC_RD_FIRST: return fc_num(out, s.first, true);
+	case FC_RD_LAST: return fc_num(out, s.last, true);
+	case FC_RD_MIN: return fc_num(out, s.min, true);
+	case FC_RD_MAX: return fc_num(out, s.max, true);
+	case FC_RD_MEDIAN: return fc_num(out, s.median, true);
+	case FC_RD_FIRST_STEP:
+		return s.have_rate && fc_num(out, s.first_step, false);
+	case FC_RD_LAST_STEP:
+		return s.have_rate && fc_num(out, s.last_step, false);
+	case FC_GROWTH_PER_STEP:
+		return s.have_rate && fc_signed(out, s.per_step, true);
+	case FC_SPIKE_OVER_MEDIAN:
+		/* Against at least three readings, and 0 when the failure
+		 * needed no more than their median. */
+		if (s.n < 3 || at < 0)
+			return false;
+		return fc_num(out, at > s.median ? at - s.median : 0, true);
+	case FC_SPIKE_SHARE:
+		/* A weight for scores: the spike over the median as a share
+		 * of the device, 0 when it cannot be computed. */
+		return fc_signed(out, s.n >= 3 && at > s.median &&
+		    ev->mem.total > 0 ? (double)(at - s.median) /
+		    (double)ev->mem.total : 0, false);
+	case FC_RD_RANKS: return s.n > 0 && fc_num(out, s.nranks, false);
+	case FC_RD_RANK_SPREAD:
+		return s.nranks >= 2 && fc_num(out, s.rank_high - s.rank_low,
+		    true);
+	case FC_RD_HIGH_RANK:
+		return s.nranks >= 2 && fc_num(out, s.high_rank, false);
+	case FC_RANK_SPREAD_SHARE:
+		return fc_signed(out, s.nranks >= 2 && ev->mem.total > 0 ?
+		    (double)(s.rank_high - s.rank_low) /
+		    (double)ev->mem.total : 0, false);
+	case FC_SUM_OOMS: return fc_num(out, c->sum_ooms, false);
+	case FC_SUM_RETRIES: return fc_num(out, c->sum_retries, false);
+	case FC_SUM_NON_RELEASABLE:
+		return fc_num(out, c->sum_non_releasable, true);
+	case FC_VLLM_WEIGHTS: return fc_num(out, c->vllm_weights, true);
+	case FC_VLLM_KV_CACHE: return fc_num(out, c->vllm_kv_cache, true);
+	case FC_VLLM_KV_TOKENS: return fc_num(out, c->vllm_kv_tokens, false);
+	case FC_VLLM_MAX_LEN: return fc_num(out, c->vllm_max_len, false);
+	case FC_VLLM_CONCURRENCY:
+		return c->vllm_concurrency_x100 >= 0 && fc_signed(out,
+		    (double)c->vllm_concurrency_x100 / 100, false);
+	default:
+		return false;
+	}
+}
+
 /* Reads fact id of ev into out; the facts built as text are written into
  * buf, which out then borrows. */
 static bool
@@ -327,13 +464,19 @@ fc_event(const od_event *ev, int id, xv_value *out, fc_scratch *buf)
 			return false;
 		return fc_num(out, m->allocated + m->requested, true);
 	case FC_GROWTH:
-		if (c->nreadings < 2)
-			return false;
-		return fc_num(out, c->mem_last > c->mem_first ?
-		    c->mem_last - c->mem_first : 0, true);
-	case FC_MEM_FIRST: return fc_num(out, c->mem_first, true);
-	case FC_MEM_LAST: return fc_num(out, c->mem_last, true);
-	case FC_MEM_MAX: return fc_num(out, c->mem_max, true);
+	case FC_MEM_FIRST:
+	case FC_MEM_LAST:
+	case FC_MEM_MAX: {
+		/* Of the series: one figure of one rank, not a mixture. */
+		cx_series sr;
+
+		cx_series_of(c, ev->rank, &sr);
+		if (id == FC_GROWTH)
+			return sr.n >= 2 && fc_num(out, sr.growth > 0 ?
+			    sr.growth : 0, true);
+		return fc_num(out, id == FC_MEM_FIRST ? sr.first :
+		    id == FC_MEM_LAST ? sr.last : sr.max, true);
+	}
 	case FC_HOST_PID: return fc_num(out, ev->host.pid, false);
 	case FC_HOST_PROCESS: return fc_str(out, ev->host.process);
 	case FC_HOST_TOTAL_VM: return fc_num(out, ev->host.total_vm, true);
@@ -446,7 +589,7 @@ fc_event(const od_event *ev, int id, xv_value *out, fc_scratch *buf)
 	case FC_XID: return fc_num(out, c->xid, false);
 	case FC_ECC: return fc_bool(out, c->ecc);
 	default:
-		return false;
+		return id >= FC_RD_COUNT && fc_readings(ev, id, out);
 	}
 }
 

@@ -27,4 +27,19 @@ const char *rp_top_cause(od_events *set);
  * each line after indent; nothing without a capacity. */
 void rp_bar(FILE *out, const od_memory *m, const char *indent);
 
+/*
+ * The sparkline of the series of memory readings of an event of rank
+ * (context.c, cx_series_of) into buf: one cell per reading, eight heights from the
+ * series' least reading to its largest, in Unicode block characters
+ * (U+2581 to U+2588) when utf8, else in the ASCII ramp "_.-:=+*#".
+ * Returns the number of cells (0: no series).
+ */
+int rp_sparkline(const od_logctx *c, int rank, bool utf8, char *buf,
+    size_t cap);
+/* The readings block of an event for a terminal (report_text.c): the
+ * sparkline with its least and largest readings, the growth over the
+ * steps, the ranks, and the allocator's and vLLM's own figures. */
+void rp_text_readings(FILE *out, const od_report_opts *o,
+    const od_event *ev);
+
 #endif

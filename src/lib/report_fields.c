@@ -174,6 +174,24 @@ jf_exit_set(void *base, const json_t *v, od_json_ctx *cx)
 	return true;
 }
 
+static const char *
+jf_reading_what(int v)
+{
+	return od_reading_name(v);
+}
+
+/* One reading of the series (context.c), oldest first. */
+static const od_json_field jf_reading[] = {
+	{ .key = "step", .type = OD_JSON_I64, .at = offsetof(od_reading, step) },
+	{ .key = "line", .type = OD_JSON_U64, .at = offsetof(od_reading, line) },
+	{ .key = "bytes", .type = OD_JSON_I64,
+	  .at = offsetof(od_reading, bytes) },
+	{ .key = "what", .type = OD_JSON_ENUM, .at = offsetof(od_reading, what),
+	  .name = jf_reading_what, .count = OD_READING_COUNT },
+	{ .key = "rank", .type = OD_JSON_INT, .at = offsetof(od_reading, rank) },
+	{ .type = OD_JSON_END },
+};
+
 /* The memory readings of the metric lines: null when there were none. */
 static const od_json_field jf_readings[] = {
 	{ .key = "count", .type = OD_JSON_INT, .null = OD_JSON_NEVER_NULL,
@@ -533,6 +551,9 @@ static const od_json_field jf_context[] = {
 	JF_FIGURE("seq_len", ctx.seq_len),
 	{ .key = "memory_readings", .type = OD_JSON_CUSTOM,
 	  .get = jf_readings_get, .set = jf_readings_set },
+	{ .key = "readings", .type = OD_JSON_ARRAY, .at = JF_AT(ctx.readings),
+	  .fields = jf_reading, .stride = sizeof(od_reading),
+	  .count_at = JF_AT(ctx.nkept), .max = OD_READINGS_MAX },
 	{ .type = OD_JSON_END },
 };
 

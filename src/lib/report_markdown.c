@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "context.h"
 #include "report.h"
 
 static void
@@ -47,6 +48,29 @@ rp_md_size_row(FILE *out, const char *label, int64_t v)
 		return;
 	od_size_format(v, sz, sizeof sz);
 	fprintf(out, "| %s | %s (%lld bytes) |\n", label, sz, (long long)v);
+}
+
+/* The series of memory readings as a row: the sparkline (always in block
+ * characters: Markdown is UTF-8) between the least and largest reading. */
+static void
+rp_md_readings(FILE *out, const od_event *ev)
+{
+	char line[OD_READINGS_MAX * 3 + 1], lo[32], hi[32];
+	cx_series s;
+
+	if (rp_sparkline(&ev->ctx, ev->rank, true, line, sizeof line) == 0)
+		return;
+	cx_series_of(&ev->ctx, ev->rank, &s);
+	od_size_format(s.min, lo, sizeof lo);
+	od_size_format(s.max, hi, sizeof hi);
+	fprintf(out, "| memory readings | min %s `%s` max %s (%d of %s memory",
+	    lo, line, hi, s.n, od_reading_name(s.what));
+	if (s.rank >= 0)
+		fprintf(out, ", rank %d", s.rank);
+	if (s.have_rate)
+		fprintf(out, ", steps %lld to %lld", (long long)s.first_step,
+		    (long long)s.last_step);
+	fputs(") |\n", out);
 }
 
 static void
@@ -109,6 +133,7 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs)
 	if (ev->host.pid >= 0)
 		fprintf(out, "| killed process | %lld |\n",
 		    (long long)ev->host.pid);
+	rp_md_readings(out, ev);
 	rp_md_size_row(out, "host anonymous RSS", ev->host.anon_rss);
 	rp_md_size_row(out, "host usage", ev->host.usage);
 	rp_md_size_row(out, "host limit", ev->host.limit);

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "context.h"
 #include "report.h"
 
 static void
@@ -43,6 +44,134 @@ rp_has_figures(const od_event *ev)
 	    m->allowed >= 0 || m->peak >= 0 || m->non_framework >= 0 ||
 	    m->nprocs > 0 || h->total_vm >= 0 || h->anon_rss >= 0 ||
 	    h->usage >= 0 || h->limit >= 0;
+}
+
+int
+rp_sparkline(const od_logctx *c, int rank, bool utf8, char *buf, size_t cap)
+{
+	static const char *const blocks[8] = {
+		"\u2581", "\u2582", "\u2583", "\u2584",
+		"\u2585", "\u2586", "\u2587", "\u2588",
+	};
+	static const char ascii[] = "_.-:=+*#";
+	cx_series s;
+	size_t at = 0;
+	int i, cells = 0;
+
+	if (cap == 0)
+		return 0;
+	buf[0] = '\0';
+	cx_series_of(c, rank, &s);
+	for (i = 0; i < c->nkept && s.n > 0; i++) {
+		const od_reading *r = &c->readings[i];
+		int level;
+		const char *cell;
+		size_t k;
+
+		if (r->what != s.what || r->rank != s.rank)
+			continue;
+		/* A flat series is drawn at mid height. */
+		level = s.max > s.min ? (int)((r->bytes - s.min) * 7 /
+		    (s.max - s.min)) : 3;
+		cell = utf8 ? blocks[level] : (char[2]){ ascii[level], '\0' };
+		k = strlen(cell);
+		if (at + k + 1 > cap)
+			break;
+		memcpy(buf + at, cell, k);
+		at += k;
+		cells++;
+	}
+	buf[at] = '\0';
+	return cells;
+}
+
+void
+rp_text_readings(FILE *out, const od_report_opts *o, const od_event *ev)
+{
+	const od_logctx *c = &ev->ctx;
+	char line[OD_READINGS_MAX * 3 + 1], lo[32], hi[32], a[32], b[32];
+	cx_series s;
+	int cells;
+
+	cx_series_of(c, ev->rank, &s);
+	cells = rp_sparkline(c, ev->rank, o->utf8, line, sizeof line);
+	if (cells > 0) {
+		od_size_format(s.min, lo, sizeof lo);
+		od_size_format(s.max, hi, sizeof hi);
+		fprintf(out, "    readings   min %s %s max %s  (%d reading%s "
+		    "of %s memory", lo, line, hi, s.n, s.n == 1 ? "" : "s",
+		    od_reading_name(s.what));
+		if (s.rank >= 0)
+			fprintf(out, ", rank %d", s.rank);
+		if (c->nreadings > s.n)
+			fprintf(out, "; %d read in all", c->nreadings);
+		fputs(")\n", out);
+		od_size_format(s.median, a, sizeof a);
+		if (s.have_rate) {
+			od_size_format(s.first_step_bytes, lo, sizeof lo);
+			od_size_format(s.last_step_bytes, hi, sizeof hi);
+			od_size_format((int64_t)(s.per_step < 0 ? -s.per_step :
+			    s.per_step), b, sizeof b);
+			fprintf(out, "    over time  %s at step %lld to %s at "
+			    "step %lld: ", lo, (long long)s.first_step, hi,
+			    (long long)s.last_step);
+			if (s.per_step > -1 && s.per_step < 1)
+				fputs("no change per step", out);
+			else
+				fprintf(out, "%s%s per step", s.per_step < 0 ?
+				    "-" : "+", b);
+			fprintf(out, "; median %s", a);
+			if (ev->step >= 0)
+				fprintf(out, "; failed at step %lld",
+				    (long long)ev->step);
+			fputc('\n', out);
+		} else if (s.n >= 2) {
+			od_size_format(s.first, lo, sizeof lo);
+			od_size_format(s.last, hi, sizeof hi);
+			fprintf(out, "    over time  %s first to %s last (the "
+			    "lines give no steps); median %s\n", lo, hi, a);
+		}
+		if (s.nranks >= 2) {
+			od_size_format(s.rank_low, lo, sizeof lo);
+			od_size_format(s.rank_high, hi, sizeof hi);
+			fprintf(out, "    ranks      last readings of %d ranks "
+			    "from %s to %s (rank %d highest)\n", s.nranks, lo,
+			    hi, s.high_rank);
+		}
+	}
+	if (c->sum_retries >= 0 || c->sum_non_releasable >= 0) {
+		fputs("    summary    torch.cuda.memory_summary():", out);
+		if (c->sum_retries >= 0)
+			fprintf(out, " %lld cudaMalloc retr%s",
+			    (long long)c->sum_retries, c->sum_retries == 1 ?
+			    "y" : "ies");
+		if (c->sum_non_releasable >= 0) {
+			od_size_format(c->sum_non_releasable, a, sizeof a);
+			fprintf(out, "%s %s non-releasable", c->sum_retries >= 0 ?
+			    "," : "", a);
+		}
+		fputc('\n', out);
+	}
+	if (c->vllm_weights >= 0 || c->vllm_kv_cache >= 0 ||
+	    c->vllm_kv_tokens >= 0) {
+		const char *sep = "";
+
+		fputs("    vLLM      ", out);
+		if (c->vllm_weights >= 0) {
+			od_size_format(c->vllm_weights, a, sizeof a);
+			fprintf(out, " weights %s", a);
+			sep = ",";
+		}
+		if (c->vllm_kv_cache >= 0) {
+			od_size_format(c->vllm_kv_cache, a, sizeof a);
+			fprintf(out, "%s KV cache %s", sep, a);
+			sep = ",";
+		}
+		if (c->vllm_kv_tokens >= 0)
+			fprintf(out, "%s %lld tokens fit in it", sep,
+			    (long long)c->vllm_kv_tokens);
+		fputc('\n', out);
+	}
 }
 
 /* The causes and fixes of an event, for a terminal. */
@@ -197,6 +326,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	}
 	if (!rp_has_figures(ev)) {
 		fputs("    memory     no figures in the message\n", out);
+		rp_text_readings(out, o, ev);
 		rp_text_causes(out, o, ev);
 		fputc('\n', out);
 		return;
@@ -235,6 +365,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 		fprintf(out, "      (%d more processes not listed)\n",
 		    m->procs_dropped);
 	rp_bar(out, m, "    ");
+	rp_text_readings(out, o, ev);
 	rp_text_causes(out, o, ev);
 	fputc('\n', out);
 }

@@ -319,7 +319,7 @@ sc_sort_hits(od_scanner *sc)
  * remembered for sc_context_catch_up).
  */
 static void
-sc_context(sc_state *st, size_t hit, int id, size_t lo)
+sc_context(sc_state *st, size_t hit, int id, size_t lo, bool force)
 {
 	const cx_anchor *a = &cx_anchors()[id - st->sc->noom];
 	int what = a->what;
@@ -328,6 +328,18 @@ sc_context(sc_state *st, size_t hit, int id, size_t lo)
 
 	if (what < 0 || what >= CX_WHAT_MAX || abs < st->ctx_done[what])
 		return;
+	/* A memory reading past the series' stride: skipped, but read if
+	 * an event follows it (sc_context_catch_up). */
+	if (a->series && !force && !cx_series_take(&st->ctx, what)) {
+		const char *nl = memchr(st->buf + hit, '\n',
+		    st->len - hit < 512 ? st->len - hit : 512);
+
+		e = nl != NULL ? (size_t)(nl - st->buf) : hit;
+		st->ctx_done[what] = st->base + e;
+		st->ctx_skipped[what] = abs;
+		st->ctx_skipped_id[what] = id + 1;
+		return;
+	}
 	if (a->sampled && st->ctx_any[what] &&
 	    abs - st->ctx_read[what] < CX_SAMPLE_BYTES) {
 		st->ctx_skipped[what] = abs;
@@ -370,8 +382,9 @@ sc_context_catch_up(sc_state *st, size_t lo)
 			continue;
 		st->ctx_skipped_id[what] = 0;
 		st->ctx_any[what] = false;      /* read it whatever the gap */
+		st->ctx_done[what] = st->ctx_skipped[what];
 		sc_context(st, (size_t)(st->ctx_skipped[what] - st->base), id,
-		    lo);
+		    lo, true);
 	}
 }
 
@@ -452,7 +465,8 @@ sc_region(sc_state *st, size_t from, size_t to, size_t cut, size_t lo)
 		sc_sort_hits(sc);
 		for (i = 0; i < sc->nhits && sc->hits[i] < next; i++) {
 			if (sc->hit_ids[i] >= sc->noom)
-				sc_context(st, sc->hits[i], sc->hit_ids[i], lo);
+				sc_context(st, sc->hits[i], sc->hit_ids[i], lo,
+				    false);
 			else
 				sc_hit(st, sc->hits[i], lo);
 		}

@@ -53,7 +53,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rl_apply(fz_rules, ev, NULL);
 	}
 	for (k = 0; k < sizeof formats / sizeof formats[0]; k++) {
-		od_report_opts o = { formats[k], false, "" };
+		od_report_opts o = { .format = formats[k] };
 		char *out = NULL;
 		size_t n = 0, at, len;
 		unsigned cp;

@@ -23,7 +23,7 @@ report(const char *text, size_t len, od_report_format fmt)
 	od_scanner *sc = od_scanner_new(true, &err);
 	od_events *set = od_events_new();
 	od_input in = { 0 };
-	od_report_opts o = { fmt, false, "" };
+	od_report_opts o = { .format = fmt };
 	char *out = NULL, name[] = "job\x1b]0;pwned\x07.log";
 	size_t outlen = 0;
 	FILE *f = open_memstream(&out, &outlen);
