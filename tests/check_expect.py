@@ -32,6 +32,13 @@ def lookup(ev, path):
                         for p in ev["memory"]["other_processes"])
     v = ev
     for part in path.split("."):
+        # A list: "#" is its length, a number one of its items.
+        if isinstance(v, list) and part == "#":
+            v = len(v)
+            continue
+        if isinstance(v, list) and part.isdigit() and int(part) < len(v):
+            v = v[int(part)]
+            continue
         if not isinstance(v, dict) or part not in v:
             return "<no such field>"
         v = v[part]
@@ -46,12 +53,13 @@ def main():
             if not fn.endswith(".expect"):
                 continue
             name = fn[:-len(".expect")]
-            with open(os.path.join(d, fn)) as f:
+            with open(os.path.join(d, fn), encoding="utf-8") as f:
                 exp = dict(l.split("=", 1) for l in f.read().splitlines()
                            if l and not l.startswith("#"))
             log = os.path.join(d, name + ".log")
             r = subprocess.run([oomdoc, "--format", "json", log],
-                               capture_output=True, text=True, timeout=60)
+                               capture_output=True, text=True, timeout=60,
+                               encoding="utf-8", errors="replace")
             checked += 1
             diffs = []
             try:

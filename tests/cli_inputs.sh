@@ -138,5 +138,54 @@ raw "rule error quoting rule text" "$tmp/err"
 printf 'RuntimeError: NVML_SUCCESS == r \\x1b[2J INTERNAL ASSERT FAILED at "../c10/cuda/CUDACachingAllocator.cpp":950\n' >"$tmp/bs.log"
 expect "a literal backslash in a report" 0 0 'NVML_SUCCESS == r \\\\x1b\[2J' -- "$oomdoc" "$tmp/bs.log"
 
+# Compressed input (issue 16): a zstd frame whose window is over the limit
+# (8 MiB) is refused before the decoder allocates it, with the option that
+# lifts the limit; skippable frames (pzstd writes one before every frame,
+# the seekable format one at the end) are skipped; zero bytes after a gzip
+# stream are ignored, as gzip -d does; the formats not read are named.
+{ cat $sample; head -c 17000000 /dev/zero | tr '\0' 'x'; echo; } >"$tmp/big.log"
+zstd -q --long=24 -1 -c "$tmp/big.log" >"$tmp/long24.zst"
+expect "zstd window over the limit" 2 1 \
+	"needs a window of 16 MiB (window log 24.*limit of 8 MiB (window log 23): --zstd-window-log 24 lifts it" -- \
+	"$oomdoc" "$tmp/long24.zst"
+expect "zstd window lifted" 0 0 '"compression": "zstd"' -- \
+	"$oomdoc" -f json --zstd-window-log 24 "$tmp/long24.zst"
+expect "zstd window from a pipe" 2 1 "window log 24" -- \
+	sh -c "cat '$tmp/long24.zst' | '$oomdoc'"
+expect "bad --zstd-window-log" 2 1 "takes a number from 10 to 31, not '32'" -- \
+	"$oomdoc" --zstd-window-log 32 $sample
+if command -v pzstd >/dev/null; then
+	pzstd -q -p 2 -c $sample >"$tmp/job.pzst" 2>/dev/null
+	expect "pzstd output" 0 0 '"compression": "zstd"' -- \
+		"$oomdoc" -f json "$tmp/job.pzst"
+fi
+skippable() {	# a skippable frame (magic 0x184D2A5$1) holding "$2"
+	printf "\\x5$1\\x2a\\x4d\\x18"
+	printf "%08x" ${#2} | sed 's/\(..\)\(..\)\(..\)\(..\)/\\x\4\\x\3\\x\2\\x\1/' |
+		xargs -0 printf
+	printf '%s' "$2"
+}
+{ skippable 0 "made by a test"; cat "$tmp/job.zst"; skippable f "seek table"; } \
+	>"$tmp/skip.zst"
+expect "skippable frames" 0 0 '"line": 16' -- "$oomdoc" -f json "$tmp/skip.zst"
+expect "skippable frames from a pipe" 0 0 '(standard input):16' -- \
+	sh -c "cat '$tmp/skip.zst' | '$oomdoc'"
+head -c 10 "$tmp/skip.zst" >"$tmp/skipcut.zst"
+expect "truncated skippable frame" 2 1 "truncated zstd input" -- \
+	"$oomdoc" "$tmp/skipcut.zst"
+{ cat "$tmp/job.log.gz"; head -c 4096 /dev/zero; } >"$tmp/zeros.gz"
+expect "zeros after gzip" 0 0 "job.log\|zeros.gz:16" -- "$oomdoc" "$tmp/zeros.gz"
+{ cat "$tmp/job.log.gz"; echo garbage; } >"$tmp/garbage.gz"
+expect "garbage after gzip" 2 1 "trailing data after the gzip stream" -- \
+	"$oomdoc" "$tmp/garbage.gz"
+bzip2 -c $sample >"$tmp/job.bz2" &&
+	expect "bzip2" 2 1 "bzip2-compressed input is not supported" -- \
+		"$oomdoc" "$tmp/job.bz2"
+xz -c $sample >"$tmp/job.xz" &&
+	expect "xz" 2 1 "xz-compressed input is not supported" -- \
+		"$oomdoc" "$tmp/job.xz"
+printf 'PK\003\004\024\000\000\000' >"$tmp/job.zip"
+expect "zip" 2 1 "zip-compressed input is not supported" -- "$oomdoc" "$tmp/job.zip"
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

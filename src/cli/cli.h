@@ -131,6 +131,7 @@ typedef struct {
 	cli_color color;
 	cli_rules rules;
 	fc_user_facts facts;
+	int zstd_window_log;    /* --zstd-window-log */
 } dg_config;
 
 /* The defaults: text, colour auto, the shipped rules. */

@@ -14,11 +14,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "input.h"
 #include "live.h"
 
 enum {
 	OPT_COLOR = 256, OPT_LIST_ANCHORS, OPT_RULES, OPT_NO_DEFAULT_RULES,
-	OPT_FACT
+	OPT_FACT, OPT_ZSTD_WINDOW_LOG
 };
 
 static const od_option dg_options[] = {
@@ -32,6 +33,9 @@ static const od_option dg_options[] = {
 	  .help = "do not load the shipped rules" },
 	{ .name = "fact", .letter = OPT_FACT, .arg = "NAME=VALUE",
 	  .help = "give a fact the log lacks, e.g. batch_size=32 (repeatable)" },
+	{ .name = "zstd-window-log", .letter = OPT_ZSTD_WINDOW_LOG, .arg = "N",
+	  .help = "read zstd frames whose window is up to 2^N bytes (default "
+	  "23: 8 MiB; 10 to 31)" },
 	{ .name = "list-anchors", .letter = OPT_LIST_ANCHORS,
 	  .help = "print the fixed strings the prefilter looks for, and exit" },
 	{ .name = "help", .letter = 'h', .help = "print this help, and exit" },
@@ -89,6 +93,7 @@ dg_defaults(dg_config *cfg)
 	cfg->report.format = OD_FORMAT_TEXT;
 	cfg->color = CLI_COLOR_AUTO;
 	cfg->rules.shipped = true;
+	cfg->zstd_window_log = IN_ZSTD_WINDOW_LOG;
 }
 
 int
@@ -130,6 +135,17 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 				return OD_EXIT_ERROR;
 			}
 			break;
+		case OPT_ZSTD_WINDOW_LOG: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end != '\0' ||
+			    v < IN_ZSTD_WINDOW_LOG_MIN || v > IN_ZSTD_WINDOW_LOG_MAX)
+				return cli_usage(NULL, "--zstd-window-log takes a "
+				    "number from 10 to 31, not", optarg);
+			cfg->zstd_window_log = (int)v;
+			break;
+		}
 		case OPT_LIST_ANCHORS: {
 			od_scanner *sc = od_scanner_new(od_options_jit(), &err);
 			const char *const *a;
@@ -208,6 +224,7 @@ cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 		rl_free(rules);
 		return OD_EXIT_ERROR;
 	}
+	od_scanner_set_zstd_window_log(sc, cfg.zstd_window_log);
 	for (i = 0; i < ninputs; i++) {
 		const char *path = nfiles > 0 ? argv[optind + i] : "-";
 

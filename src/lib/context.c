@@ -860,6 +860,34 @@ cx_last(const char *hay, size_t n, const char *needle)
 	return last;
 }
 
+/* How far back before an event cx_before looks for its step. */
+#define CX_STEP_BYTES (32 * 1024)
+/* How far before the event the last frame of a long traceback may end. */
+#define CX_TB_TAIL 4096
+
+/*
+ * Whether the traceback at tb is the event's.  The scanner gives more than
+ * CX_STEP_BYTES only back to a traceback's header; a traceback that starts
+ * that far back is the event's when it runs on to the event, its last
+ * frame ending at most CX_TB_TAIL bytes before it, and not another
+ * error's, long before.  A nearer one is taken as it is.
+ */
+static bool
+cx_traceback_ends(cx_ctx *c, const char *buf, size_t len, const char *tb)
+{
+	size_t at = (size_t)(tb - buf), last = at;
+
+	if (len <= CX_STEP_BYTES || at >= len - CX_STEP_BYTES)
+		return true;
+	/* The last frame line, looked for only near the event. */
+	at = len - CX_TB_TAIL > at ? len - CX_TB_TAIL : at;
+	while (cx_match(c, CX_FRAME, buf, len, at)) {
+		last = rx_end(c->m);
+		at = last;
+	}
+	return last > (size_t)(tb - buf) && len - last <= CX_TB_TAIL;
+}
+
 void
 cx_before(cx_ctx *c, const char *buf, size_t len, od_event *ev)
 {
@@ -871,6 +899,10 @@ cx_before(cx_ctx *c, const char *buf, size_t len, od_event *ev)
 
 	/* The frames of the last traceback before the event. */
 	ev->nframes = 0;
+	if (tb != NULL && !cx_traceback_ends(c, buf, len, tb)) {
+		/* Another error's, long before: none of this event's. */
+		tb = NULL;
+	}
 	if (tb != NULL) {
 		const char *end = buf + len;
 
@@ -926,8 +958,9 @@ cx_before(cx_ctx *c, const char *buf, size_t len, od_event *ev)
 		}
 		cx_phase(ev);
 	}
-	/* The last step the log gave before the event. */
-	at = 0;
+	/* The last step the log gave before the event, in its last
+	 * CX_STEP_BYTES: the traceback's window may be longer. */
+	at = len > CX_STEP_BYTES ? len - CX_STEP_BYTES : 0;
 	while (cx_match(c, CX_STEP, buf, len, at)) {
 		int64_t v = -1;
 		int k;

@@ -411,6 +411,9 @@ void od_scan_finish(od_scanner *sc, od_input *info);
  */
 bool od_scan_path(od_scanner *sc, const char *path, int index,
     od_input *info, od_events *set, od_error *err);
+/* The largest zstd window od_scan_path allows, log2 bytes (input.h:
+ * IN_ZSTD_WINDOW_LOG by default, 10 to 31). */
+void od_scanner_set_zstd_window_log(od_scanner *sc, int log);
 /* Scans an in-memory input: begin, one feed, finish.  Fills in info's
  * bytes, lines and compression ("none"), not its name. */
 void od_scan_buffer(od_scanner *sc, const char *data, size_t len, int index,

@@ -224,7 +224,6 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 		s = w->hit - EX_BACK_MAX;
 	if (s > w->hit)
 		s = w->hit;
-	ht = w->hit - s;
 
 	/*
 	 * First with the hit's line and two more, which is all that most
@@ -238,6 +237,8 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 		bool follows = false;
 
 		ln_join(&x->text, x->px, w, s, lines);
+		/* The hit's place in the text, which has no escapes. */
+		ht = ln_unmap(&x->text, w->hit);
 		ok = ex_arbitrate(x, ht, ev, &ms, &me, &follows);
 		/* Done unless more lines could change the outcome. */
 		if (x->text.nseg < lines || (ok && !follows &&

@@ -16,13 +16,29 @@ typedef struct in_reader in_reader;
 in_reader *in_open(const char *path, od_error *err);
 
 /*
+ * The zstd decoder's window: a frame may ask for up to 2^31 bytes (zstd
+ * --long=31), which the decoder would allocate and fill.  A frame whose
+ * window is over 2^IN_ZSTD_WINDOW_LOG bytes (8 MiB, what zstd's levels 1 to
+ * 19 use at most) is refused, with an error that names the limit and the
+ * window the frame asks for, unless in_set_zstd_window_log, called before
+ * the first in_read, raises the limit (IN_ZSTD_WINDOW_LOG_MIN to
+ * IN_ZSTD_WINDOW_LOG_MAX, ZSTD_d_windowLogMax's bounds).
+ */
+#define IN_ZSTD_WINDOW_LOG 23
+#define IN_ZSTD_WINDOW_LOG_MIN 10
+#define IN_ZSTD_WINDOW_LOG_MAX 31
+void in_set_zstd_window_log(in_reader *r, int log);
+
+/*
  * Reads up to cap decompressed bytes into buf.  Returns the count, 0 at the
  * end of the input, or -1 with err filled in (a read error, corrupt or
  * truncated compressed data).  After -1 the reader only returns 0.
  */
 ssize_t in_read(in_reader *r, char *buf, size_t cap, od_error *err);
 
-/* "none", "gzip" or "zstd"; known after the first in_read. */
+/* "none", "gzip" or "zstd"; known after the first in_read.  The formats
+ * that are not read (bzip2, xz, zip and others) make the first in_read
+ * fail with an error that names the format. */
 const char *in_compression(const in_reader *r);
 
 void in_close(in_reader *r);

@@ -1,6 +1,7 @@
 /*
  * lines.h: joining the lines around a hit into one text, and mapping the
- * text's offsets back to the window they came from.
+ * text's offsets back to the window they came from; the terminal escape
+ * sequences of coloured logs are left out of the text.
  */
 #ifndef OD_LINES_H
 #define OD_LINES_H
@@ -15,6 +16,18 @@ typedef struct {
 	uint64_t nl;            /* '\n' between the hit's line and this line */
 } ln_seg;
 
+/* Where an escape sequence was left out: the text's bytes from offset t
+ * on come from offset b of the window on, on joined line `line`. */
+typedef struct {
+	size_t t;
+	size_t b;
+	int line;
+} ln_gap;
+
+/* Escape sequences left out of one joined text, at most; those after
+ * these stay in it. */
+#define LN_GAPS_MAX 256
+
 /* The joined text: at most EX_TEXT_MAX bytes of at most EX_LINES_MAX
  * lines. */
 typedef struct {
@@ -22,12 +35,16 @@ typedef struct {
 	size_t len;
 	ln_seg seg[EX_LINES_MAX];
 	int nseg;
+	ln_gap gap[LN_GAPS_MAX];
+	int ngap;
 } ln_text;
 
 /*
  * Joins the window's text from offset s (on the hit's line) and the lines
  * after it, at most max_lines (at most EX_LINES_MAX) in all, into j: the
- * prefixes of the following lines stripped (px), lines joined by '\n'.
+ * prefixes of the following lines stripped (px), the escape sequences
+ * left out (ln_escape), lines joined by '\n'.  The window itself is not
+ * changed: ln_map and ln_unmap translate offsets.
  */
 void ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s,
     int max_lines);
@@ -35,6 +52,21 @@ void ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s,
 /* Maps offset t of the joined text back to the window: *b, and *nl the
  * '\n' between the hit's line and that offset's line. */
 void ln_map(const ln_text *j, size_t t, size_t *b, uint64_t *nl);
+
+/* The offset in the joined text of the window's byte b, which is on the
+ * first joined line, after s, and in no escape sequence. */
+size_t ln_unmap(const ln_text *j, size_t b);
+
+/*
+ * The length of the terminal escape sequence that starts p[0..n), 0 when
+ * none does: a CSI (ESC [, parameters, a final byte: colours, cursor
+ * moves), a control string (OSC, DCS, SOS, PM, APC: ESC ] ... up to ST or
+ * BEL, as xterm ends an OSC; hyperlinks and window titles) or a two- or
+ * three-byte escape (ESC ( B), after ECMA-48 (5th edition, 5.3 to 5.6).
+ * A sequence that a line break, the end of p or a length over the bounds
+ * in lines.c cuts is none: its bytes stay as they are.
+ */
+size_t ln_escape(const char *p, size_t n);
 
 /* The end of the line that starts at buf[p]: the first '\r' or '\n', or
  * len. */

@@ -1,8 +1,15 @@
 /*
  * prefix.c: reading the prefixes in front of a line (prefix.h).
+ *
+ * A launcher or logger may colour its prefix (`ESC [32m[rank3]:ESC [0m`):
+ * the escape sequences are left out of a copy of the line's start, the
+ * prefixes are read there, and their length is given back in the line's
+ * own bytes.
  */
 #include <stdlib.h>
+#include <string.h>
 
+#include "lines.h"
 #include "prefix.h"
 #include "regex.h"
 
@@ -30,9 +37,15 @@ static const char px_pattern[] =
  * this many layers are read. */
 #define PX_LAYERS_MAX 6
 
+/* The bytes of a coloured line's start that are read for prefixes,
+ * escape sequences left out. */
+#define PX_CLEAN_MAX 512
+
 struct px_ctx {
 	rx_code *re;
 	rx_match *m;
+	char clean[PX_CLEAN_MAX];
+	size_t raw_of[PX_CLEAN_MAX + 1];        /* clean offset -> line's */
 };
 
 px_ctx *
@@ -62,8 +75,9 @@ px_free(px_ctx *p)
 	free(p);
 }
 
-size_t
-px_strip(px_ctx *p, const char *line, size_t len, int *rank, char *ts)
+/* Reads the layers of prefix at the start of line[0..len). */
+static size_t
+px_layers(px_ctx *p, const char *line, size_t len, int *rank, char *ts)
 {
 	size_t at = 0;
 	int layers;
@@ -91,4 +105,28 @@ px_strip(px_ctx *p, const char *line, size_t len, int *rank, char *ts)
 		at = rx_end(p->m);
 	}
 	return at;
+}
+
+size_t
+px_strip(px_ctx *p, const char *line, size_t len, int *rank, char *ts)
+{
+	size_t i = 0, c = 0, at;
+
+	if (memchr(line, 0x1b, len < PX_CLEAN_MAX ? len : PX_CLEAN_MAX) == NULL)
+		return px_layers(p, line, len, rank, ts);
+	while (i < len && c < PX_CLEAN_MAX) {
+		size_t e = ln_escape(line + i, len - i);
+
+		if (e > 0) {
+			i += e;
+			continue;
+		}
+		p->raw_of[c] = i;
+		p->clean[c++] = line[i++];
+	}
+	p->raw_of[c] = i;
+	at = px_layers(p, p->clean, c, rank, ts);
+	/* No prefix: the line starts where it did; else just after the last
+	 * prefix and the escapes after it. */
+	return at == 0 ? 0 : p->raw_of[at];
 }

@@ -180,12 +180,33 @@ rx_int(const rx_match *m, const char *s, int g, int64_t def)
 void
 rx_copy_text(char *dst, size_t cap, const char *p, size_t n)
 {
+	const char *nul;
+	size_t k = 0, run;
+
 	if (cap == 0)
 		return;
-	if (n >= cap)
-		n = cap - 1;
-	memcpy(dst, p, n);
-	dst[n] = '\0';
+	/* A NUL byte would end the field there: it becomes U+FFFD, as a
+	 * byte that is not UTF-8 does in the reports, and what follows it
+	 * is kept. */
+	while (n > 0 && k < cap - 1) {
+		nul = memchr(p, '\0', n);
+		run = nul != NULL ? (size_t)(nul - p) : n;
+		if (run > cap - 1 - k)
+			run = cap - 1 - k;
+		memcpy(dst + k, p, run);
+		k += run;
+		p += run;
+		n -= run;
+		if (n == 0 || *p != '\0')
+			continue;
+		if (cap - 1 - k < 3)
+			break;
+		memcpy(dst + k, "\xef\xbf\xbd", 3);
+		k += 3;
+		p++;
+		n--;
+	}
+	dst[k] = '\0';
 }
 
 bool

@@ -70,10 +70,11 @@ bool rx_group(const rx_match *m, int g, size_t *start, size_t *len);
 /* The decimal digits of group g of the last match in s, or def when the
  * group did not take part, is empty or has more than 18 digits. */
 int64_t rx_int(const rx_match *m, const char *s, int g, int64_t def);
-/* Copies group g of the last match in s into dst (cap bytes, NUL
- * included, cut to fit); false, dst untouched, when it did not take part. */
+/* Copies group g of the last match in s into dst as rx_copy_text does;
+ * false, dst untouched, when it did not take part. */
 bool rx_copy(const rx_match *m, const char *s, int g, char *dst, size_t cap);
-/* Copies p[0..n) into dst (cap bytes, NUL included, cut to fit). */
+/* Copies p[0..n) into dst (cap bytes, NUL included, cut to fit); a NUL
+ * byte in p becomes U+FFFD (three bytes), so that the rest is kept. */
 void rx_copy_text(char *dst, size_t cap, const char *p, size_t n);
 
 /* Calls fn for each named group of re that took part in the last match,

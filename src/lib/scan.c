@@ -14,11 +14,16 @@
  * extractor may look back into the history (up to SC_HISTORY bytes: the
  * line's start and its prefix) and forward into the lookahead (at least
  * SC_LOOKAHEAD bytes after the hit's start: the message's continuation
- * lines).  When the buffer is full, the history and the unscanned tail are
- * moved to the front to make room.  At the end of the input there is no
- * lookahead left to keep and the tail is scanned too.  Memory is the buffer
- * and nothing else, whatever the input size or its line lengths: a line
- * longer than the buffer is simply scanned in pieces.
+ * lines).  The history reaches further back, up to SC_TRACEBACK bytes,
+ * only while a "Traceback (most recent call last)" line is that close
+ * (the scanner's own anchor): the traceback of the next event, which
+ * cx_before reads, may be that long.  When the buffer is full, the history
+ * and the unscanned tail are moved to the front to make room.  At the end
+ * of the input there is no lookahead left to keep and the tail is scanned
+ * too.  Memory is the buffer (and a copy of what cx_before reads, without
+ * its escape sequences, for a coloured log) and nothing else, whatever the
+ * input size or its line lengths: a line longer than the buffer is simply
+ * scanned in pieces.
  *
  * A piece of the region is taken up to the last anchor start that has its
  * lookahead, and hits are handed over in the order of their starts: a hit
@@ -41,10 +46,16 @@
 #include "context.h"
 #include "extract.h"
 #include "input.h"
+#include "lines.h"
 #include "core.h"
 
 #define SC_BUF_SIZE (2u * 1024 * 1024)
 #define SC_HISTORY (32u * 1024)
+/* How far back the last traceback's header may be for an event to get
+ * its frames; what cx_before reads is at most this long. */
+#define SC_TRACEBACK (256u * 1024)
+/* The scanner's own anchor: the header of a Python traceback. */
+static const char sc_traceback[] = "Traceback (most recent call last)";
 #define SC_LOOKAHEAD (EX_TEXT_MAX + 16u * 1024)
 #define SC_HITS_MAX 1024
 
@@ -68,7 +79,11 @@ struct od_scanner {
 	int noom;
 	const char *oom_anchors[SC_ANCHORS_MAX + 1];
 	size_t anchor_len[SC_ANCHORS_MAX];
+	int tb_id;                      /* the traceback anchor's id */
 	size_t overlap;                 /* longest anchor - 1 */
+	/* What cx_before reads, escape sequences left out, when the log
+	 * has them (SC_TRACEBACK bytes). */
+	char *clean;
 	/* Hits of the current scan call: where, and which anchor. */
 	size_t hits[SC_HITS_MAX];
 	int hit_ids[SC_HITS_MAX];
@@ -76,6 +91,7 @@ struct od_scanner {
 	size_t hit_cut;                 /* ignore hits starting at or after */
 	size_t hits_base;               /* offset of the scanned piece */
 	size_t last_end;                /* largest hit end of the call */
+	int zstd_window_log;            /* for od_scan_path's inputs */
 };
 
 /* The state of one input's scan. */
@@ -102,6 +118,8 @@ typedef struct sc_state {
 	 * event comes so that the event sees the latest value. */
 	uint64_t ctx_skipped[CX_WHAT_MAX];
 	int ctx_skipped_id[CX_WHAT_MAX];        /* anchor id + 1, 0: none */
+	uint64_t tb_at;         /* absolute offset of the last traceback */
+	bool tb_any;            /* whether one was seen */
 	size_t delivered;       /* the first event not handed over yet */
 } sc_state;
 
@@ -124,11 +142,13 @@ od_scanner_new(bool jit, od_error *err)
 	int n = 0;
 
 	if (sc == NULL || (sc->buf = malloc(SC_BUF_SIZE)) == NULL ||
+	    (sc->clean = malloc(SC_TRACEBACK)) == NULL ||
 	    (sc->st = calloc(1, sizeof *sc->st)) == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
 		od_scanner_free(sc);
 		return NULL;
 	}
+	sc->zstd_window_log = IN_ZSTD_WINDOW_LOG;
 	sc->ex = ex_new(jit, err);
 	sc->cx = sc->ex != NULL ? cx_new(jit, err) : NULL;
 	if (sc->ex == NULL || sc->cx == NULL) {
@@ -148,7 +168,12 @@ od_scanner_new(bool jit, od_error *err)
 		text[n] = c->text;
 		flags[n] = 0;
 	}
-	if (i < noom || c->text != NULL) {
+	if (n < SC_ANCHORS_MAX) {
+		sc->tb_id = n;
+		text[n] = sc_traceback;
+		flags[n++] = 0;
+	}
+	if (i < noom || c->text != NULL || sc->tb_id == 0) {
 		od_error_set(err, NULL, 0, 0, "more than %d prefilter anchors",
 		    SC_ANCHORS_MAX);
 		od_scanner_free(sc);
@@ -186,6 +211,7 @@ od_scanner_free(od_scanner *sc)
 	ex_free(sc->ex);
 	cx_free(sc->cx);
 	free(sc->buf);
+	free(sc->clean);
 	free(sc->st);
 	free(sc);
 }
@@ -422,9 +448,31 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 	 * echo takes nothing from it). */
 	if (!od_events_known(st->set, &ev)) {
 		size_t from = w.line_start > lo + SC_HISTORY ?
-		    w.line_start - SC_HISTORY : lo;
+		    w.line_start - SC_HISTORY : lo, n, i, k;
+		const char *text;
 
-		cx_before(st->sc->cx, st->buf + from, w.line_start - from, &ev);
+		/* Back to the last traceback's header when it is further
+		 * back but within SC_TRACEBACK bytes. */
+		if (st->tb_any && st->tb_at >= st->base + lo &&
+		    st->tb_at < st->base + from &&
+		    st->base + w.line_start - st->tb_at <= SC_TRACEBACK)
+			from = (size_t)(st->tb_at - st->base);
+		n = w.line_start - from;
+		text = st->buf + from;
+		/* A coloured traceback is read without its escapes. */
+		if (memchr(text, 0x1b, n) != NULL) {
+			for (i = k = 0; i < n && k < SC_TRACEBACK; ) {
+				size_t e = ln_escape(text + i, n - i);
+
+				if (e > 0)
+					i += e;
+				else
+					st->sc->clean[k++] = text[i++];
+			}
+			text = st->sc->clean;
+			n = k;
+		}
+		cx_before(st->sc->cx, text, n, &ev);
 	}
 	st->consumed = span.end;
 	od_events_add(st->set, &ev);
@@ -464,7 +512,10 @@ sc_region(sc_state *st, size_t from, size_t to, size_t cut, size_t lo)
 		/* Take them in the order of their starts. */
 		sc_sort_hits(sc);
 		for (i = 0; i < sc->nhits && sc->hits[i] < next; i++) {
-			if (sc->hit_ids[i] >= sc->noom)
+			if (sc->hit_ids[i] == sc->tb_id) {
+				st->tb_at = st->base + sc->hits[i];
+				st->tb_any = true;
+			} else if (sc->hit_ids[i] >= sc->noom)
 				sc_context(st, sc->hits[i], sc->hit_ids[i], lo,
 				    false);
 			else
@@ -524,6 +575,12 @@ sc_room(sc_state *st, size_t *room)
 		size_t keep = st->scanned > SC_HISTORY ?
 		    st->scanned - SC_HISTORY : 0;
 
+		/* And the last traceback, while an event may still read it. */
+		if (st->tb_any && st->tb_at >= st->base &&
+		    st->tb_at - st->base < keep &&
+		    st->base + st->scanned - st->tb_at <= SC_TRACEBACK)
+			keep = (size_t)(st->tb_at - st->base);
+
 		memmove(st->sc->buf, st->sc->buf + keep, st->len - keep);
 		st->len -= keep;
 		st->base += keep;
@@ -545,6 +602,12 @@ sc_commit(sc_state *st, size_t n)
 	st->bytes += n;
 	st->last = st->sc->buf[st->len - 1];
 	sc_advance(st, false);
+}
+
+void
+od_scanner_set_zstd_window_log(od_scanner *sc, int log)
+{
+	sc->zstd_window_log = log;
 }
 
 void
@@ -621,6 +684,7 @@ od_scan_path(od_scanner *sc, const char *path, int index, od_input *info,
 		info->failed = true;
 		return false;
 	}
+	in_set_zstd_window_log(r, sc->zstd_window_log);
 	/* As od_scan_feed, but read straight into the buffer. */
 	od_scan_begin(sc, index, set);
 	for (;;) {
