@@ -113,9 +113,9 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs)
 	rp_md_size_row(out, "host usage", ev->host.usage);
 	rp_md_size_row(out, "host limit", ev->host.limit);
 	fputc('\n', out);
-	if (m->total > 0 && m->allocated >= 0) {
+	if (m->total > 0) {
 		fputs("```text\n", out);
-		rp_bar(out, m, "");
+		rp_bar(out, ev, "");
 		fputs("```\n\n", out);
 	}
 	fputs("Message:\n\n", out);
@@ -136,9 +136,10 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs)
 			rp_md_cstr(out, c->explanation);
 			fputs("\n\n", out);
 		}
+		rp_explains(out, "- ", c, ev);
 		for (k = 0; k < c->nevidence; k++) {
 			fputs("- evidence: ", out);
-			rp_md_cstr(out, c->evidence[k]);
+			rp_md_cstr(out, c->evidence[k].text);
 			fputc('\n', out);
 		}
 		for (k = 0; k < c->nfixes; k++) {
@@ -148,7 +149,7 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs)
 			rp_md_cstr(out, f->text);
 			fputc('\n', out);
 		}
-		if (c->nevidence > 0 || c->nfixes > 0)
+		if (c->nevidence > 0 || c->nfixes > 0 || c->cause_bytes >= 0)
 			fputc('\n', out);
 		for (k = 0; k < c->nfixes; k++) {
 			const od_fix *f = &c->fixes[k];

@@ -543,7 +543,7 @@ test_rules_and_report(void **state)
 	assert_true(oomdoc_scanner_report(r.sc, rules, f, OOMDOC_REPORT_JSON,
 	    false));
 	fclose(f);
-	assert_non_null(strstr(out, "\"oomdoc.report/1\""));
+	assert_non_null(strstr(out, "\"oomdoc.report/2\""));
 	assert_non_null(strstr(out, "fixtures/sample/job.log"));
 	assert_non_null(strstr(out, oomdoc_cause_rule(c)));
 	assert_string_equal(oomdoc_figure_name(OOMDOC_FIG_REQUESTED),
