@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "facts.h"
 #include "report.h"
 
 static void
@@ -54,7 +55,7 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs)
 {
 	const od_memory *m = &ev->mem;
 	const char *name = rp_input_name(&inputs[ev->input]);
-	int i, k;
+	int i, k, self = fc_self(ev);
 
 	fprintf(out, "### %zu. ", n);
 	rp_md_cstr(out, od_kind_title(ev->kind));
@@ -102,8 +103,8 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs)
 	for (i = 0; i < m->nprocs; i++) {
 		char label[48];
 
-		snprintf(label, sizeof label, "process %lld",
-		    (long long)m->procs[i].pid);
+		snprintf(label, sizeof label, "process %lld%s",
+		    (long long)m->procs[i].pid, i == self ? " (this one)" : "");
 		rp_md_size_row(out, label, m->procs[i].bytes);
 	}
 	if (ev->host.pid >= 0)

@@ -55,6 +55,8 @@ rl_describe(const rl_set *s, int i, FILE *out, bool full)
 		fputs(r->score_src, out);
 	else
 		fprintf(out, "%.2f", r->score);
+	if (r->explains_src != NULL)
+		fprintf(out, "\nexplains:     %s", r->explains_src);
 	fprintf(out, "\nexplain:      %s\n", r->explain_src);
 	for (k = 0; k < r->nfixes; k++)
 		fprintf(out, "fix:          %s\n", r->fixes[k].id);

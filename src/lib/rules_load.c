@@ -630,6 +630,29 @@ rl_load_evidence(rl_load_ctx *lc, yaml_node_t *n, rl_evidence *ev)
 	}
 }
 
+/* The text of a variant, for `rules show`: the scalar, or its text key's;
+ * NULL when it has none (an error then). */
+static const char *
+rl_variant_src(rl_load_ctx *lc, yaml_node_t *n)
+{
+	yaml_node_pair_t *p;
+
+	if (n->type == YAML_SCALAR_NODE)
+		return (const char *)n->data.scalar.value;
+	if (n->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	    p++) {
+		yaml_node_t *k = rl_node(lc, p->key), *v = rl_node(lc, p->value);
+
+		if (k != NULL && v != NULL && k->type == YAML_SCALAR_NODE &&
+		    v->type == YAML_SCALAR_NODE &&
+		    strcmp((const char *)k->data.scalar.value, "text") == 0)
+			return (const char *)v->data.scalar.value;
+	}
+	return NULL;
+}
+
 /* One variant of an explanation: a template, or {when, text}. */
 static void
 rl_load_variant(rl_load_ctx *lc, yaml_node_t *n, rl_variant *v)
@@ -785,10 +808,8 @@ rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
 				if (in == NULL)
 					continue;
 				if (r->explain_src == NULL)
-					r->explain_src = rl_strdup(in->type ==
-					    YAML_SCALAR_NODE ?
-					    (const char *)in->data.scalar.value :
-					    "(variants)");
+					r->explain_src = rl_strdup(
+					    rl_variant_src(lc, in));
 				rl_load_variant(lc, in, &r->explain[r->nexplain++]);
 			}
 			if (r->nexplain == 0)
