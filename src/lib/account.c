@@ -209,6 +209,16 @@ od_account_of(const od_event *ev, od_account *a)
 			    "5 MiB off in GiB), and on Windows shared memory "
 			    "counts as device memory; the unaccounted part is "
 			    "negative by that much.");
+	} else if (a->valid) {
+		int64_t parts = 0;
+
+		for (k = 0; k < OD_PART_UNACCOUNTED; k++)
+			if (a->part[k].known)
+				parts += a->part[k].bytes;
+		if (parts > m->total)
+			ac_note(a, "The printed figures add up to more than the "
+			    "capacity, so they cannot all be what the device "
+			    "held at once.");
 	}
 
 	/* The shortfall: what the request lacked. */

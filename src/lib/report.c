@@ -159,7 +159,8 @@ rp_bar(FILE *out, const od_event *ev, const char *indent)
 		/* Unaccounted, when figures are missing, is what the known
 		 * parts leave. */
 		rp_legend(out, indent, rp_marks[k], k == OD_PART_UNACCOUNTED &&
-		    !a.part[k].known ? "free or unaccounted (no free figure)" :
+		    !a.part[k].known && part[k] > 0 ?
+		    "free or unaccounted (no free figure)" :
 		    od_part_label((od_part)k),
 		    a.part[k].known ? a.part[k].bytes : part[k],
 		    a.part[k].known || part[k] > 0, a.part[k].known &&
