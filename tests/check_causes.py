@@ -9,9 +9,13 @@ One key=value a line, as in the fixtures' .expect files:
     log=PATH         the log (default: <name>.log beside the file)
     args=OPTIONS     options given before the log (split on spaces)
     events=N         the number of events
-    I.cause=RULE SCORE CONFIDENCE
+    I.cause=RULE SCORE CONFIDENCE [EXPLAINS]
                      a cause of event I, in rank order (repeated), the
-                     score with two decimals
+                     score with two decimals, and the part of the
+                     shortfall it explains (explains_bytes) as PyTorch's
+                     format_size prints it, glued ("1003.52MiB",
+                     "0bytes"), or "-" when unknown; without EXPLAINS
+                     it is not checked
     I.causes=none    event I has no cause
 
 Every event must be named by a cause line or a causes=none line, so that
@@ -24,6 +28,19 @@ import json
 import os
 import subprocess
 import sys
+
+
+def size(v):
+    """A byte count as PyTorch's format_size prints it, without the
+    space (c10/cuda/CUDACachingAllocator.cpp), or "-" for null."""
+    if v is None:
+        return "-"
+    if v <= 1024:
+        return "%dbytes" % v
+    for unit, scale in (("KiB", 1 << 10), ("MiB", 1 << 20)):
+        if v <= scale << 10:
+            return "%.2f%s" % (v / scale, unit)
+    return "%.2fGiB" % (v / (1 << 30))
 
 
 def parse(path):
@@ -41,8 +58,11 @@ def parse(path):
                 spec["events"] = int(value)
             elif key.endswith(".cause"):
                 want = spec["causes"].setdefault(int(key[:-6]), [])
-                rule, score, conf = value.split()
-                want.append((rule, score, conf))
+                f = value.split()
+                if len(f) == 3:
+                    f.append(None)
+                rule, score, conf, expl = f
+                want.append((rule, score, conf, expl))
             elif key.endswith(".causes") and value == "none":
                 spec["causes"].setdefault(int(key[:-7]), [])
             else:
@@ -86,12 +106,16 @@ def main():
             for i, want in sorted(spec["causes"].items()):
                 if i >= len(events):
                     continue
-                got = [(c["rule"], "%.2f" % c["score"], c["confidence"])
-                       for c in events[i]["causes"]]
+                got = [(c["rule"], "%.2f" % c["score"], c["confidence"],
+                        size(c.get("explains_bytes")) if w[3] else None)
+                       for c, w in zip(events[i]["causes"],
+                                       want + [(0, 0, 0, None)] * 8)]
+                got = [g if g[3] else g[:3] + (None,) for g in got]
                 if got != want:
                     diffs.append("event %d: expected %s, got %s" % (
-                        i, "; ".join(map(" ".join, want)) or "none",
-                        "; ".join(map(" ".join, got)) or "none"))
+                        i, "; ".join(" ".join(filter(None, w)) for w in want)
+                        or "none", "; ".join(" ".join(filter(None, g))
+                                             for g in got) or "none"))
             if diffs:
                 failed += 1
                 print("FAIL %s (%s):" % (path, log))

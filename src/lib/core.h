@@ -256,6 +256,19 @@ typedef struct {
 	char *config_value;
 } od_fix;
 
+/*
+ * A line of evidence, rendered for this event: a text, and for a
+ * comparison the two byte counts it compares and the operator that holds
+ * for them ("<", "<=", "=", ">=", ">"), which the text prints.
+ */
+typedef struct {
+	char *text;             /* owned */
+	bool compare;
+	int64_t lhs, rhs;
+	char op[3];
+	int near_pct;           /* "within N%": N, or -1 when not close */
+} od_evidence;
+
 /* A likely cause of an event, as a rule found it (rules.c). */
 typedef struct oomdoc_cause {
 	const char *rule;       /* borrowed from the rule set, as below */
@@ -263,8 +276,12 @@ typedef struct oomdoc_cause {
 	const char *probe;      /* the live-mode probe that can confirm it */
 	double score;
 	od_confidence confidence;
+	/* The bytes the cause accounts for (its rule's explains), and the
+	 * part of the shortfall they explain; OD_UNKNOWN when unknown. */
+	int64_t cause_bytes;
+	int64_t explains_bytes;
 	char *explanation;      /* owned */
-	char *evidence[OD_EVIDENCE_MAX];
+	od_evidence evidence[OD_EVIDENCE_MAX];
 	int nevidence;
 	od_fix fixes[OD_FIXES_MAX];
 	int nfixes;

@@ -77,7 +77,7 @@ od_cause_clear(od_cause *c)
 
 	free(c->explanation);
 	for (i = 0; i < c->nevidence; i++)
-		free(c->evidence[i]);
+		free(c->evidence[i].text);
 	for (i = 0; i < c->nfixes; i++) {
 		free(c->fixes[i].text);
 		free(c->fixes[i].env_name);

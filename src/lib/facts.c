@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "account.h"
 #include "context.h"
 #include "facts.h"
 
@@ -23,7 +24,11 @@ enum {
 	FC_RESERVED_UNALLOCATED, FC_PROCESS_IN_USE, FC_NON_FRAMEWORK,
 	FC_ALLOWED, FC_PRIVATE_POOLS, FC_PEAK, FC_OTHER_PROCESSES,
 	/* Derived, bytes. */
-	FC_USABLE, FC_NEEDED, FC_GROWTH,
+	FC_USABLE, FC_NEEDED, FC_GROWTH, FC_SHORTFALL,
+	/* The memory account (account.c), bytes. */
+	FC_ACC_OTHER, FC_ACC_NON_FRAMEWORK, FC_ACC_ALLOCATED,
+	FC_ACC_RESERVED_UNALLOCATED, FC_ACC_FREE, FC_ACC_UNACCOUNTED,
+	FC_ACC_SELF, FC_ACC_ELSEWHERE,
 	FC_MEM_FIRST, FC_MEM_LAST, FC_MEM_MAX,
 	/* Host. */
 	FC_HOST_PID, FC_HOST_PROCESS, FC_HOST_TOTAL_VM, FC_HOST_ANON_RSS,
@@ -71,6 +76,16 @@ static const struct {
 	[FC_USABLE] = { "usable", F_BYTES },
 	[FC_NEEDED] = { "needed", F_BYTES },
 	[FC_GROWTH] = { "growth", F_BYTES },
+	[FC_SHORTFALL] = { "shortfall", F_BYTES },
+	[FC_ACC_OTHER] = { "account.other_processes", F_BYTES },
+	[FC_ACC_NON_FRAMEWORK] = { "account.non_framework", F_BYTES },
+	[FC_ACC_ALLOCATED] = { "account.allocated", F_BYTES },
+	[FC_ACC_RESERVED_UNALLOCATED] = { "account.reserved_unallocated",
+	    F_BYTES },
+	[FC_ACC_FREE] = { "account.free", F_BYTES },
+	[FC_ACC_UNACCOUNTED] = { "account.unaccounted", F_BYTES },
+	[FC_ACC_SELF] = { "account.self", F_BYTES },
+	[FC_ACC_ELSEWHERE] = { "account.elsewhere", F_BYTES },
 	[FC_MEM_FIRST] = { "mem.first", F_BYTES },
 	[FC_MEM_LAST] = { "mem.last", F_BYTES },
 	[FC_MEM_MAX] = { "mem.max", F_BYTES },
@@ -241,63 +256,25 @@ fc_truth(const char *v)
 	    v[0] == '1';
 }
 
-/*
- * Which "Process N" clause is this process itself, or -1.  In a container
- * NVML reports host PIDs, so PyTorch does not recognise its own process
- * and prints it as "Process N has X" with no "this process" clause
- * (c10/cuda/CUDACachingAllocator.cpp, reportProcessMemoryInfo).  Without
- * that clause, the one process whose usage covers PyTorch's reservation,
- * with at most a context's worth of memory beyond it, is taken to be this
- * one.
- */
 int
 fc_self(const od_event *ev)
 {
-	const od_memory *m = &ev->mem;
-	int64_t slack;
-	int i, self = -1;
+	od_account a;
 
-	if (m->process_in_use >= 0 || m->reserved < 0)
-		return -1;
-	slack = m->total > 0 && m->total / 10 > (INT64_C(2) << 30) ?
-	    m->total / 10 : INT64_C(2) << 30;
-	for (i = 0; i < m->nprocs; i++) {
-		int64_t b = m->procs[i].bytes;
-
-		if (b >= m->reserved && b - m->reserved <= slack) {
-			if (self >= 0)
-				return -1;      /* two candidates: no guess */
-			self = i;
-		}
-	}
-	return self;
+	od_account_of(ev, &a);
+	return a.self;
 }
 
-/* The sum of the other processes' memory, known when the message lists
- * processes or says (through NVML) that there were none. */
-static int64_t
-fc_others(const od_event *ev)
+/* A part of the account as a fact: known, or unknown. */
+static bool
+fc_part(xv_value *out, const od_account *a, od_part p)
 {
-	int64_t sum = 0;
-	int i, self = fc_self(ev);
-
-	if (ev->mem.nprocs == 0)
-		return (ev->layout == OD_LAYOUT_CAPACITY ||
-		    ev->layout == OD_LAYOUT_CAPACTY) && ev->mem.process_in_use >= 0 ?
-		    0 : -1;
-	for (i = 0; i < ev->mem.nprocs; i++)
-		if (i != self && ev->mem.procs[i].bytes > 0)
-			sum += ev->mem.procs[i].bytes;
-	return sum;
-}
-
-/* This process's NVML usage: printed, or inferred by fc_self. */
-static int64_t
-fc_process_in_use(const od_event *ev)
-{
-	int self = fc_self(ev);
-
-	return self >= 0 ? ev->mem.procs[self].bytes : ev->mem.process_in_use;
+	if (!a->part[p].known)
+		return false;
+	out->type = XV_NUM;
+	out->num = (double)a->part[p].bytes;
+	out->bytes = true;
+	return true;
 }
 
 /* The last user frame, as "file:line in function". */
@@ -427,8 +404,10 @@ fc_event(const od_event *ev, int id, xv_value *out, fc_scratch *buf)
 	const od_memory *m = &ev->mem;
 	const od_logctx *c = &ev->ctx;
 	const char *o;
-	int64_t others = fc_others(ev), v;
+	od_account a;
+	int64_t v;
 
+	od_account_of(ev, &a);
 	switch (id) {
 	case FC_REQUESTED: return fc_num(out, m->requested, true);
 	case FC_TOTAL: return fc_num(out, m->total, true);
@@ -437,25 +416,22 @@ fc_event(const od_event *ev, int id, xv_value *out, fc_scratch *buf)
 	case FC_RESERVED: return fc_num(out, m->reserved, true);
 	case FC_RESERVED_UNALLOCATED:
 		return fc_num(out, m->reserved_unallocated, true);
-	case FC_PROCESS_IN_USE: return fc_num(out, fc_process_in_use(ev), true);
-	case FC_NON_FRAMEWORK:
-		if (m->non_framework >= 0)
-			return fc_num(out, m->non_framework, true);
-		v = fc_process_in_use(ev);
-		return v >= 0 && m->reserved >= 0 && v >= m->reserved &&
-		    fc_num(out, v - m->reserved, true);
+	case FC_PROCESS_IN_USE: return fc_num(out, a.self_bytes, true);
+	case FC_NON_FRAMEWORK: return fc_part(out, &a, OD_PART_NON_FRAMEWORK);
 	case FC_ALLOWED: return fc_num(out, m->allowed, true);
 	case FC_PRIVATE_POOLS: return fc_num(out, m->private_pools, true);
 	case FC_PEAK: return fc_num(out, m->peak, true);
-	case FC_OTHER_PROCESSES: return fc_num(out, others, true);
+	case FC_OTHER_PROCESSES: return fc_part(out, &a, OD_PART_OTHER_PROCESSES);
 	case FC_USABLE:
 		/* What this process could have had: the device less what the
 		 * others and the non-framework memory took, where known. */
 		if (m->total < 0)
 			return false;
-		v = fc_process_in_use(ev);
-		v = m->total - (others > 0 ? others : 0) -
-		    (v > m->reserved && m->reserved >= 0 ? v - m->reserved : 0);
+		v = m->total;
+		if (a.part[OD_PART_OTHER_PROCESSES].known)
+			v -= a.part[OD_PART_OTHER_PROCESSES].bytes;
+		if (a.part[OD_PART_NON_FRAMEWORK].known)
+			v -= a.part[OD_PART_NON_FRAMEWORK].bytes;
 		if (m->allowed >= 0 && m->allowed < v)
 			v = m->allowed;
 		return fc_num(out, v > 0 ? v : 0, true);
@@ -477,6 +453,28 @@ fc_event(const od_event *ev, int id, xv_value *out, fc_scratch *buf)
 		return fc_num(out, id == FC_MEM_FIRST ? sr.first :
 		    id == FC_MEM_LAST ? sr.last : sr.max, true);
 	}
+	case FC_SHORTFALL: return fc_num(out, a.shortfall, true);
+	case FC_ACC_OTHER: return fc_part(out, &a, OD_PART_OTHER_PROCESSES);
+	case FC_ACC_NON_FRAMEWORK:
+		return fc_part(out, &a, OD_PART_NON_FRAMEWORK);
+	case FC_ACC_ALLOCATED: return fc_part(out, &a, OD_PART_ALLOCATED);
+	case FC_ACC_RESERVED_UNALLOCATED:
+		return fc_part(out, &a, OD_PART_RESERVED_UNALLOCATED);
+	case FC_ACC_FREE: return fc_part(out, &a, OD_PART_FREE);
+	case FC_ACC_UNACCOUNTED: return fc_part(out, &a, OD_PART_UNACCOUNTED);
+	case FC_ACC_SELF: return fc_num(out, a.self_bytes, true);
+	case FC_ACC_ELSEWHERE:
+		/* Held outside the framework's cache and not free: other
+		 * processes, this process's other memory, and what the
+		 * message does not explain (never below zero). */
+		if (!a.part[OD_PART_UNACCOUNTED].known)
+			return false;
+		v = a.part[OD_PART_UNACCOUNTED].bytes;
+		if (a.part[OD_PART_OTHER_PROCESSES].known)
+			v += a.part[OD_PART_OTHER_PROCESSES].bytes;
+		if (a.part[OD_PART_NON_FRAMEWORK].known)
+			v += a.part[OD_PART_NON_FRAMEWORK].bytes;
+		return fc_num(out, v > 0 ? v : 0, true);
 	case FC_HOST_PID: return fc_num(out, ev->host.pid, false);
 	case FC_HOST_PROCESS: return fc_str(out, ev->host.process);
 	case FC_HOST_TOTAL_VM: return fc_num(out, ev->host.total_vm, true);
@@ -503,9 +501,7 @@ fc_event(const od_event *ev, int id, xv_value *out, fc_scratch *buf)
 	case FC_RANK: return fc_num(out, ev->rank, false);
 	case FC_RANKS_FAILED: return fc_num(out, ev->nranks, false);
 	case FC_OCCURRENCES: return fc_num(out, (int64_t)ev->occurrences, false);
-	case FC_OTHER_PROCESS_COUNT:
-		return others < 0 ? false : fc_num(out, ev->mem.nprocs -
-		    (fc_self(ev) >= 0), false);
+	case FC_OTHER_PROCESS_COUNT: return fc_num(out, a.others, false);
 	case FC_EXCEPTION: return fc_str(out, ev->exception);
 	case FC_ERROR: return fc_str(out, ev->error);
 	case FC_DTYPE: return fc_str(out, ev->dtype);

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "account.h"
 #include "report.h"
 
 const char *
@@ -33,41 +34,80 @@ rp_top_cause(od_events *set)
 	return NULL;
 }
 
+/* The marks of the bar, by part of the account, and its drawing order:
+ * free last, so that the request is drawn against it at the right. */
+static const char rp_marks[OD_PART_COUNT] = {
+	[OD_PART_OTHER_PROCESSES] = 'o',
+	[OD_PART_NON_FRAMEWORK] = 'n',
+	[OD_PART_ALLOCATED] = '#',
+	[OD_PART_RESERVED_UNALLOCATED] = '+',
+	[OD_PART_FREE] = '.',
+	[OD_PART_UNACCOUNTED] = '~',
+};
+static const od_part rp_order[OD_PART_COUNT] = {
+	OD_PART_OTHER_PROCESSES, OD_PART_NON_FRAMEWORK, OD_PART_ALLOCATED,
+	OD_PART_RESERVED_UNALLOCATED, OD_PART_UNACCOUNTED, OD_PART_FREE,
+};
+
+/* One line of the legend: mark, label, size, and how it was known. */
+static void
+rp_legend(FILE *out, const char *indent, char mark, const char *label,
+    int64_t v, bool known, const char *how)
+{
+	char sz[48];
+
+	if (!known) {
+		fprintf(out, "%s   %-34s  not in the message\n", indent, label);
+		return;
+	}
+	if (v < 0) {
+		od_size_format(-v, sz + 1, sizeof sz - 1);
+		sz[0] = '-';
+	} else {
+		od_size_format(v, sz, sizeof sz);
+	}
+	fprintf(out, "%s %c %-34s %14s  %s\n", indent, mark, label, sz, how);
+}
+
 /*
- * The memory picture as one bar over the device's capacity.  Each part
- * gets its share of the cells by largest remainder, and at least one cell
- * when it is not zero, so that a small free figure still shows.  Parts the
- * message does not give are left blank.  The request that failed is drawn
- * below on the same scale.
+ * The memory account as one bar over the device's capacity, and its
+ * legend.  Each part gets its share of the cells by largest remainder,
+ * and at least one cell when it is not zero, so that a small free figure
+ * still shows; when some figure is missing, what the known parts leave is
+ * drawn as unaccounted, never blank.  The request that failed is drawn
+ * below on the same scale, from where the free memory starts: what runs
+ * past the bar's end did not fit.
  */
 void
-rp_bar(FILE *out, const od_memory *m, const char *indent)
+rp_bar(FILE *out, const od_event *ev, const char *indent)
 {
-	static const char marks[] = "on#+.";
-	int64_t part[5], others = 0, known = 0, sum;
-	double want[5];
-	int cells[5], used = 0, target, i, k, big;
+	const od_memory *m = &ev->mem;
+	od_account a;
+	int64_t part[OD_PART_COUNT], known = 0, sum;
+	double want[OD_PART_COUNT];
+	int cells[OD_PART_COUNT], used = 0, target, i, k, big, free_at = -1;
 	char bar[RP_BAR_WIDTH + 1];
 
-	if (m->total <= 0 || m->allocated < 0)
+	od_account_of(ev, &a);
+	if (!a.valid || !(a.part[OD_PART_ALLOCATED].known ||
+	    a.part[OD_PART_FREE].known))
 		return;
-	for (i = 0; i < m->nprocs; i++)
-		if (m->procs[i].bytes > 0)
-			others += m->procs[i].bytes;
-	part[0] = others;
-	part[1] = m->non_framework;
-	part[2] = m->allocated;
-	part[3] = m->reserved_unallocated;
-	part[4] = m->free;
-	for (k = 0; k < 5; k++) {
-		if (part[k] < 0)
-			part[k] = 0;
-		known += part[k];
+	for (k = 0; k < OD_PART_COUNT; k++) {
+		part[k] = a.part[k].known && a.part[k].bytes > 0 ?
+		    a.part[k].bytes : 0;
+		if (k != OD_PART_UNACCOUNTED)
+			known += part[k];
 	}
+	/* Without the free figure, what the known parts leave is drawn as
+	 * such: the message does not say whose it is, or if it is free. */
+	if (!a.part[OD_PART_UNACCOUNTED].known)
+		part[OD_PART_UNACCOUNTED] = a.total > known ? a.total - known : 0;
+	known += part[OD_PART_UNACCOUNTED];
 	/* Inconsistent figures (Windows shared memory) scale to their sum. */
-	sum = known > m->total ? known : m->total;
+	sum = known > a.total ? known : a.total;
 	target = (int)((double)known / (double)sum * RP_BAR_WIDTH + 0.5);
-	for (k = 0; k < 5; k++) {
+	for (i = 0; i < OD_PART_COUNT; i++) {
+		k = rp_order[i];
 		want[k] = (double)part[k] / (double)sum * RP_BAR_WIDTH;
 		cells[k] = (int)want[k];
 		if (cells[k] == 0 && part[k] > 0)
@@ -76,7 +116,7 @@ rp_bar(FILE *out, const od_memory *m, const char *indent)
 		used += cells[k];
 	}
 	while (used < target) {
-		for (big = 0, k = 1; k < 5; k++)
+		for (big = 0, k = 1; k < OD_PART_COUNT; k++)
 			if (want[k] > want[big])
 				big = k;
 		cells[big]++;
@@ -84,32 +124,88 @@ rp_bar(FILE *out, const od_memory *m, const char *indent)
 		used++;
 	}
 	while (used > target) {
-		for (big = 0, k = 1; k < 5; k++)
+		for (big = 0, k = 1; k < OD_PART_COUNT; k++)
 			if (cells[k] > cells[big])
 				big = k;
 		cells[big]--;
 		used--;
 	}
-	for (used = 0, k = 0; k < 5; k++)
-		for (i = 0; i < cells[k]; i++)
-			bar[used++] = marks[k];
+	for (used = 0, i = 0; i < OD_PART_COUNT; i++) {
+		k = rp_order[i];
+		if (k == OD_PART_FREE && cells[k] > 0)
+			free_at = used;
+		for (int c = 0; c < cells[k]; c++)
+			bar[used++] = rp_marks[k];
+	}
 	while (used < RP_BAR_WIDTH)
 		bar[used++] = ' ';
 	bar[used] = '\0';
 	fprintf(out, "%s[%s]\n", indent, bar);
 	if (m->requested > 0) {
 		int w = (int)((double)m->requested / (double)sum * RP_BAR_WIDTH +
-		    0.5);
+		    0.5), at = free_at >= 0 ? free_at : target, past;
 
-		w = w < 1 ? 1 : w > RP_BAR_WIDTH ? RP_BAR_WIDTH : w;
+		w = w < 1 ? 1 : w;
+		past = at + w > RP_BAR_WIDTH ? at + w - RP_BAR_WIDTH : 0;
 		memset(bar, ' ', RP_BAR_WIDTH);
-		memset(bar, '=', (size_t)w);
-		fprintf(out, "%s[%s]%s\n", indent, bar,
-		    m->requested > m->total ? " >" : "");
+		memset(bar + at, '=', (size_t)(w - past));
+		fprintf(out, "%s[%s]", indent, bar);
+		for (i = 0; i < past && i < 10; i++)
+			fputc('=', out);
+		fputs(past > 10 ? ">\n" : "\n", out);
 	}
-	fprintf(out, "%s o other processes  n non-PyTorch  # allocated  "
-	    "+ reserved, unallocated\n%s . free  = the request that "
-	    "failed\n", indent, indent);
+	for (i = 0; i < OD_PART_COUNT; i++) {
+		k = rp_order[i];
+		/* Unaccounted, when figures are missing, is what the known
+		 * parts leave. */
+		rp_legend(out, indent, rp_marks[k], k == OD_PART_UNACCOUNTED &&
+		    !a.part[k].known && part[k] > 0 ?
+		    "free or unaccounted (no free figure)" :
+		    od_part_label((od_part)k),
+		    a.part[k].known ? a.part[k].bytes : part[k],
+		    a.part[k].known || part[k] > 0, a.part[k].known &&
+		    !a.part[k].derived ? "printed" : "derived");
+	}
+	if (m->requested >= 0)
+		rp_legend(out, indent, '=', "the request that failed",
+		    m->requested, true, "printed");
+	if (a.shortfall >= 0)
+		rp_legend(out, indent, ' ', "shortfall (request - free)",
+		    a.shortfall, true, "derived");
+	for (i = 0; i < a.nnotes; i++) {
+		fprintf(out, "%s   ", indent);
+		od_escape_text(out, a.notes[i], strlen(a.notes[i]), "");
+		fputc('\n', out);
+	}
+}
+
+void
+rp_explains(FILE *out, const char *indent, const od_cause *c,
+    const od_event *ev)
+{
+	char held[48], expl[48], sf[48];
+	od_account a;
+
+	if (c->cause_bytes < 0)
+		return;
+	od_account_of(ev, &a);
+	od_size_format(c->cause_bytes, held, sizeof held);
+	if (c->explains_bytes < 0 || a.shortfall < 0) {
+		fprintf(out, "%saccounts for %s (the shortfall is not known)\n",
+		    indent, held);
+		return;
+	}
+	od_size_format(c->explains_bytes, expl, sizeof expl);
+	od_size_format(a.shortfall, sf, sizeof sf);
+	if (c->explains_bytes == 0)
+		fprintf(out, "%saccounts for none of the %s shortfall\n", indent,
+		    sf);
+	else if (c->explains_bytes == a.shortfall)
+		fprintf(out, "%saccounts for %s: all of the %s shortfall\n",
+		    indent, held, sf);
+	else
+		fprintf(out, "%saccounts for %s: %s of the %s shortfall\n",
+		    indent, held, expl, sf);
 }
 
 void

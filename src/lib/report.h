@@ -1,7 +1,7 @@
 /*
  * report.h: what the report writers share.  od_report_write (report.c)
  * hands the run to the writer of the format asked for: report_text.c,
- * report_markdown.c or report_json.c (schema oomdoc.report/1).  Log text
+ * report_markdown.c or report_json.c (schema oomdoc.report/2).  Log text
  * goes out through the escapers of escape.c.
  */
 #ifndef OD_REPORT_H
@@ -23,9 +23,15 @@ const char *rp_input_name(const od_input *in);
 /* The top cause of the report: that of its first fatal event, else of
  * its first event; NULL when no rule matched. */
 const char *rp_top_cause(od_events *set);
-/* The memory picture as a bar of RP_BAR_WIDTH cells, with its legend,
+/* The memory account (account.c) as a bar of RP_BAR_WIDTH cells, the
+ * request below it, and the legend of every part with how it was known,
  * each line after indent; nothing without a capacity. */
-void rp_bar(FILE *out, const od_memory *m, const char *indent);
+void rp_bar(FILE *out, const od_event *ev, const char *indent);
+
+/* The line that says how many bytes a cause accounts for and how much of
+ * the shortfall they explain; nothing when it accounts for none known. */
+void rp_explains(FILE *out, const char *indent, const od_cause *c,
+    const od_event *ev);
 
 /*
  * The sparkline of the series of memory readings of an event of rank

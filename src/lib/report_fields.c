@@ -1,6 +1,6 @@
 /*
  * report_fields.c: the fields of an event in the JSON report
- * (oomdoc.report/1), described once, in the order of the report: the
+ * (oomdoc.report/2), described once, in the order of the report: the
  * writer (od_event_to_json, for report_json.c) and the reader
  * (od_event_from_json, for live mode's src/live/report_read.c) both walk
  * these tables, so that a key is spelt in one place and a field read back
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "account.h"
 #include "report.h"
 #include "report_json.h"
 
@@ -248,6 +249,11 @@ jf_score_set(void *base, const json_t *v, od_json_ctx *cx)
 	return true;
 }
 
+/*
+ * Evidence as objects: {"text"}, and for a comparison "lhs_bytes", "op",
+ * "rhs_bytes" and "within_percent" (null when not close), so that a
+ * reader can check that the operator holds.
+ */
 static json_t *
 jf_evidence_get(const void *base, const od_json_ctx *cx)
 {
@@ -255,31 +261,66 @@ jf_evidence_get(const void *base, const od_json_ctx *cx)
 	json_t *a = json_array();
 	int i;
 
-	for (i = 0; a != NULL && i < c->nevidence; i++)
-		if (json_array_append_new(a, od_json_text(c->evidence[i])) != 0) {
+	for (i = 0; a != NULL && i < c->nevidence; i++) {
+		const od_evidence *e = &c->evidence[i];
+		json_t *o = json_object();
+		bool ok = o != NULL && od_json_set(o, "text",
+		    od_json_text(e->text)) && (!e->compare ||
+		    (od_json_set(o, "lhs_bytes", json_integer(e->lhs)) &&
+		    od_json_set(o, "op", json_string(e->op)) &&
+		    od_json_set(o, "rhs_bytes", json_integer(e->rhs)) &&
+		    od_json_set(o, "within_percent", e->near_pct >= 0 ?
+		    json_integer(e->near_pct) : json_null())));
+
+		if (!ok || json_array_append_new(a, o) != 0) {
+			if (!ok)
+				json_decref(o);
 			json_decref(a);
 			return NULL;
 		}
+	}
 	return a;
 }
 
+/* Read back from /2's objects, or from /1's strings. */
 static bool
 jf_evidence_set(void *base, const json_t *v, od_json_ctx *cx)
 {
 	od_cause *c = base;
-	const json_t *e;
+	const json_t *e, *t, *op;
 	size_t i;
 	bool ok = true;
 
 	json_array_foreach(v, i, e) {
+		od_evidence *d = &c->evidence[c->nevidence];
+
 		if (c->nevidence == OD_EVIDENCE_MAX)
 			break;
+		t = json_is_object(e) ? json_object_get(e, "text") : e;
+		memset(d, 0, sizeof *d);
+		d->near_pct = -1;
 		/* null is how an empty line was written. */
-		if (json_is_string(e))
-			c->evidence[c->nevidence++] = jf_dup(e, &ok);
-		else if (json_is_null(e) &&
-		    (c->evidence[c->nevidence++] = strdup("")) == NULL)
-			ok = false;
+		if (json_is_string(t))
+			d->text = jf_dup(t, &ok);
+		else if (json_is_null(t))
+			ok = (d->text = strdup("")) != NULL;
+		else
+			continue;
+		c->nevidence++;
+		op = json_object_get(e, "op");
+		if (json_is_string(op) && json_string_length(op) < sizeof d->op &&
+		    json_is_integer(json_object_get(e, "lhs_bytes")) &&
+		    json_is_integer(json_object_get(e, "rhs_bytes"))) {
+			d->compare = true;
+			snprintf(d->op, sizeof d->op, "%s", json_string_value(op));
+			d->lhs = json_integer_value(json_object_get(e,
+			    "lhs_bytes"));
+			d->rhs = json_integer_value(json_object_get(e,
+			    "rhs_bytes"));
+			if (json_is_integer(json_object_get(e, "within_percent")))
+				d->near_pct = (int)json_integer_value(
+				    json_object_get(e, "within_percent"));
+		}
 	}
 	return ok;
 }
@@ -416,6 +457,10 @@ static const od_json_field jf_cause[] = {
 	{ .key = "confidence", .type = OD_JSON_ENUM,
 	  .at = offsetof(od_cause, confidence), .name = jf_confidence,
 	  .count = OD_CONF_HIGH + 1 },
+	{ .key = "cause_bytes", .type = OD_JSON_I64,
+	  .at = offsetof(od_cause, cause_bytes) },
+	{ .key = "explains_bytes", .type = OD_JSON_I64,
+	  .at = offsetof(od_cause, explains_bytes) },
 	{ .key = "explanation", .type = OD_JSON_CUSTOM,
 	  .get = jf_explanation_get, .set = jf_explanation_set },
 	{ .key = "evidence", .type = OD_JSON_CUSTOM, .get = jf_evidence_get,
@@ -479,6 +524,66 @@ static const od_json_field jf_proc[] = {
 	{ .type = OD_JSON_END },
 };
 
+/*
+ * The memory account (account.c): a list of {"part", "bytes", "derived"}
+ * whose bytes add up to total_bytes when all are known; null without a
+ * capacity.  Derived from the figures above, so not read back.
+ */
+static json_t *
+jf_account_get(const void *base, const od_json_ctx *cx)
+{
+	od_account a;
+	json_t *l;
+	int k;
+
+	od_account_of(base, &a);
+	if (!a.valid)
+		return json_null();
+	l = json_array();
+	for (k = 0; l != NULL && k < OD_PART_COUNT; k++) {
+		json_t *o = json_object();
+		bool ok = o != NULL && od_json_set(o, "part",
+		    json_string(od_part_name((od_part)k))) &&
+		    od_json_set(o, "bytes", a.part[k].known ?
+		    json_integer(a.part[k].bytes) : json_null()) &&
+		    od_json_set(o, "derived", a.part[k].known ?
+		    json_boolean(a.part[k].derived) : json_null());
+
+		if (!ok || json_array_append_new(l, o) != 0) {
+			if (!ok)
+				json_decref(o);
+			json_decref(l);
+			return NULL;
+		}
+	}
+	return l;
+}
+
+static json_t *
+jf_shortfall_get(const void *base, const od_json_ctx *cx)
+{
+	od_account a;
+
+	od_account_of(base, &a);
+	return od_json_figure(a.shortfall);
+}
+
+static json_t *
+jf_notes_get(const void *base, const od_json_ctx *cx)
+{
+	od_account a;
+	json_t *l = json_array();
+	int k;
+
+	od_account_of(base, &a);
+	for (k = 0; l != NULL && k < a.nnotes; k++)
+		if (json_array_append_new(l, json_string(a.notes[k])) != 0) {
+			json_decref(l);
+			return NULL;
+		}
+	return l;
+}
+
 static const od_json_field jf_memory[] = {
 	JF_FIGURE("requested_bytes", mem.requested),
 	JF_FIGURE("total_bytes", mem.total),
@@ -496,6 +601,10 @@ static const od_json_field jf_memory[] = {
 	  .count_at = JF_AT(mem.nprocs), .max = OD_PROCS_MAX },
 	{ .key = "other_processes_omitted", .type = OD_JSON_INT,
 	  .null = OD_JSON_NEVER_NULL, .at = JF_AT(mem.procs_dropped) },
+	{ .key = "account", .type = OD_JSON_CUSTOM, .get = jf_account_get },
+	{ .key = "account_notes", .type = OD_JSON_CUSTOM, .get = jf_notes_get },
+	{ .key = "shortfall_bytes", .type = OD_JSON_CUSTOM,
+	  .get = jf_shortfall_get },
 	{ .type = OD_JSON_END },
 };
 

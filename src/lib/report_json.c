@@ -1,5 +1,5 @@
 /*
- * report_json.c: the JSON report, for automation (schema oomdoc.report/1,
+ * report_json.c: the JSON report, for automation (schema oomdoc.report/2,
  * as man/oomdoc.1 describes it under JSON REPORT), built with jansson: the
  * inputs, each event by the table of report_fields.c, and the summary.
  * Also the helpers of report_json.h that the live report shares: the null
@@ -96,7 +96,7 @@ rp_json_doc(const od_report_opts *o, const od_input *inputs, int ninputs,
 	for (i = 0; ok && i < n; i++)
 		ok = json_array_append_new(evs, od_event_to_json(
 		    od_events_get(set, i), &cx)) == 0;
-	if (ok && od_json_set(root, "schema", json_string("oomdoc.report/1")) &&
+	if (ok && od_json_set(root, "schema", json_string("oomdoc.report/2")) &&
 	    od_json_set(root, "oomdoc_version", json_string(OD_VERSION)) &&
 	    od_json_set(root, "inputs", json_incref(ins)) &&
 	    od_json_set(root, "events", json_incref(evs)) &&

@@ -1,6 +1,6 @@
 /*
  * report_json.h: the JSON of oomdoc, through jansson.  The report
- * (oomdoc.report/1) is written by report_json.c and read back by live
+ * (oomdoc.report/2) is written by report_json.c and read back by live
  * mode (src/live/report_read.c) through one description of the event's
  * fields, od_event_fields (report_fields.c); the live report
  * (oomdoc.live/1, src/live/live_report_json.c) uses the same helpers.

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "context.h"
+#include "facts.h"
 #include "report.h"
 
 static void
@@ -78,7 +79,7 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs)
 {
 	const od_memory *m = &ev->mem;
 	const char *name = rp_input_name(&inputs[ev->input]);
-	int i, k;
+	int i, k, self = fc_self(ev);
 
 	fprintf(out, "### %zu. ", n);
 	rp_md_cstr(out, od_kind_title(ev->kind));
@@ -126,8 +127,8 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs)
 	for (i = 0; i < m->nprocs; i++) {
 		char label[48];
 
-		snprintf(label, sizeof label, "process %lld",
-		    (long long)m->procs[i].pid);
+		snprintf(label, sizeof label, "process %lld%s",
+		    (long long)m->procs[i].pid, i == self ? " (this one)" : "");
 		rp_md_size_row(out, label, m->procs[i].bytes);
 	}
 	if (ev->host.pid >= 0)
@@ -138,9 +139,9 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs)
 	rp_md_size_row(out, "host usage", ev->host.usage);
 	rp_md_size_row(out, "host limit", ev->host.limit);
 	fputc('\n', out);
-	if (m->total > 0 && m->allocated >= 0) {
+	if (m->total > 0) {
 		fputs("```text\n", out);
-		rp_bar(out, m, "");
+		rp_bar(out, ev, "");
 		fputs("```\n\n", out);
 	}
 	fputs("Message:\n\n", out);
@@ -161,9 +162,10 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs)
 			rp_md_cstr(out, c->explanation);
 			fputs("\n\n", out);
 		}
+		rp_explains(out, "- ", c, ev);
 		for (k = 0; k < c->nevidence; k++) {
 			fputs("- evidence: ", out);
-			rp_md_cstr(out, c->evidence[k]);
+			rp_md_cstr(out, c->evidence[k].text);
 			fputc('\n', out);
 		}
 		for (k = 0; k < c->nfixes; k++) {
@@ -173,7 +175,7 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs)
 			rp_md_cstr(out, f->text);
 			fputc('\n', out);
 		}
-		if (c->nevidence > 0 || c->nfixes > 0)
+		if (c->nevidence > 0 || c->nfixes > 0 || c->cause_bytes >= 0)
 			fputc('\n', out);
 		for (k = 0; k < c->nfixes; k++) {
 			const od_fix *f = &c->fixes[k];

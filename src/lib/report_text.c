@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "context.h"
+#include "facts.h"
 #include "report.h"
 
 static void
@@ -194,6 +195,7 @@ rp_text_causes(FILE *out, const od_report_opts *o, const od_event *ev)
 		    c->rule, off, od_confidence_name(c->confidence), c->score);
 		od_escape_text(out, c->title, strlen(c->title), "");
 		fputc('\n', out);
+		rp_explains(out, "       ", c, ev);
 		if (c->explanation != NULL) {
 			fputs("       ", out);
 			od_escape_text(out, c->explanation, strlen(c->explanation),
@@ -202,8 +204,8 @@ rp_text_causes(FILE *out, const od_report_opts *o, const od_event *ev)
 		}
 		for (k = 0; k < c->nevidence; k++) {
 			fputs("       evidence: ", out);
-			od_escape_text(out, c->evidence[k], strlen(c->evidence[k]),
-			    "       ");
+			od_escape_text(out, c->evidence[k].text,
+			    strlen(c->evidence[k].text), "       ");
 			fputc('\n', out);
 		}
 		for (k = 0; k < c->nfixes; k++) {
@@ -252,7 +254,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	const od_memory *m = &ev->mem;
 	const char *bold = o->color ? "\033[1m" : "";
 	const char *off = o->color ? "\033[0m" : "";
-	int i;
+	int i, self = fc_self(ev);
 
 	fprintf(out, "%s#%zu  %s%s%s\n", bold, n, od_kind_title(ev->kind),
 	    ev->fatal ? "" : " (warning, not the failure itself)", off);
@@ -354,8 +356,8 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	for (i = 0; i < m->nprocs; i++) {
 		char label[48];
 
-		snprintf(label, sizeof label, "process %lld",
-		    (long long)m->procs[i].pid);
+		snprintf(label, sizeof label, "process %lld%s",
+		    (long long)m->procs[i].pid, i == self ? " (this one)" : "");
 		if (m->procs[i].bytes >= 0)
 			rp_text_size(out, label, m->procs[i].bytes);
 		else
@@ -364,7 +366,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	if (m->procs_dropped > 0)
 		fprintf(out, "      (%d more processes not listed)\n",
 		    m->procs_dropped);
-	rp_bar(out, m, "    ");
+	rp_bar(out, ev, "    ");
 	rp_text_readings(out, o, ev);
 	rp_text_causes(out, o, ev);
 	fputc('\n', out);

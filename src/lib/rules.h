@@ -42,6 +42,31 @@ typedef struct {
 	xp_template *config_value;
 } rl_fix;
 
+#define RL_VARIANTS_MAX 4
+
+/* One variant of a text: printed when its condition holds (none: always)
+ * and every value in it is known. */
+typedef struct {
+	xp_expr *when;
+	xp_template *text;
+} rl_variant;
+
+/*
+ * A line of evidence, as loaded: a text, or a comparison of two byte
+ * counts (lhs and rhs, expressions) whose operator the engine picks so
+ * that it holds for the numbers printed; each side is printed as its
+ * label (a template, by default the expression's source) and its value.
+ * near > 0: when the two are within that fraction of rhs, the line says
+ * so ("close to it, within N%").
+ */
+typedef struct {
+	xp_expr *when;
+	xp_template *text;
+	xp_expr *lhs, *rhs;
+	xp_template *lhs_label, *rhs_label;
+	double near;
+} rl_evidence;
+
 /* A rule, as loaded.  The set owns every pointer in it. */
 typedef struct {
 	char *id;
@@ -54,9 +79,12 @@ typedef struct {
 	double score;           /* the score, when it is a number */
 	char *score_src;        /* or the expression that computes it per event */
 	xp_expr *score_expr;
-	char *explain_src;
-	xp_template *explain;
-	xp_template *evidence[OD_EVIDENCE_MAX];
+	char *explains_src;     /* the bytes the cause accounts for */
+	xp_expr *explains;
+	char *explain_src;      /* the first variant's source */
+	rl_variant explain[RL_VARIANTS_MAX];
+	int nexplain;
+	rl_evidence evidence[OD_EVIDENCE_MAX];
 	int nevidence;
 	rl_fix fixes[OD_FIXES_MAX];
 	int nfixes;
@@ -96,8 +124,12 @@ bool rl_load(rl_set *s, const char *path, rl_errors *errs);
 bool rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
     rl_errors *errs);
 
-/* Finds the causes of ev, its OD_CAUSES_MAX best by score (ties in load
- * order), and its fingerprint. */
+/*
+ * Finds the causes of ev and its fingerprint.  The causes rank by the
+ * bytes they account for (explains; a cause without them ranks after
+ * those with them), then by score, then in load order; OD_CAUSES_MAX of
+ * them are kept.
+ */
 void rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user);
 
 /* The report's fingerprint, from its events' fingerprints. */

@@ -66,6 +66,10 @@ rl_describe(const rl_set *s, int i, FILE *out, bool full)
 		od_escape_line(out, r->score_src);
 	else
 		fprintf(out, "%.2f", r->score);
+	if (r->explains_src != NULL) {
+		fputs("\nexplains:     ", out);
+		od_escape_line(out, r->explains_src);
+	}
 	fputs("\nexplain:      ", out);
 	od_escape_line(out, r->explain_src);
 	fputc('\n', out);

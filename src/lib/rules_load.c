@@ -10,8 +10,18 @@
  *   kinds: [cuda_caching_allocator, hip]   optional: the kinds it is for
  *   when: reserved_unallocated >= requested
  *   score: 0.85                            0..1, how likely when it fires
- *   explain: "{reserved_unallocated} ..."  a template
- *   evidence: ["...", ...]                 optional templates
+ *   explains: reserved_unallocated         optional: the bytes it accounts
+ *                                          for, ranked by (an expression)
+ *   explain: "{reserved_unallocated} ..."  a template, or a list of
+ *                                          variants (templates, or
+ *                                          {when, text}): the first that
+ *                                          holds with every value known
+ *   evidence:                              optional, each one of
+ *     - "..."                              a template
+ *     - {when: ..., text: "..."}           a template with a condition
+ *     - {lhs: a, rhs: b, lhs_label: "...", rhs_label: "...", near: 20%}
+ *                                          a comparison, its operator
+ *                                          chosen to hold
  *   fixes:                                 optional, in order
  *     - id: expandable_segments
  *       when: not (expandable_segments == true)   optional
@@ -336,10 +346,23 @@ rl_rule_free(rl_rule *r)
 	xp_free(r->when);
 	free(r->score_src);
 	xp_free(r->score_expr);
+	free(r->explains_src);
+	xp_free(r->explains);
 	free(r->explain_src);
-	xp_template_free(r->explain);
-	for (i = 0; i < r->nevidence; i++)
-		xp_template_free(r->evidence[i]);
+	for (i = 0; i < r->nexplain; i++) {
+		xp_free(r->explain[i].when);
+		xp_template_free(r->explain[i].text);
+	}
+	for (i = 0; i < r->nevidence; i++) {
+		rl_evidence *e = &r->evidence[i];
+
+		xp_free(e->when);
+		xp_template_free(e->text);
+		xp_free(e->lhs);
+		xp_free(e->rhs);
+		xp_template_free(e->lhs_label);
+		xp_template_free(e->rhs_label);
+	}
 	for (i = 0; i < r->nfixes; i++) {
 		free(r->fixes[i].id);
 		xp_free(r->fixes[i].when);
@@ -489,6 +512,7 @@ rl_twice(rl_load_ctx *lc, yaml_node_t *kn, const char *k, uint32_t *seen)
 	static const char *const keys[] = {
 		"id", "title", "kinds", "when", "score", "explain", "evidence",
 		"fixes", "confirm_with", "text", "env", "code", "config",
+		"explains", "lhs", "rhs", "lhs_label", "rhs_label", "near",
 	};
 	size_t i;
 
@@ -542,6 +566,154 @@ rl_load_fix(rl_load_ctx *lc, yaml_node_t *n, rl_fix *f)
 		rl_err(lc, n, "a fix needs an id");
 	if (f->text == NULL)
 		rl_err(lc, n, "a fix needs a text");
+}
+
+/* A label of a comparison's side: the template given, or the
+ * expression's own source as literal text. */
+static xp_template *
+rl_label(rl_load_ctx *lc, yaml_node_t *given, yaml_node_t *expr)
+{
+	const char *src;
+	od_error e;
+
+	if (given != NULL)
+		return rl_template(lc, given, "a label");
+	src = rl_scalar(lc, expr, "lhs and rhs");
+	if (src == NULL)
+		return NULL;
+	memset(&e, 0, sizeof e);
+	return xp_template_parse(src, strlen(src), NULL, NULL, &e);
+}
+
+/* A line of evidence: a template, or a mapping (a text with a condition,
+ * or a comparison). */
+static void
+rl_load_evidence(rl_load_ctx *lc, yaml_node_t *n, rl_evidence *ev)
+{
+	yaml_node_t *lhs = NULL, *rhs = NULL, *ll = NULL, *rl = NULL;
+	yaml_node_pair_t *p;
+	uint32_t seen = 0;
+
+	if (n->type == YAML_SCALAR_NODE) {
+		ev->text = rl_template(lc, n, "evidence");
+		return;
+	}
+	if (n->type != YAML_MAPPING_NODE) {
+		rl_err(lc, n, "evidence is a text or a mapping (text, or lhs "
+		    "and rhs)");
+		return;
+	}
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	    p++) {
+		yaml_node_t *kn = rl_node(lc, p->key), *vn = rl_node(lc, p->value);
+		const char *k = rl_scalar(lc, kn, "a key"), *v;
+		char *end;
+
+		if (k == NULL || vn == NULL || rl_twice(lc, kn, k, &seen))
+			continue;
+		if (rl_key_is(k, "when")) {
+			ev->when = rl_expr(lc, vn, "when");
+		} else if (rl_key_is(k, "text")) {
+			ev->text = rl_template(lc, vn, "evidence");
+		} else if (rl_key_is(k, "lhs")) {
+			lhs = vn;
+			ev->lhs = rl_expr(lc, vn, "lhs");
+		} else if (rl_key_is(k, "rhs")) {
+			rhs = vn;
+			ev->rhs = rl_expr(lc, vn, "rhs");
+		} else if (rl_key_is(k, "lhs_label")) {
+			ll = vn;
+		} else if (rl_key_is(k, "rhs_label")) {
+			rl = vn;
+		} else if (rl_key_is(k, "near")) {
+			v = rl_scalar(lc, vn, "near");
+			if (v == NULL)
+				continue;
+			ev->near = strtod(v, &end);
+			if (end != v && *end == '%') {
+				ev->near /= 100;
+				end++;
+			}
+			if (end == v || *end != '\0' || !(ev->near > 0 &&
+			    ev->near < 1))
+				rl_err(lc, vn, "near is a fraction between 0 and "
+				    "1 (0.2 or 20%%), not '%s'", v);
+		} else {
+			rl_err(lc, kn, "unknown key '%s' in evidence (expected "
+			    "when, text, lhs, rhs, lhs_label, rhs_label, near)",
+			    k);
+		}
+	}
+	if ((lhs != NULL) != (rhs != NULL) || (lhs != NULL && ev->text != NULL) ||
+	    (lhs == NULL && ev->text == NULL)) {
+		rl_err(lc, n, "evidence needs a text, or lhs and rhs (not both)");
+		return;
+	}
+	if (lhs != NULL) {
+		ev->lhs_label = rl_label(lc, ll, lhs);
+		ev->rhs_label = rl_label(lc, rl, rhs);
+	} else if (ll != NULL || rl != NULL || ev->near > 0) {
+		rl_err(lc, n, "lhs_label, rhs_label and near belong to a "
+		    "comparison (lhs and rhs)");
+	}
+}
+
+/* The text of a variant, for `rules show`: the scalar, or its text key's;
+ * NULL when it has none (an error then). */
+static const char *
+rl_variant_src(rl_load_ctx *lc, yaml_node_t *n)
+{
+	yaml_node_pair_t *p;
+
+	if (n->type == YAML_SCALAR_NODE)
+		return (const char *)n->data.scalar.value;
+	if (n->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	    p++) {
+		yaml_node_t *k = rl_node(lc, p->key), *v = rl_node(lc, p->value);
+
+		if (k != NULL && v != NULL && k->type == YAML_SCALAR_NODE &&
+		    v->type == YAML_SCALAR_NODE &&
+		    strcmp((const char *)k->data.scalar.value, "text") == 0)
+			return (const char *)v->data.scalar.value;
+	}
+	return NULL;
+}
+
+/* One variant of an explanation: a template, or {when, text}. */
+static void
+rl_load_variant(rl_load_ctx *lc, yaml_node_t *n, rl_variant *v)
+{
+	yaml_node_pair_t *p;
+	uint32_t seen = 0;
+
+	if (n->type == YAML_SCALAR_NODE) {
+		v->text = rl_template(lc, n, "explain");
+		return;
+	}
+	if (n->type != YAML_MAPPING_NODE) {
+		rl_err(lc, n, "an explanation is a text or a mapping (when, "
+		    "text)");
+		return;
+	}
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	    p++) {
+		yaml_node_t *kn = rl_node(lc, p->key), *vn = rl_node(lc, p->value);
+		const char *k = rl_scalar(lc, kn, "a key");
+
+		if (k == NULL || vn == NULL || rl_twice(lc, kn, k, &seen))
+			continue;
+		if (rl_key_is(k, "when"))
+			v->when = rl_expr(lc, vn, "when");
+		else if (rl_key_is(k, "text"))
+			v->text = rl_template(lc, vn, "explain");
+		else
+			rl_err(lc, kn, "unknown key '%s' in an explanation "
+			    "(expected when, text)", k);
+	}
+	if (v->text == NULL)
+		rl_err(lc, n, "an explanation variant needs a text");
 }
 
 static bool
@@ -638,28 +810,54 @@ rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
 				rl_err(lc, vn, "score must be from 0 to 1, "
 				    "not '%s'", v);
 			}
+		} else if (rl_key_is(k, "explains")) {
+			r->explains = rl_expr(lc, vn, "explains");
+			r->explains_src = rl_strdup(rl_scalar(lc, vn,
+			    "explains"));
 		} else if (rl_key_is(k, "explain")) {
-			r->explain = rl_template(lc, vn, "explain");
-			r->explain_src = rl_strdup(rl_scalar(lc, vn, "explain"));
+			yaml_node_item_t *it;
+
+			if (vn->type != YAML_SEQUENCE_NODE) {
+				r->explain_src = rl_strdup(rl_scalar(lc, vn,
+				    "explain"));
+				rl_load_variant(lc, vn, &r->explain[0]);
+				r->nexplain = 1;
+				continue;
+			}
+			for (it = vn->data.sequence.items.start;
+			    it < vn->data.sequence.items.top; it++) {
+				yaml_node_t *in = rl_node(lc, *it);
+
+				if (r->nexplain == RL_VARIANTS_MAX) {
+					rl_err(lc, vn, "at most %d variants of an "
+					    "explanation", RL_VARIANTS_MAX);
+					break;
+				}
+				if (in == NULL)
+					continue;
+				if (r->explain_src == NULL)
+					r->explain_src = rl_strdup(
+					    rl_variant_src(lc, in));
+				rl_load_variant(lc, in, &r->explain[r->nexplain++]);
+			}
+			if (r->nexplain == 0)
+				rl_err(lc, vn, "explain needs a text");
 		} else if (rl_key_is(k, "evidence")) {
 			yaml_node_item_t *it;
 
 			if (vn->type != YAML_SEQUENCE_NODE) {
-				rl_err(lc, vn, "evidence must be a list of "
-				    "texts");
+				rl_err(lc, vn, "evidence must be a list");
 				continue;
 			}
 			for (it = vn->data.sequence.items.start;
 			    it < vn->data.sequence.items.top; it++) {
 				if (r->nevidence == OD_EVIDENCE_MAX) {
 					rl_err(lc, vn, "at most %d evidence "
-					    "texts", OD_EVIDENCE_MAX);
+					    "lines", OD_EVIDENCE_MAX);
 					break;
 				}
-				r->evidence[r->nevidence] = rl_template(lc,
-				    rl_node(lc, *it), "evidence");
-				if (r->evidence[r->nevidence] != NULL)
-					r->nevidence++;
+				rl_load_evidence(lc, rl_node(lc, *it),
+				    &r->evidence[r->nevidence++]);
 			}
 		} else if (rl_key_is(k, "fixes")) {
 			yaml_node_item_t *it;
@@ -693,8 +891,8 @@ rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
 				r->probe = rl_strdup(v);
 		} else {
 			rl_err(lc, kn, "unknown key '%s' in a rule (expected "
-			    "id, title, kinds, when, score, explain, evidence, "
-			    "fixes, confirm_with)", k);
+			    "id, title, kinds, when, score, explains, explain, "
+			    "evidence, fixes, confirm_with)", k);
 		}
 	}
 	if (r->id == NULL)
@@ -706,7 +904,7 @@ rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
 		    r->id ? r->id : "?");
 	if (!has_score)
 		rl_err(lc, n, "rule '%s' needs a score", r->id ? r->id : "?");
-	if (r->explain == NULL && r->explain_src == NULL)
+	if (r->nexplain == 0)
 		rl_err(lc, n, "rule '%s' needs an explanation (explain)",
 		    r->id ? r->id : "?");
 }

@@ -73,9 +73,12 @@ rr_read(const char *text, size_t len, const char *name, od_error *err)
 		return NULL;
 	}
 	schema = json_string_value(json_object_get(r->doc, "schema"));
-	if (schema == NULL || strcmp(schema, "oomdoc.report/1") != 0)
+	/* /2 added the account, the shortfall, explains_bytes and evidence
+	 * objects; /1's evidence strings are read as texts. */
+	if (schema == NULL || (strcmp(schema, "oomdoc.report/2") != 0 &&
+	    strcmp(schema, "oomdoc.report/1") != 0))
 		return rr_fail(r, err, name, "not an oomdoc report of schema "
-		    "oomdoc.report/1");
+		    "oomdoc.report/2 (or /1)");
 	evs = json_object_get(r->doc, "events");
 	if (!json_is_array(evs))
 		return rr_fail(r, err, name, "the report has no events array");

@@ -1,5 +1,5 @@
 /*
- * report_read.h: a JSON report (schema oomdoc.report/1) read back, for
+ * report_read.h: a JSON report (schema oomdoc.report/2, or /1) read back, for
  * `oomdoc live REPORT.json`: its events, as the log's would be, through
  * the table of fields the writer uses (src/lib/report_fields.c).
  *
@@ -29,7 +29,7 @@ bool rr_is_report(const char *p, size_t n);
  * Reads text[0..len), the report named name (for errors, and the input
  * of events that name none).  NULL with err filled in (the line and
  * column from jansson) when it is not JSON, not of schema
- * oomdoc.report/1, has no events array, an event without a kind, or
+ * oomdoc.report/2 or /1, has no events array, an event without a kind, or
  * memory ran out.
  */
 rr_report *rr_read(const char *text, size_t len, const char *name,

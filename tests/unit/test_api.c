@@ -591,7 +591,7 @@ test_rules_and_report(void **state)
 	assert_true(oomdoc_scanner_report(r.sc, rules, f, OOMDOC_REPORT_JSON,
 	    false));
 	fclose(f);
-	assert_non_null(strstr(out, "\"oomdoc.report/1\""));
+	assert_non_null(strstr(out, "\"oomdoc.report/2\""));
 	assert_non_null(strstr(out, "fixtures/sample/job.log"));
 	/* The report applied the rules again: the cause read before is gone,
 	 * and the event's new first cause is the same rule. */

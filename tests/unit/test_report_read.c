@@ -61,8 +61,16 @@ report_of(const char *log, size_t *len)
 	ev->causes[0].score = 0.954;
 	ev->causes[0].confidence = OD_CONF_MEDIUM;
 	ev->causes[0].explanation = strdup("held by pid 48213");
-	ev->causes[0].evidence[0] = strdup("other processes 59.20 GiB");
-	ev->causes[0].evidence[1] = strdup("");
+	ev->causes[0].evidence[0].text = strdup("other processes 59.20 GiB");
+	ev->causes[0].evidence[0].compare = true;
+	ev->causes[0].evidence[0].lhs = 63565000000LL;
+	ev->causes[0].evidence[0].rhs = 1;
+	snprintf(ev->causes[0].evidence[0].op, 3, ">");
+	ev->causes[0].evidence[0].near_pct = -1;
+	ev->causes[0].evidence[1].text = strdup("");
+	ev->causes[0].evidence[1].near_pct = -1;
+	ev->causes[0].cause_bytes = 63565000000LL;
+	ev->causes[0].explains_bytes = OD_UNKNOWN;
 	ev->causes[0].nevidence = 2;
 	ev->causes[0].fixes[0].id = "stop_it";
 	ev->causes[0].fixes[0].text = strdup("Stop pid 48213.");
@@ -138,7 +146,14 @@ test_round_trip(void **state)
 	assert_int_equal(got->causes[0].confidence, OD_CONF_MEDIUM);
 	assert_string_equal(got->causes[0].explanation, "held by pid 48213");
 	assert_int_equal(got->causes[0].nevidence, 2);
-	assert_string_equal(got->causes[0].evidence[1], "");
+	assert_string_equal(got->causes[0].evidence[1].text, "");
+	/* A comparison comes back with its operands and operator. */
+	assert_true(got->causes[0].evidence[0].compare);
+	assert_int_equal(got->causes[0].evidence[0].lhs, 63565000000LL);
+	assert_string_equal(got->causes[0].evidence[0].op, ">");
+	assert_false(got->causes[0].evidence[1].compare);
+	assert_int_equal(got->causes[0].cause_bytes, 63565000000LL);
+	assert_int_equal(got->causes[0].explains_bytes, OD_UNKNOWN);
 	assert_int_equal(got->causes[0].nfixes, 2);
 	assert_string_equal(got->causes[0].fixes[0].env_name,
 	    "CUDA_VISIBLE_DEVICES");

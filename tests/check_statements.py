@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Reads oomdoc's statements back and checks that they hold.
+
+For every log given, runs oomdoc --format json, text and markdown, and
+fails when:
+
+  * an evidence comparison's operator does not hold for its lhs_bytes and
+    rhs_bytes, or for the two sizes its text prints on either side of the
+    operator, or a "within N%" does not hold;
+  * a memory account whose parts are all known does not add up to
+    total_bytes, or one whose unaccounted part is known does not add up
+    with its known parts (that part takes the difference);
+  * a cause's explains_bytes is negative, larger than the shortfall or
+    than the bytes the cause accounts for (cause_bytes), or given while
+    the shortfall is unknown;
+  * a text or Markdown report prints a "?" standing for an unknown value
+    or a literal {...} template, in what oomdoc writes itself (the
+    account, the causes, the fixes; the log's own text is left alone).
+
+Usage: check_statements.py OOMDOC LOG...   (from the repository root)
+"""
+import json
+import re
+import subprocess
+import sys
+
+UNITS = {"bytes": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30,
+         "TiB": 1 << 40, "PiB": 1 << 50}
+SIZE = re.compile(r"(-?[0-9]+(?:\.[0-9]+)?) (bytes|KiB|MiB|GiB|TiB|PiB)")
+OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
+       "=": lambda a, b: a == b, ">=": lambda a, b: a >= b,
+       ">": lambda a, b: a > b}
+# A "?" on its own (not part of a word or a question): "(?)", "? of ?".
+UNKNOWN = re.compile(r"(?<![\w?])\?(?![\w?])")
+TEMPLATE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*[^{}]*\}")
+
+
+def size(m):
+    return round(float(m.group(1)) * UNITS[m.group(2)])
+
+
+def check_evidence(e, where, errs):
+    if not isinstance(e, dict) or not isinstance(e.get("text"), str):
+        errs.append("%s: evidence is not an object with a text: %r"
+                    % (where, e))
+        return
+    if "op" not in e:
+        return
+    op, lhs, rhs = e["op"], e.get("lhs_bytes"), e.get("rhs_bytes")
+    if op not in OPS or not isinstance(lhs, int) or not isinstance(rhs, int):
+        errs.append("%s: malformed comparison %r" % (where, e))
+        return
+    if not OPS[op](lhs, rhs):
+        errs.append("%s: %d %s %d does not hold (%s)"
+                    % (where, lhs, op, rhs, e["text"]))
+    pct = e.get("within_percent")
+    if pct is not None and abs(lhs - rhs) > pct / 100 * abs(rhs):
+        errs.append("%s: %d is not within %d%% of %d (%s)"
+                    % (where, lhs, pct, rhs, e["text"]))
+    # The sizes printed on either side of the operator.
+    text = e["text"]
+    at = text.find(" %s " % op)
+    if at < 0:
+        errs.append("%s: the text does not print its operator %s: %s"
+                    % (where, op, text))
+        return
+    before = list(SIZE.finditer(text[:at]))
+    after = SIZE.search(text[at + len(op) + 2:])
+    if not before or not after:
+        errs.append("%s: no sizes around the operator: %s" % (where, text))
+    elif not OPS[op](size(before[-1]), size(after)):
+        errs.append("%s: as printed, %s %s %s does not hold (%s)"
+                    % (where, before[-1].group(0), op, after.group(0), text))
+
+
+def check_event(ev, where, errs):
+    mem = ev.get("memory") or {}
+    acct, total = mem.get("account"), mem.get("total_bytes")
+    shortfall = mem.get("shortfall_bytes")
+    if acct is not None:
+        parts = {p["part"]: p["bytes"] for p in acct}
+        known = [b for b in parts.values() if b is not None]
+        if len(known) == len(parts) and sum(known) != total:
+            errs.append("%s: the account adds up to %d, not total_bytes %r"
+                        % (where, sum(known), total))
+        elif parts.get("unaccounted") is not None and sum(known) != total:
+            errs.append("%s: the known parts add up to %d, not total_bytes "
+                        "%r" % (where, sum(known), total))
+    for i, c in enumerate(ev.get("causes", [])):
+        cw = "%s cause %d (%s)" % (where, i, c.get("rule"))
+        x, held = c.get("explains_bytes"), c.get("cause_bytes")
+        if x is not None:
+            if x < 0:
+                errs.append("%s: explains_bytes %d < 0" % (cw, x))
+            if shortfall is None:
+                errs.append("%s: explains_bytes without a shortfall" % cw)
+            elif x > shortfall:
+                errs.append("%s: explains %d, more than the shortfall %d"
+                            % (cw, x, shortfall))
+            if held is None or x > held:
+                errs.append("%s: explains %d, more than it accounts for (%r)"
+                            % (cw, x, held))
+        if held is not None and held < 0:
+            errs.append("%s: cause_bytes %d < 0" % (cw, held))
+        for k, e in enumerate(c.get("evidence", [])):
+            check_evidence(e, "%s evidence %d" % (cw, k), errs)
+
+
+def own_lines_text(out):
+    """The lines of a text report that oomdoc writes itself: from the
+    memory section (or the causes) of each event to its fingerprint."""
+    keep, on = [], False
+    for line in out.splitlines():
+        if line.startswith("    memory at the failure:") or \
+                line.startswith("    likely causes:") or \
+                line.startswith("    causes     "):
+            on = True
+        elif line.startswith("#") or line.startswith("    fingerprint"):
+            on = False
+        if on:
+            keep.append(line)
+    return keep
+
+
+def own_lines_markdown(out):
+    """The same for Markdown: the account picture (the first fence of an
+    event) and the causes with their fences; not the fenced message."""
+    keep, causes, fence, take, prev = [], False, None, False, ""
+    for line in out.splitlines():
+        if fence is not None:
+            if line == fence:
+                fence = None
+            elif take:
+                keep.append(line)
+            continue
+        if line.startswith("```"):
+            fence = line[:len(line) - len(line.lstrip("`"))]
+            take = prev != "Message:" and (causes or line == "```text")
+            continue
+        if line.startswith("### ") or line.startswith("Fingerprint:"):
+            causes = False
+        elif re.match(r"[0-9]+\\\. \*\*", line):
+            causes = True
+        if causes:
+            keep.append(line)
+        if line:
+            prev = line
+    return keep
+
+
+def check_report(lines, where, errs):
+    for line in lines:
+        if UNKNOWN.search(line):
+            errs.append("%s: prints '?' for an unknown value: %s"
+                        % (where, line.strip()))
+        if TEMPLATE.search(line):
+            errs.append("%s: prints a template: %s" % (where, line.strip()))
+
+
+def run(oomdoc, fmt, log):
+    r = subprocess.run([oomdoc, "--format", fmt, "--color", "never", log],
+                       capture_output=True, text=True, timeout=60)
+    return r.stdout
+
+
+def main():
+    oomdoc, logs = sys.argv[1], sys.argv[2:]
+    failed = statements = 0
+    for log in logs:
+        errs = []
+        try:
+            doc = json.loads(run(oomdoc, "json", log))
+        except ValueError:
+            print("FAIL %s: no JSON" % log)
+            failed += 1
+            continue
+        if doc.get("schema") != "oomdoc.report/2":
+            errs.append("schema %r, not oomdoc.report/2" % doc.get("schema"))
+        for i, ev in enumerate(doc.get("events", [])):
+            check_event(ev, "event %d" % i, errs)
+            statements += sum(len(c.get("evidence", []))
+                              for c in ev.get("causes", []))
+        check_report(own_lines_text(run(oomdoc, "text", log)), "text", errs)
+        check_report(own_lines_markdown(run(oomdoc, "markdown", log)),
+                     "markdown", errs)
+        if errs:
+            failed += 1
+            print("FAIL %s:" % log)
+            for e in errs:
+                print("    " + e)
+    print("%d logs, %d evidence lines checked, %d failed"
+          % (len(logs), statements, failed))
+    return 1 if failed or not logs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
