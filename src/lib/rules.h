@@ -36,6 +36,7 @@ typedef struct {
 	xp_expr *when;
 	xp_template *text;
 	char *env_name;
+	xp_template *env_key;   /* env_name as a template ({alloc_conf_var}) */
 	xp_template *env_value;
 	xp_template *code;
 	char *config_key;
@@ -68,6 +69,7 @@ typedef struct {
 struct rl_set {
 	rl_rule *rules;
 	int n, cap;
+	struct kn_table *knowledge;     /* knowledge.h; owned, may be NULL */
 };
 
 /* Sets ev's fingerprint from its kind, its top cause, its exception and

@@ -76,7 +76,7 @@ rl_make_room(od_cause *found, int n, double score)
 void
 rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 {
-	fc_source src = { .ev = ev, .user = user };
+	fc_source src = { .ev = ev, .user = user, .kn = s->knowledge };
 	od_cause found[OD_CAUSES_MAX];
 	int n = 0, i, k;
 
@@ -139,7 +139,11 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 			/* A fix whose numbers are unknown helps no one. */
 			f->text = rl_render(rf->text, &src, false);
 			if (rf->env_value != NULL) {
-				f->env_name = strdup(rf->env_name);
+				/* The variable's name can depend on the release
+				 * and the vendor. */
+				f->env_name = rf->env_key != NULL ?
+				    rl_render(rf->env_key, &src, false) :
+				    strdup(rf->env_name);
 				f->env_value = rl_render(rf->env_value, &src,
 				    false);
 			}
@@ -151,7 +155,7 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 				    &src, false);
 			}
 			if (f->text == NULL || (rf->env_value != NULL &&
-			    f->env_value == NULL) || (rf->code != NULL &&
+			    (f->env_value == NULL || f->env_name == NULL)) || (rf->code != NULL &&
 			    f->code == NULL) || (rf->config_value != NULL &&
 			    f->config_value == NULL)) {
 				od_cause tmp;

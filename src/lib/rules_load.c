@@ -38,6 +38,7 @@
 
 #include "expr.h"
 #include "facts.h"
+#include "knowledge.h"
 #include "rules.h"
 
 #define RL_FILE_MAX (1024 * 1024)
@@ -343,6 +344,7 @@ rl_rule_free(rl_rule *r)
 		xp_free(r->fixes[i].when);
 		xp_template_free(r->fixes[i].text);
 		free(r->fixes[i].env_name);
+		xp_template_free(r->fixes[i].env_key);
 		xp_template_free(r->fixes[i].env_value);
 		xp_template_free(r->fixes[i].code);
 		free(r->fixes[i].config_key);
@@ -362,6 +364,7 @@ rl_free(rl_set *s)
 	for (i = 0; i < s->n; i++)
 		rl_rule_free(&s->rules[i]);
 	free(s->rules);
+	kn_free(s->knowledge);
 	free(s);
 }
 
@@ -499,8 +502,13 @@ rl_load_fix(rl_load_ctx *lc, yaml_node_t *n, rl_fix *f)
 			f->when = rl_expr(lc, vn, "when");
 		else if (rl_key_is(k, "text"))
 			f->text = rl_template(lc, vn, "text");
-		else if (rl_key_is(k, "env"))
-			rl_pair(lc, vn, "env", &f->env_name, &f->env_value);
+		else if (rl_key_is(k, "env")) {
+			/* A name with {fact} in it is a template too. */
+			if (rl_pair(lc, vn, "env", &f->env_name, &f->env_value) &&
+			    strchr(f->env_name, '{') != NULL)
+				f->env_key = rl_template(lc, rl_node(lc,
+				    vn->data.mapping.pairs.start->key), "env");
+		}
 		else if (rl_key_is(k, "code"))
 			f->code = rl_template(lc, vn, "code");
 		else if (rl_key_is(k, "config"))
@@ -840,6 +848,19 @@ rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
 	    root->data.mapping.pairs.top - root->data.mapping.pairs.start == 1) {
 		yaml_node_t *k = rl_node(&lc, root->data.mapping.pairs.start->key);
 
+		if (k != NULL && k->type == YAML_SCALAR_NODE &&
+		    strcmp((char *)k->data.scalar.value, "knowledge") == 0) {
+			/* The knowledge table (knowledge.c), not rules. */
+			bool ok;
+
+			if (s->knowledge == NULL)
+				s->knowledge = kn_new();
+			ok = s->knowledge != NULL && kn_load(s->knowledge, path,
+			    &lc.doc, rl_node(&lc,
+			    root->data.mapping.pairs.start->value), errs);
+			yaml_document_delete(&lc.doc);
+			return ok;
+		}
 		if (k != NULL && k->type == YAML_SCALAR_NODE &&
 		    strcmp((char *)k->data.scalar.value, "rules") == 0) {
 			list = rl_node(&lc, root->data.mapping.pairs.start->value);
