@@ -27,8 +27,11 @@ against the knowledge table.
      * no env line sets what the log shows set already;
      * a fix of an AMD, Intel or Apple event names no NVIDIA command or
        variable;
-     * a fix that names bfloat16 says that it needs compute capability 8.0
-       (or torch.cuda.is_bf16_supported()), and one that names an autocast
+     * a fix that offers bfloat16 says that it needs
+       torch.cuda.is_bf16_supported(), or the log names a GPU of compute
+       capability 8.0 or more (the table's gpu entries, found in the log
+       here with a pattern of this file); one that says the GPU refuses
+       bfloat16 names one below 8.0; and one that names an autocast
        API comes from a range whose every release has that API (or, for
        an event of no known range, says which release it needs).
 
@@ -37,6 +40,7 @@ Usage: check_fixes.py OOMDOC KNOWLEDGE_YAML FIXES_DIR...
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -150,9 +154,25 @@ def valid_value(kb, option, value, vendor, rng):
     return False        # an option this check does not know
 
 
-def check_event(kb, ev, where):
+def gpu_of(kb, text):
+    """The last NVIDIA model of the table that the log names, with its
+    compute capability, or None."""
+    best = None
+    for e in kb.entries:
+        if e["what"] != "gpu":
+            continue
+        pat = r"(?:NVIDIA|Tesla|GeForce|Quadro) +%s(?![\w.]| Ti| SUPER)" % (
+            re.escape(e["name"]))
+        for m in re.finditer(pat, text):
+            if best is None or m.start() > best[0]:
+                best = (m.start(), e["name"], release(e["value"]))
+    return None if best is None else best[1:]
+
+
+def check_event(kb, ev, where, text=""):
     """The problems of one event's fixes, as strings."""
     bad = []
+    gpu = gpu_of(kb, text) if VENDORS.get(ev["kind"]) == "nvidia" else None
     vendor = VENDORS.get(ev["kind"])
     rng = kb.range(ev)
     conf = options(ev["context"]["alloc_conf"] or "")
@@ -167,10 +187,14 @@ def check_event(kb, ev, where):
                 if word in words:
                     bad.append("%s: names %s for a %s event" % (
                         name, word, vendor))
-            if ("bfloat16" in words or "bf16" in words) and not (
-                    "compute capability 8.0" in words or
-                    "is_bf16_supported" in words):
-                bad.append("%s: offers bf16 without its GPU condition" % name)
+            if "dtype=torch.bfloat16" in words and not (
+                    "is_bf16_supported" in words or
+                    (gpu is not None and gpu[1] >= (8, 0))):
+                bad.append("%s: offers bf16 without its GPU condition (GPU "
+                           "%s)" % (name, gpu))
+            if "refuses it" in words and "bfloat16" in words and (
+                    gpu is None or gpu[1] >= (8, 0)):
+                bad.append("%s: says the GPU (%s) has no bf16" % (name, gpu))
             for api in ("torch.cuda.amp.autocast", "torch.autocast"):
                 # Without a range, only a fix that names the release it
                 # needs may name the API.
@@ -295,8 +319,10 @@ def main():
             continue
         nlogs += 1
         bad = []
+        with open(log, errors="replace") as f:
+            text = f.read()
         for i, ev in enumerate(events):
-            bad += check_event(kb, ev, "%s event %d" % (log, i))
+            bad += check_event(kb, ev, "%s event %d" % (log, i), text)
         checked += 1
         if bad:
             failed += 1

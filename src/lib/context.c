@@ -20,7 +20,7 @@
 
 enum {
 	CX_ALLOC, CX_XLA, CX_TF, CX_BATCH, CX_ACCUM, CX_SEQ, CX_PREC, CX_CKPT,
-	CX_MEM, CX_XID, CX_MEMCG,
+	CX_MEM, CX_XID, CX_MEMCG, CX_GPU,
 	/* Patterns read from the text before an event. */
 	CX_FRAME, CX_STEP,
 	CX_COUNT
@@ -54,6 +54,11 @@ static const char *const cx_patterns[CX_COUNT] = {
 	[CX_XID] = "NVRM: Xid \\([^)\\n]*\\): (\\d{1,4})|(uncorrectable ECC error|"
 	    "Uncorrectable ECC error|ECC page retirement)",
 	[CX_MEMCG] = "memory: usage (\\d{1,15})kB, limit (\\d{1,15})kB",
+	/* An NVIDIA model name (nvidia-smi's table, get_device_name()):
+	 * "NVIDIA A100-SXM4-80GB" gives A100, "GeForce GTX 1080 Ti" GTX
+	 * 1080 Ti; rules/knowledge.yaml maps it to a compute capability. */
+	[CX_GPU] = "\\b(?:(?:NVIDIA|Tesla|GeForce|Quadro) )+((?:RTX |GTX )?"
+	    "[A-Z]{0,2}\\d{1,4}[A-Z]?(?: Ti| SUPER)?)(?![\\w.])",
 	[CX_FRAME] = "File \"([^\"\\n]{1,300})\", line (\\d{1,9}), in "
 	    "([^\\s\\n]{1,100})",
 	[CX_STEP] = "\\|\\s*(\\d{1,9})/\\d{1,9} \\[|[\"']?(?:global_)?step"
@@ -96,6 +101,9 @@ static const cx_anchor cx_anchor_list[] = {
 	{ "memory: usage", CX_MEMCG, false },
 	{ "ncorrectable ECC", CX_XID, false },
 	{ "ECC page retirement", CX_XID, false },
+	{ "NVIDIA ", CX_GPU, true },
+	{ "Tesla ", CX_GPU, true },
+	{ "GeForce ", CX_GPU, true },
 	{ NULL, 0, false },
 };
 
@@ -310,6 +318,10 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
 			st->xid = rx_int(c->m, line, 1, -1);
 		else
 			st->ecc = true;
+		break;
+	case CX_GPU:
+		if (g != NULL)
+			rx_copy_text(st->gpu_model, sizeof st->gpu_model, g, n);
 		break;
 	default:
 		break;

@@ -42,7 +42,7 @@ enum {
 	/* From the knowledge table (knowledge.c). */
 	FC_RELEASE_MIN, FC_RELEASE_MAX, FC_VENDOR, FC_ALLOC_CONF_VAR,
 	FC_MAX_SPLIT_MIN_MB, FC_AUTOCAST, FC_SMI_PROCS, FC_VISIBLE_DEVICES,
-	FC_MPS_WATERMARK, FC_REQUEST_ROLE,
+	FC_MPS_WATERMARK, FC_REQUEST_ROLE, FC_GPU_MODEL, FC_COMPUTE_CAPABILITY,
 	FC_XLA_CONF, FC_XLA_PREALLOCATE, FC_XLA_MEM_FRACTION, FC_TF_ALLOCATOR,
 	FC_TF_ALLOW_GROWTH, FC_TF_GPU_ALLOCATOR, FC_XID, FC_ECC,
 	FC_COUNT
@@ -121,6 +121,8 @@ static const struct {
 	[FC_VISIBLE_DEVICES] = { "visible_devices", F_STR },
 	[FC_MPS_WATERMARK] = { "mps_watermark", F_STR },
 	[FC_REQUEST_ROLE] = { "request_role", F_STR },
+	[FC_GPU_MODEL] = { "gpu_model", F_STR },
+	[FC_COMPUTE_CAPABILITY] = { "compute_capability", F_NUM },
 	[FC_XLA_CONF] = { "xla_conf", F_STR },
 	[FC_XLA_PREALLOCATE] = { "xla_preallocate", F_BOOL },
 	[FC_XLA_MEM_FRACTION] = { "xla_mem_fraction", F_NUM },
@@ -453,6 +455,12 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 	case FC_MPS_WATERMARK:
 		return fc_str(out, kn_command(kn, ev, "mps_watermark"));
 	case FC_REQUEST_ROLE: return fc_str(out, kn_role(kn, ev));
+	case FC_GPU_MODEL: return fc_str(out, c->gpu_model);
+	case FC_COMPUTE_CAPABILITY:
+		out->num = kn_compute_capability(kn, ev);
+		out->type = XV_NUM;
+		out->bytes = false;
+		return out->num >= 0;
 	case FC_XLA_CONF: return fc_str(out, c->xla_conf);
 	case FC_XLA_PREALLOCATE:
 		return fc_bool(out, fc_truth(fc_setting(c->xla_conf,

@@ -5,14 +5,15 @@
  * entries, each a mapping of plain values:
  *
  *   what: option              layout, hint, variable, broken, option,
- *                             feature, command or role
+ *                             feature, command, role or gpu
  *   name: max_split_size_mb   what the entry is about
  *   vendor: nvidia            optional: nvidia, amd, intel or apple
  *   var: PYTORCH_ALLOC_CONF   broken: the variable that fails
  *   since: "1.10"             the first release (MAJOR.MINOR)
  *   until: "2.8"              optional: the last release
  *   min: 21                   option: the smallest value accepted
- *   value: "..."              feature, command, role: the value
+ *   value: "..."              feature, command, role: the value; gpu:
+ *                             the compute capability ("8.0")
  *   phase: forward            role: the phase that decides it
  *   source: "file, release"   required: where it comes from upstream
  *
@@ -32,14 +33,14 @@
 
 typedef enum {
 	KN_LAYOUT, KN_HINT, KN_VARIABLE, KN_BROKEN, KN_OPTION, KN_FEATURE,
-	KN_COMMAND, KN_ROLE, KN_WHAT_COUNT
+	KN_COMMAND, KN_ROLE, KN_GPU, KN_WHAT_COUNT
 } kn_what;
 
 static const char *const kn_whats[KN_WHAT_COUNT] = {
 	[KN_LAYOUT] = "layout", [KN_HINT] = "hint",
 	[KN_VARIABLE] = "variable", [KN_BROKEN] = "broken",
 	[KN_OPTION] = "option", [KN_FEATURE] = "feature",
-	[KN_COMMAND] = "command", [KN_ROLE] = "role",
+	[KN_COMMAND] = "command", [KN_ROLE] = "role", [KN_GPU] = "gpu",
 };
 
 static const char *const kn_vendors[] = {
@@ -200,7 +201,7 @@ kn_entry_load(const char *path, yaml_document_t *doc, yaml_node_t *n,
 			if (e->what == KN_WHAT_COUNT)
 				kn_err(errs, path, vn, "unknown what '%s' (expected "
 				    "layout, hint, variable, broken, option, "
-				    "feature, command or role)", v);
+				    "feature, command, role or gpu)", v);
 			continue;
 		}
 		if (strcmp(k, "since") == 0 || strcmp(k, "until") == 0) {
@@ -267,6 +268,10 @@ kn_entry_load(const char *path, yaml_document_t *doc, yaml_node_t *n,
 	if (e->what == KN_BROKEN && e->var == NULL)
 		kn_err(errs, path, n, "a broken entry needs var (the "
 		    "variable that fails)");
+	if (e->what == KN_GPU && (e->value == NULL ||
+	    kn_parse_release(e->value) < 0))
+		kn_err(errs, path, n, "a gpu entry needs its compute capability "
+		    "as value (\"8.0\")");
 	if (e->what == KN_COMMAND && e->value == NULL)
 		kn_err(errs, path, n, "a command entry needs a value");
 	if (e->what == KN_ROLE && (e->value == NULL) == (e->phase == NULL))
@@ -550,6 +555,19 @@ kn_command(const kn_table *t, const od_event *ev, const char *name)
 		    strcmp(t->v[i].vendor, vendor) == 0)
 			return t->v[i].value;
 	return NULL;
+}
+
+double
+kn_compute_capability(const kn_table *t, const od_event *ev)
+{
+	const kn_entry *e = kn_find(t, KN_GPU, ev->ctx.gpu_model);
+	const char *vendor = kn_vendor(ev);
+	int cc;
+
+	if (e == NULL || vendor == NULL || strcmp(vendor, "nvidia") != 0)
+		return -1;
+	cc = kn_parse_release(e->value);
+	return cc / 100 + (cc % 100) / 10.0;
 }
 
 const char *

@@ -70,6 +70,10 @@ const char *kn_autocast(const kn_table *t, const od_event *ev);
 const char *kn_command(const kn_table *t, const od_event *ev,
     const char *name);
 
+/* The compute capability of the NVIDIA model the log names (8.0 for
+ * A100), from the table's gpu entries; -1 when unknown or not NVIDIA. */
+double kn_compute_capability(const kn_table *t, const od_event *ev);
+
 /* What the failing frame (or else the phase) says the request is:
  * "activation", "parameter", or NULL when they do not tell. */
 const char *kn_role(const kn_table *t, const od_event *ev);
