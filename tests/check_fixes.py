@@ -27,7 +27,7 @@ against the knowledge table.
      * no env line sets what the log shows set already;
      * a fix of an AMD, Intel or Apple event names no NVIDIA command or
        variable;
-     * a fix that offers bfloat16 says that it needs
+     * a fix that names bfloat16 says that it needs
        torch.cuda.is_bf16_supported(), or the log names a GPU of compute
        capability 8.0 or more (the table's gpu entries, found in the log
        here with a pattern of this file); one that says the GPU refuses
@@ -187,14 +187,15 @@ def check_event(kb, ev, where, text=""):
                 if word in words:
                     bad.append("%s: names %s for a %s event" % (
                         name, word, vendor))
-            if "dtype=torch.bfloat16" in words and not (
-                    "is_bf16_supported" in words or
-                    (gpu is not None and gpu[1] >= (8, 0))):
-                bad.append("%s: offers bf16 without its GPU condition (GPU "
-                           "%s)" % (name, gpu))
-            if "refuses it" in words and "bfloat16" in words and (
-                    gpu is None or gpu[1] >= (8, 0)):
-                bad.append("%s: says the GPU (%s) has no bf16" % (name, gpu))
+            if "bfloat16" in words or "bf16" in words:
+                if "refuses it" in words:
+                    if gpu is None or gpu[1] >= (8, 0):
+                        bad.append("%s: says the GPU (%s) has no bf16" % (
+                            name, gpu))
+                elif not ("is_bf16_supported" in words or
+                          (gpu is not None and gpu[1] >= (8, 0))):
+                    bad.append("%s: offers bf16 without its GPU condition "
+                               "(GPU %s)" % (name, gpu))
             for api in ("torch.cuda.amp.autocast", "torch.autocast"):
                 # Without a range, only a fix that names the release it
                 # needs may name the API.
