@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "knowledge.h"
 
 int
 cmd_rules(const cli_command *cmd, int argc, char **argv)
@@ -47,6 +48,10 @@ cmd_rules(const cli_command *cmd, int argc, char **argv)
 		}
 		if (errs->n > 0)
 			status = cli_rule_errors(label, errs);
+		else if (kn_count(rules->knowledge) > 0)
+			printf("oomdoc: %d rules, %d knowledge entries, no "
+			    "errors\n", rl_count(rules),
+			    kn_count(rules->knowledge));
 		else
 			printf("oomdoc: %d rules, no errors\n", rl_count(rules));
 	} else if (strcmp(verb, "list") == 0 || strcmp(verb, "show") == 0) {

@@ -20,7 +20,7 @@
 
 enum {
 	CX_ALLOC, CX_XLA, CX_TF, CX_BATCH, CX_ACCUM, CX_SEQ, CX_PREC, CX_CKPT,
-	CX_MEM, CX_XID, CX_MEMCG,
+	CX_MEM, CX_XID, CX_MEMCG, CX_GPU,
 	/* The memory readings of trainers and tools (see cx_patterns). */
 	CX_MEM_DS, CX_MEM_MEGATRON, CX_MEM_TITAN, CX_MEM_MM, CX_MEM_HF,
 	CX_MEM_ACCEL, CX_SMI_HEAD, CX_SMI_ROW, CX_SUMMARY, CX_VLLM,
@@ -129,6 +129,11 @@ static const char *const cx_patterns[CX_COUNT] = {
 	    "(\\d{1,6}(?:\\.\\d{1,6})?) ?GiB|GPU KV cache size: (\\d{1,3}(?:,?\\d{3}){0,4}) "
 	    "tokens|Maximum concurrency for (\\d{1,3}(?:,?\\d{3}){0,4}) tokens per "
 	    "request: (\\d{1,9}(?:\\.\\d{1,4})?)x",
+	/* An NVIDIA model name (nvidia-smi's table, get_device_name()):
+	 * "NVIDIA A100-SXM4-80GB" gives A100, "GeForce GTX 1080 Ti" GTX
+	 * 1080 Ti; rules/knowledge.yaml maps it to a compute capability. */
+	[CX_GPU] = "\\b(?:(?:NVIDIA|Tesla|GeForce|Quadro) )+((?:RTX |GTX )?"
+	    "[A-Z]{0,2}\\d{1,4}[A-Z]?(?: Ti| SUPER)?)(?![\\w.])",
 	[CX_FRAME] = "File \"([^\"\\n]{1,300})\", line (\\d{1,9}), in "
 	    "([^\\s\\n]{1,100})",
 	[CX_STEP] = "\\|\\s*(\\d{1,9})/\\d{1,9} \\[|[\"']?(?:global_)?step"
@@ -201,6 +206,9 @@ static const cx_anchor cx_anchor_list[] = {
 	{ "memory: usage", CX_MEMCG, false, false },
 	{ "ncorrectable ECC", CX_XID, false, false },
 	{ "ECC page retirement", CX_XID, false, false },
+	{ "NVIDIA ", CX_GPU, true, false },
+	{ "Tesla ", CX_GPU, true, false },
+	{ "GeForce ", CX_GPU, true, false },
 	{ NULL, 0, false, false },
 };
 
@@ -686,6 +694,10 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
 			st->xid = rx_int(c->m, line, 1, -1);
 		else
 			st->ecc = true;
+		break;
+	case CX_GPU:
+		if (g != NULL)
+			rx_copy_text(st->gpu_model, sizeof st->gpu_model, g, n);
 		break;
 	default:
 		break;

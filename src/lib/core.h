@@ -239,10 +239,11 @@ typedef struct {
 	int64_t memcg_limit;
 	uint64_t memcg_line;    /* where it was, for the kill just after */
 	bool ecc;               /* an uncorrectable ECC error was reported */
+	char gpu_model[24];     /* the NVIDIA model the log names: "A100" */
 } od_logctx;
 
 #define OD_CAUSES_MAX 8
-#define OD_FIXES_MAX 8
+#define OD_FIXES_MAX 10
 #define OD_EVIDENCE_MAX 6
 
 /* A fix of a cause, rendered for this event (owned strings, or NULL). */

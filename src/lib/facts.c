@@ -13,6 +13,7 @@
 #include "account.h"
 #include "context.h"
 #include "facts.h"
+#include "knowledge.h"
 
 typedef enum {
 	F_BYTES, F_NUM, F_STR, F_BOOL
@@ -44,6 +45,10 @@ enum {
 	FC_ACCUM, FC_SEQ_LEN, FC_PRECISION, FC_GRAD_CHECKPOINTING,
 	FC_ALLOC_CONF, FC_ALLOC_CONF_PREFIX, FC_EXPANDABLE_SEGMENTS,
 	FC_EXPANDABLE_AVAILABLE, FC_MAX_SPLIT_SIZE_MB, FC_MALLOC_ASYNC,
+	/* From the knowledge table (knowledge.c). */
+	FC_RELEASE_MIN, FC_RELEASE_MAX, FC_VENDOR, FC_ALLOC_CONF_VAR,
+	FC_MAX_SPLIT_MIN_MB, FC_AUTOCAST, FC_SMI_PROCS, FC_VISIBLE_DEVICES,
+	FC_MPS_WATERMARK, FC_REQUEST_ROLE, FC_GPU_MODEL, FC_COMPUTE_CAPABILITY,
 	FC_XLA_CONF, FC_XLA_PREALLOCATE, FC_XLA_MEM_FRACTION, FC_TF_ALLOCATOR,
 	FC_TF_ALLOW_GROWTH, FC_TF_GPU_ALLOCATOR, FC_XID, FC_ECC,
 	/* The series of memory readings (context.c, cx_series_of). */
@@ -130,6 +135,18 @@ static const struct {
 	[FC_EXPANDABLE_AVAILABLE] = { "expandable_available", F_BOOL },
 	[FC_MAX_SPLIT_SIZE_MB] = { "max_split_size_mb", F_NUM },
 	[FC_MALLOC_ASYNC] = { "malloc_async", F_BOOL },
+	[FC_RELEASE_MIN] = { "release.min", F_STR },
+	[FC_RELEASE_MAX] = { "release.max", F_STR },
+	[FC_VENDOR] = { "vendor", F_STR },
+	[FC_ALLOC_CONF_VAR] = { "alloc_conf_var", F_STR },
+	[FC_MAX_SPLIT_MIN_MB] = { "max_split_min_mb", F_NUM },
+	[FC_AUTOCAST] = { "autocast", F_STR },
+	[FC_SMI_PROCS] = { "smi_procs", F_STR },
+	[FC_VISIBLE_DEVICES] = { "visible_devices", F_STR },
+	[FC_MPS_WATERMARK] = { "mps_watermark", F_STR },
+	[FC_REQUEST_ROLE] = { "request_role", F_STR },
+	[FC_GPU_MODEL] = { "gpu_model", F_STR },
+	[FC_COMPUTE_CAPABILITY] = { "compute_capability", F_NUM },
 	[FC_XLA_CONF] = { "xla_conf", F_STR },
 	[FC_XLA_PREALLOCATE] = { "xla_preallocate", F_BOOL },
 	[FC_XLA_MEM_FRACTION] = { "xla_mem_fraction", F_NUM },
@@ -399,13 +416,15 @@ fc_readings(const od_event *ev, int id, xv_value *out)
 /* Reads fact id of ev into out; the facts built as text are written into
  * buf, which out then borrows. */
 static bool
-fc_event(const od_event *ev, int id, xv_value *out, fc_scratch *buf)
+fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
+    fc_scratch *buf)
 {
 	const od_memory *m = &ev->mem;
 	const od_logctx *c = &ev->ctx;
 	const char *o;
 	od_account a;
 	int64_t v;
+	kn_range r;
 
 	od_account_of(ev, &a);
 	switch (id) {
@@ -536,15 +555,8 @@ fc_event(const od_event *ev, int id, xv_value *out, fc_scratch *buf)
 		o = fc_option(c->alloc_conf, "expandable_segments");
 		return fc_bool(out, o != NULL && fc_truth(o) == 1);
 	case FC_EXPANDABLE_AVAILABLE:
-		/* The message's layout tells the PyTorch release. */
-		if (ev->layout == OD_LAYOUT_CACHED ||
-		    ev->layout == OD_LAYOUT_RESERVED_TOTAL)
-			return fc_bool(out, 0);
-		if (ev->layout == OD_LAYOUT_CAPACTY ||
-		    ev->layout == OD_LAYOUT_CAPACITY ||
-		    ev->hint == OD_HINT_EXPANDABLE)
-			return fc_bool(out, 1);
-		return false;
+		/* In every release the message can come from, or in none. */
+		return fc_bool(out, kn_option(kn, ev, "expandable_segments"));
 	case FC_MAX_SPLIT_SIZE_MB:
 		o = fc_option(c->alloc_conf, "max_split_size_mb");
 		return o != NULL && fc_num(out, atoll(o), false);
@@ -556,6 +568,32 @@ fc_event(const od_event *ev, int id, xv_value *out, fc_scratch *buf)
 		o = fc_option(c->alloc_conf, "backend");
 		return fc_bool(out, o != NULL && strncmp(o, "cudaMallocAsync",
 		    15) == 0);
+	case FC_RELEASE_MIN:
+	case FC_RELEASE_MAX:
+		if (!kn_release(kn, ev, &r) || (id == FC_RELEASE_MAX &&
+		    r.max == KN_OPEN))
+			return false;
+		kn_release_text(id == FC_RELEASE_MIN ? r.min : r.max,
+		    buf->release, sizeof buf->release);
+		return fc_str(out, buf->release);
+	case FC_VENDOR: return fc_str(out, kn_vendor(ev));
+	case FC_ALLOC_CONF_VAR: return fc_str(out, kn_alloc_var(kn, ev));
+	case FC_MAX_SPLIT_MIN_MB:
+		return fc_num(out, kn_option_min(kn, ev, "max_split_size_mb"),
+		    false);
+	case FC_AUTOCAST: return fc_str(out, kn_autocast(kn, ev));
+	case FC_SMI_PROCS: return fc_str(out, kn_command(kn, ev, "smi_procs"));
+	case FC_VISIBLE_DEVICES:
+		return fc_str(out, kn_command(kn, ev, "visible_devices"));
+	case FC_MPS_WATERMARK:
+		return fc_str(out, kn_command(kn, ev, "mps_watermark"));
+	case FC_REQUEST_ROLE: return fc_str(out, kn_role(kn, ev));
+	case FC_GPU_MODEL: return fc_str(out, c->gpu_model);
+	case FC_COMPUTE_CAPABILITY:
+		out->num = kn_compute_capability(kn, ev);
+		out->type = XV_NUM;
+		out->bytes = false;
+		return out->num >= 0;
 	case FC_XLA_CONF: return fc_str(out, c->xla_conf);
 	case FC_XLA_PREALLOCATE:
 		return fc_bool(out, fc_truth(fc_setting(c->xla_conf,
@@ -608,7 +646,8 @@ fc_lookup(void *ctx, const char *name, size_t len, xv_value *out)
 			}
 		}
 	}
-	return src->ev != NULL && fc_event(src->ev, id, out, &src->scratch);
+	return src->ev != NULL && fc_event(src->ev, src->kn, id, out,
+	    &src->scratch);
 }
 
 bool

@@ -32,11 +32,13 @@ typedef struct {
 typedef struct {
 	char user_frame[300];   /* "file:line in function" */
 	char alloc_conf_prefix[200];
+	char release[16];       /* release.min or release.max, "1.10" */
 } fc_scratch;
 
 typedef struct {
 	const od_event *ev;
 	const fc_user_facts *user;
+	const struct kn_table *kn;      /* the knowledge table, or NULL */
 	fc_scratch scratch;
 } fc_source;
 

@@ -36,6 +36,7 @@ typedef struct {
 	xp_expr *when;
 	xp_template *text;
 	char *env_name;
+	xp_template *env_key;   /* env_name as a template ({alloc_conf_var}) */
 	xp_template *env_value;
 	xp_template *code;
 	char *config_key;
@@ -100,6 +101,7 @@ struct rl_set {
 	 * two, each 0 (empty) or a rule's index + 1. */
 	int *slots;
 	size_t nslots;
+	struct kn_table *knowledge;     /* knowledge.h; owned, may be NULL */
 };
 
 /* Sets ev's fingerprint from its kind, its top cause, its exception and
@@ -139,5 +141,9 @@ void rl_report_fingerprint(od_events *set, char out[17]);
 int rl_count(const rl_set *s);
 void rl_describe(const rl_set *s, int i, FILE *out, bool full);
 int rl_find(const rl_set *s, const char *id);
+
+/* Whether name is an environment variable name as the shells take one
+ * (rules_load.c): a fix's env line must name one, also once rendered. */
+bool rl_valid_env(const char *name);
 
 #endif

@@ -210,7 +210,7 @@ rl_explain(const rl_rule *r, fc_source *src)
 void
 rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 {
-	fc_source src = { .ev = ev, .user = user };
+	fc_source src = { .ev = ev, .user = user, .kn = s->knowledge };
 	od_cause found[OD_CAUSES_MAX];
 	int n = 0, i, k;
 
@@ -286,7 +286,16 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 			/* A fix whose numbers are unknown helps no one. */
 			f->text = rl_render(rf->text, &src);
 			if (rf->env_value != NULL) {
-				f->env_name = strdup(rf->env_name);
+				/* The variable's name can depend on the release
+				 * and the vendor. */
+				f->env_name = rf->env_key != NULL ?
+				    rl_render(rf->env_key, &src) :
+				    strdup(rf->env_name);
+				if (f->env_name != NULL &&
+				    !rl_valid_env(f->env_name)) {
+					free(f->env_name);
+					f->env_name = NULL;
+				}
 				f->env_value = rl_render(rf->env_value, &src);
 			}
 			if (rf->code != NULL)
@@ -297,9 +306,9 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 				    &src);
 			}
 			if (f->text == NULL || (rf->env_value != NULL &&
-			    f->env_value == NULL) || (rf->code != NULL &&
-			    f->code == NULL) || (rf->config_value != NULL &&
-			    f->config_value == NULL)) {
+			    (f->env_value == NULL || f->env_name == NULL)) ||
+			    (rf->code != NULL && f->code == NULL) ||
+			    (rf->config_value != NULL && f->config_value == NULL)) {
 				od_cause tmp;
 
 				memset(&tmp, 0, sizeof tmp);

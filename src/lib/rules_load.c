@@ -50,6 +50,7 @@
 
 #include "expr.h"
 #include "facts.h"
+#include "knowledge.h"
 #include "rules.h"
 
 #define RL_FILE_MAX (1024 * 1024)
@@ -368,6 +369,7 @@ rl_rule_free(rl_rule *r)
 		xp_free(r->fixes[i].when);
 		xp_template_free(r->fixes[i].text);
 		free(r->fixes[i].env_name);
+		xp_template_free(r->fixes[i].env_key);
 		xp_template_free(r->fixes[i].env_value);
 		xp_template_free(r->fixes[i].code);
 		free(r->fixes[i].config_key);
@@ -388,6 +390,7 @@ rl_free(rl_set *s)
 		rl_rule_free(&s->rules[i]);
 	free(s->rules);
 	free(s->slots);
+	kn_free(s->knowledge);
 	free(s);
 }
 
@@ -450,8 +453,8 @@ rl_template(rl_load_ctx *lc, yaml_node_t *n, const char *what)
 
 /* Whether name is an environment variable name as the shells take one
  * (POSIX.1-2017, Base Definitions 8.1): a letter or '_', then letters,
- * digits or '_'; at most 128 bytes. */
-static bool
+ * digits or '_'; at most 128 bytes (rules.h). */
+bool
 rl_valid_env(const char *name)
 {
 	size_t i;
@@ -485,7 +488,11 @@ rl_pair(rl_load_ctx *lc, yaml_node_t *n, const char *what, char **name,
 	k = rl_scalar(lc, rl_node(lc, p->key), what);
 	if (k == NULL)
 		return false;
-	if (strcmp(what, "env") == 0 && !rl_valid_env(k)) {
+	/* A name with a {fact} in it is a template (the variable can depend
+	 * on the release and the vendor): it is checked once rendered, in
+	 * rules_apply.c. */
+	if (strcmp(what, "env") == 0 && strchr(k, '{') == NULL &&
+	    !rl_valid_env(k)) {
 		rl_err(lc, rl_node(lc, p->key), "env: '%s' is not an environment "
 		    "variable name (a letter or '_', then letters, digits or "
 		    "'_')", k);
@@ -551,8 +558,13 @@ rl_load_fix(rl_load_ctx *lc, yaml_node_t *n, rl_fix *f)
 			f->when = rl_expr(lc, vn, "when");
 		else if (rl_key_is(k, "text"))
 			f->text = rl_template(lc, vn, "text");
-		else if (rl_key_is(k, "env"))
-			rl_pair(lc, vn, "env", &f->env_name, &f->env_value);
+		else if (rl_key_is(k, "env")) {
+			/* A name with {fact} in it is a template too. */
+			if (rl_pair(lc, vn, "env", &f->env_name, &f->env_value) &&
+			    strchr(f->env_name, '{') != NULL)
+				f->env_key = rl_template(lc, rl_node(lc,
+				    vn->data.mapping.pairs.start->key), "env");
+		}
 		else if (rl_key_is(k, "code"))
 			f->code = rl_template(lc, vn, "code");
 		else if (rl_key_is(k, "config"))
@@ -1165,6 +1177,19 @@ rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
 	    root->data.mapping.pairs.top - root->data.mapping.pairs.start == 1) {
 		yaml_node_t *k = rl_node(&lc, root->data.mapping.pairs.start->key);
 
+		if (k != NULL && k->type == YAML_SCALAR_NODE &&
+		    strcmp((char *)k->data.scalar.value, "knowledge") == 0) {
+			/* The knowledge table (knowledge.c), not rules. */
+			bool ok;
+
+			if (s->knowledge == NULL)
+				s->knowledge = kn_new();
+			ok = s->knowledge != NULL && kn_load(s->knowledge, path,
+			    &lc.doc, rl_node(&lc,
+			    root->data.mapping.pairs.start->value), errs);
+			yaml_document_delete(&lc.doc);
+			return ok;
+		}
 		if (k != NULL && k->type == YAML_SCALAR_NODE &&
 		    strcmp((char *)k->data.scalar.value, "rules") == 0) {
 			list = rl_node(&lc, root->data.mapping.pairs.start->value);

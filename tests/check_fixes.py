@@ -1,0 +1,337 @@
+#!/usr/bin/env python3
+"""Checks the fixes oomdoc offers, against hand-written expectations and
+against the knowledge table.
+
+1. Each <name>.fixes in the directories given holds what the fixes of its
+   log (<name>.log beside it, or log=PATH relative to the file) must be,
+   written by hand from the message and rules/knowledge.yaml, as its
+   comments show; one key=value a line:
+
+       args=OPTIONS     options given before the log (split on spaces)
+       env=NAME=VALUE   an env line offered (all of them, in report order)
+       env=none         no env line at all
+       fix=RULE.FIX     a fix that must be offered
+       nofix=RULE.FIX   a fix that must not be
+       has=TEXT         text some fix must contain
+       hasnt=TEXT       text no fix may contain
+
+2. Over every fixtures/*/*.log, each fix must hold against the knowledge
+   table, read here from rules/knowledge.yaml independently of the C code
+   (src/lib/knowledge.c):
+     * an allocator variable offered exists in every release of the
+       event's release range (its layout and hint), for its vendor, and is
+       not broken there for the option it sets;
+     * every option in its value exists in every release of the range and
+       has a value each of them accepts (max_split_size_mb at least the
+       largest minimum);
+     * no env line sets what the log shows set already;
+     * a fix of an AMD, Intel or Apple event names no NVIDIA command or
+       variable;
+     * a fix that names bfloat16 says that it needs
+       torch.cuda.is_bf16_supported(), or the log names a GPU of compute
+       capability 8.0 or more (the table's gpu entries, found in the log
+       here with a pattern of this file); one that says the GPU refuses
+       bfloat16 names one below 8.0; and one that names an autocast
+       API comes from a range whose every release has that API (or, for
+       an event of no known range, says which release it needs).
+
+Usage: check_fixes.py OOMDOC KNOWLEDGE_YAML FIXES_DIR...
+"""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+import yaml
+
+OPEN = (99, 99)
+VENDORS = {
+    "cuda_caching_allocator": "nvidia", "cuda_raw": "nvidia",
+    "cublas": "nvidia", "cudnn": "nvidia", "nccl": "nvidia",
+    "hip": "amd", "xpu": "intel", "mps": "apple",
+}
+# What a fix of a non-NVIDIA event must not name.
+NOT_FOR = {
+    "amd": ["nvidia-smi", "CUDA_VISIBLE_DEVICES", "PYTORCH_CUDA_ALLOC_CONF",
+            "CUBLAS_WORKSPACE_CONFIG"],
+    "intel": ["nvidia-smi", "CUDA_VISIBLE_DEVICES", "PYTORCH_CUDA_ALLOC_CONF",
+              "CUBLAS_WORKSPACE_CONFIG", "torch.cuda", "NCCL", "rocm-smi"],
+    "apple": ["nvidia-smi", "CUDA_VISIBLE_DEVICES", "PYTORCH_CUDA_ALLOC_CONF",
+              "CUBLAS_WORKSPACE_CONFIG", "torch.cuda", "NCCL", "rocm-smi"],
+}
+
+
+def release(s):
+    major, minor = s.split(".")
+    return (int(major), int(minor))
+
+
+class Knowledge:
+    def __init__(self, path):
+        with open(path) as f:
+            self.entries = yaml.safe_load(f)["knowledge"]
+        for e in self.entries:
+            if "since" in e:
+                e["since"] = release(e["since"])
+            e["until"] = release(e["until"]) if "until" in e else OPEN
+        self.variables = {e["name"] for e in self.entries
+                          if e["what"] == "variable"}
+
+    def of(self, what, name, vendor=None):
+        return [e for e in self.entries if e["what"] == what and
+                e["name"] == name and
+                (e.get("vendor") is None or e.get("vendor") == vendor)]
+
+    def range(self, ev):
+        """The release range of an event, or None."""
+        if ev["framework"] != "pytorch":
+            return None
+        lay = self.of("layout", ev["format"])
+        if not lay:
+            return None
+        lo, hi = lay[0]["since"], lay[0]["until"]
+        hint = self.of("hint", ev["context"]["hint"] or "")
+        if hint:
+            nlo, nhi = max(lo, hint[0]["since"]), min(hi, hint[0]["until"])
+            if nlo <= nhi:
+                lo, hi = nlo, nhi
+        return lo, hi
+
+    def points(self, rng):
+        """The releases of the range where some entry starts or ends: the
+        coverage of every entry is constant between two of them."""
+        lo, hi = rng
+        pts = {lo}
+        for e in self.entries:
+            for p in (e.get("since"), e["until"]):
+                if p is None or p == OPEN:
+                    continue
+                for q in (p, (p[0], p[1] + 1)):
+                    if lo <= q <= hi:
+                        pts.add(q)
+        return sorted(pts)
+
+    def covering(self, what, name, vendor, rel):
+        return [e for e in self.of(what, name, vendor)
+                if e["since"] <= rel <= e["until"]]
+
+    def everywhere(self, what, name, vendor, rng):
+        return all(self.covering(what, name, vendor, p)
+                   for p in self.points(rng))
+
+
+def options(value):
+    """'a:1,b:2' as a list of (key, value)."""
+    out = []
+    for item in value.split(","):
+        if item.strip():
+            k, _, v = item.partition(":")
+            out.append((k.strip(), v.strip()))
+    return out
+
+
+def valid_value(kb, option, value, vendor, rng):
+    if option == "max_split_size_mb":
+        if not value.isdigit():
+            return False
+        mins = [e["min"] for p in kb.points(rng)
+                for e in kb.covering("option", option, vendor, p)]
+        return bool(mins) and int(value) >= max(mins)
+    if option == "expandable_segments":
+        return value in ("True", "False")
+    if option == "garbage_collection_threshold":
+        try:
+            return 0 < float(value) < 1
+        except ValueError:
+            return False
+    if option == "backend":
+        return value in ("native", "cudaMallocAsync")
+    if option == "roundup_power2_divisions":
+        return value.isdigit() and int(value) > 0 and \
+            int(value) & (int(value) - 1) == 0
+    return False        # an option this check does not know
+
+
+def gpu_of(kb, text):
+    """The last NVIDIA model of the table that the log names, with its
+    compute capability, or None."""
+    best = None
+    for e in kb.entries:
+        if e["what"] != "gpu":
+            continue
+        pat = r"(?:NVIDIA|Tesla|GeForce|Quadro) +%s(?![\w.]| Ti| SUPER)" % (
+            re.escape(e["name"]))
+        for m in re.finditer(pat, text):
+            if best is None or m.start() > best[0]:
+                best = (m.start(), e["name"], release(e["value"]))
+    return None if best is None else best[1:]
+
+
+def check_event(kb, ev, where, text=""):
+    """The problems of one event's fixes, as strings."""
+    bad = []
+    gpu = gpu_of(kb, text) if VENDORS.get(ev["kind"]) == "nvidia" else None
+    vendor = VENDORS.get(ev["kind"])
+    rng = kb.range(ev)
+    conf = options(ev["context"]["alloc_conf"] or "")
+    shown = " ".join(filter(None, [ev["context"].get("xla_conf"),
+                                   ev["context"].get("tf_allocator")]))
+    for c in ev["causes"]:
+        for f in c["fixes"]:
+            name = "%s %s.%s" % (where, c["rule"], f["id"])
+            words = f["text"] + " " + " ".join(
+                "%s=%s" % kv for kv in f.get("env", {}).items())
+            for word in NOT_FOR.get(vendor, []):
+                if word in words:
+                    bad.append("%s: names %s for a %s event" % (
+                        name, word, vendor))
+            if "bfloat16" in words or "bf16" in words:
+                if "refuses it" in words:
+                    if gpu is None or gpu[1] >= (8, 0):
+                        bad.append("%s: says the GPU (%s) has no bf16" % (
+                            name, gpu))
+                elif not ("is_bf16_supported" in words or
+                          (gpu is not None and gpu[1] >= (8, 0))):
+                    bad.append("%s: offers bf16 without its GPU condition "
+                               "(GPU %s)" % (name, gpu))
+            for api in ("torch.cuda.amp.autocast", "torch.autocast"):
+                # Without a range, only a fix that names the release it
+                # needs may name the API.
+                since = kb.of("feature", api)[0]["since"]
+                conditional = "PyTorch %d.%d or later" % since in words
+                if api in words and not (rng is None and conditional) and (
+                        rng is None or not kb.everywhere(
+                            "feature", api, vendor, rng)):
+                    bad.append("%s: %s is not in every release of %s" % (
+                        name, api, rng))
+            for var, value in f.get("env", {}).items():
+                if var not in kb.variables:
+                    if "%s=%s" % (var, value) in shown:
+                        bad.append("%s: the log sets %s=%s already" % (
+                            name, var, value))
+                    continue
+                if rng is None:
+                    bad.append("%s: %s for an event of no known release" %
+                               (name, var))
+                    continue
+                if not kb.everywhere("variable", var, vendor, rng):
+                    bad.append("%s: %s is not read by every release of "
+                               "%s-%s (%s)" % (name, var, rng[0], rng[1],
+                                                vendor))
+                new = [kv for kv in options(value) if kv not in conf]
+                if not new:
+                    bad.append("%s: %s=%s is what the log sets already" % (
+                        name, var, value))
+                for k, v in new:
+                    if not kb.everywhere("option", k, vendor, rng):
+                        bad.append("%s: option %s is not in every release "
+                                   "of %s-%s" % (name, k, rng[0], rng[1]))
+                    elif not valid_value(kb, k, v, vendor, rng):
+                        bad.append("%s: %s:%s is refused by a release of "
+                                   "%s-%s" % (name, k, v, rng[0], rng[1]))
+                    for e in kb.of("broken", k, vendor):
+                        if e["var"] == var and e["since"] <= rng[1] and \
+                                rng[0] <= e["until"]:
+                            bad.append("%s: %s does not carry %s in %s" % (
+                                name, var, k, e["since"]))
+    return bad
+
+
+def run(oomdoc, log, args=()):
+    r = subprocess.run([oomdoc, "--format", "json"] + list(args) + [log],
+                       capture_output=True, text=True, timeout=60)
+    try:
+        return json.loads(r.stdout)["events"]
+    except ValueError:
+        return None
+
+
+def parse(path):
+    spec = {"log": None, "args": [], "env": None, "fix": [], "nofix": [], "has": [],
+            "hasnt": []}
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            key, sep, value = line.partition("=")
+            if not sep or key not in spec:
+                raise ValueError("%s:%d: unknown line %r" % (path, n, line))
+            if key == "log":
+                spec["log"] = os.path.join(os.path.dirname(path), value)
+            elif key == "args":
+                spec["args"] = value.split()
+            elif key == "env":
+                spec["env"] = spec["env"] or []
+                if value != "none":
+                    spec["env"].append(value)
+            else:
+                spec[key].append(value)
+    if spec["env"] is None:
+        raise ValueError("%s: no env= line (env=none when none)" % path)
+    return spec
+
+
+def check_spec(oomdoc, path):
+    spec = parse(path)
+    log = spec["log"] or path[:-len(".fixes")] + ".log"
+    events = run(oomdoc, log, spec["args"])
+    if events is None:
+        return ["no JSON for %s" % log]
+    env, ids, texts = [], set(), []
+    for ev in events:
+        for c in ev["causes"]:
+            for f in c["fixes"]:
+                ids.add("%s.%s" % (c["rule"], f["id"]))
+                texts.append(f["text"])
+                env += ["%s=%s" % kv for kv in f.get("env", {}).items()]
+    bad = []
+    if env != spec["env"]:
+        bad.append("env lines %s, expected %s" % (env or "none",
+                                                  spec["env"] or "none"))
+    bad += ["fix %s not offered" % x for x in spec["fix"] if x not in ids]
+    bad += ["fix %s offered" % x for x in spec["nofix"] if x in ids]
+    bad += ["no fix says %r" % x for x in spec["has"]
+            if not any(x in t for t in texts)]
+    bad += ["a fix says %r" % x for x in spec["hasnt"]
+            if any(x in t for t in texts)]
+    return bad
+
+
+def main():
+    oomdoc, kpath, dirs = sys.argv[1], sys.argv[2], sys.argv[3:]
+    kb = Knowledge(kpath)
+    checked = failed = 0
+    for d in dirs:
+        for fn in sorted(os.listdir(d)):
+            if fn.endswith(".fixes"):
+                path = os.path.join(d, fn)
+                checked += 1
+                bad = check_spec(oomdoc, path)
+                if bad:
+                    failed += 1
+                    print("FAIL %s:\n    %s" % (path, "\n    ".join(bad)))
+    nlogs = 0
+    for log in sorted(glob.glob("fixtures/*/*.log")):
+        events = run(oomdoc, log)
+        if events is None:
+            continue
+        nlogs += 1
+        bad = []
+        with open(log, errors="replace") as f:
+            text = f.read()
+        for i, ev in enumerate(events):
+            bad += check_event(kb, ev, "%s event %d" % (log, i), text)
+        checked += 1
+        if bad:
+            failed += 1
+            print("FAIL %s:\n    %s" % (log, "\n    ".join(bad)))
+    print("%d passed, %d failed (%d logs against the knowledge table)" % (
+        checked - failed, failed, nlogs))
+    return 1 if failed or nlogs == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
