@@ -189,9 +189,19 @@ typedef struct {
 #define OD_FIXES_MAX 8
 #define OD_EVIDENCE_MAX 6
 
+#define OD_CHANGES_MAX 4
+
+/* A setting a fix changes, with the value it has and the one it gets. */
+typedef struct {
+	const char *setting;    /* borrowed: "batch_size", "accum_steps" */
+	double from, to;
+} od_change;
+
 /* A fix of a cause, rendered for this event (owned strings, or NULL). */
 typedef struct {
 	const char *id;         /* borrowed from the rule set */
+	od_change changes[OD_CHANGES_MAX];
+	int nchanges;
 	char *text;
 	char *env_name;         /* an environment line: NAME=value */
 	char *env_value;
