@@ -32,6 +32,10 @@ def lookup(ev, path):
                         for p in ev["memory"]["other_processes"])
     v = ev
     for part in path.split("."):
+        # A number indexes a list: per_rank.0.rank.
+        if isinstance(v, list) and part.isdigit() and int(part) < len(v):
+            v = v[int(part)]
+            continue
         if not isinstance(v, dict) or part not in v:
             return "<no such field>"
         v = v[part]

@@ -224,6 +224,21 @@ typedef struct oomdoc_cause {
 	int nfixes;
 } od_cause;
 
+#define OD_RANK_ROWS_MAX 32
+
+/*
+ * One rank's figures of a failure that several ranks reported with
+ * different figures (event.c): the event keeps one row per rank, the
+ * first failure's first.
+ */
+typedef struct {
+	int rank;
+	int device;             /* -1: not printed */
+	int input;
+	uint64_t line;          /* where this rank's report starts */
+	int64_t requested, total, free, allocated, reserved;
+} od_rank_row;
+
 typedef struct oomdoc_event {
 	od_kind kind;
 	const char *framework;  /* static: "pytorch", "tensorflow", ... */
@@ -262,6 +277,14 @@ typedef struct oomdoc_event {
 	int ranks_cap;
 	bool ranks_dropped;     /* more than OD_RANKS_MAX ranks */
 	uint64_t key;           /* grouping hash of kind and normalised message */
+	uint64_t peer_key;      /* the same with the figures left out */
+	/* Many ranks as one story (event.c). */
+	od_rank_row per_rank[OD_RANK_ROWS_MAX];
+	int nper_rank;          /* 0 unless ranks reported different figures */
+	int per_rank_dropped;   /* ranks beyond OD_RANK_ROWS_MAX */
+	bool first_failure;     /* the run's first failure, of several */
+	const char *secondary;  /* static: why it follows from the first
+	                         * failure, NULL when it does not */
 } od_event;
 
 /* One input as the report describes it. */

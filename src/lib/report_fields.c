@@ -525,6 +525,27 @@ static const od_json_field jf_proc[] = {
 	{ .type = OD_JSON_END },
 };
 
+/* A row of the per-rank table (event.c). */
+static const od_json_field jf_rank_row[] = {
+	{ .key = "rank", .type = OD_JSON_INT,
+	  .at = offsetof(od_rank_row, rank) },
+	{ .key = "device", .type = OD_JSON_INT,
+	  .at = offsetof(od_rank_row, device) },
+	{ .key = "line", .type = OD_JSON_U64,
+	  .at = offsetof(od_rank_row, line) },
+	{ .key = "requested_bytes", .type = OD_JSON_I64,
+	  .at = offsetof(od_rank_row, requested) },
+	{ .key = "free_bytes", .type = OD_JSON_I64,
+	  .at = offsetof(od_rank_row, free) },
+	{ .key = "allocated_bytes", .type = OD_JSON_I64,
+	  .at = offsetof(od_rank_row, allocated) },
+	{ .key = "reserved_bytes", .type = OD_JSON_I64,
+	  .at = offsetof(od_rank_row, reserved) },
+	{ .key = "total_bytes", .type = OD_JSON_I64,
+	  .at = offsetof(od_rank_row, total) },
+	{ .type = OD_JSON_END },
+};
+
 static const od_json_field jf_memory[] = {
 	JF_FIGURE("requested_bytes", mem.requested),
 	JF_FIGURE("total_bytes", mem.total),
@@ -620,6 +641,14 @@ const od_json_field od_event_fields[] = {
 	{ .key = "device", .type = OD_JSON_INT, .at = JF_AT(device) },
 	JF_CHARS("timestamp", timestamp),
 	{ .key = "occurrences", .type = OD_JSON_U64, .at = JF_AT(occurrences) },
+	{ .key = "first_failure", .type = OD_JSON_BOOL,
+	  .at = JF_AT(first_failure) },
+	{ .key = "secondary", .type = OD_JSON_CSTR, .at = JF_AT(secondary) },
+	{ .key = "per_rank", .type = OD_JSON_ARRAY, .at = JF_AT(per_rank),
+	  .fields = jf_rank_row, .stride = sizeof(od_rank_row),
+	  .count_at = JF_AT(nper_rank), .max = OD_RANK_ROWS_MAX },
+	{ .key = "per_rank_omitted", .type = OD_JSON_INT,
+	  .null = OD_JSON_NEVER_NULL, .at = JF_AT(per_rank_dropped) },
 	{ .key = "message", .type = OD_JSON_CUSTOM, .get = jf_message_get,
 	  .set = jf_message_set },
 	{ .key = "message_truncated", .type = OD_JSON_BOOL,
