@@ -525,12 +525,22 @@ static const od_json_field jf_proc[] = {
 	{ .type = OD_JSON_END },
 };
 
+/* The input of a per-rank row, by name (not read back: the reader keeps
+ * the event's input only). */
+static json_t *
+jf_row_input_get(const void *base, const od_json_ctx *cx)
+{
+	return od_json_text(rp_input_name(&cx->inputs[((const od_rank_row *)
+	    base)->input]));
+}
+
 /* A row of the per-rank table (event.c). */
 static const od_json_field jf_rank_row[] = {
 	{ .key = "rank", .type = OD_JSON_INT,
 	  .at = offsetof(od_rank_row, rank) },
 	{ .key = "device", .type = OD_JSON_INT,
 	  .at = offsetof(od_rank_row, device) },
+	{ .key = "input", .type = OD_JSON_CUSTOM, .get = jf_row_input_get },
 	{ .key = "line", .type = OD_JSON_U64,
 	  .at = offsetof(od_rank_row, line) },
 	{ .key = "requested_bytes", .type = OD_JSON_I64,

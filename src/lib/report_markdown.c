@@ -66,17 +66,23 @@ rp_md_cell(FILE *out, int64_t v)
 /* The per-rank table of a failure that ranks reported with different
  * figures (event.c), first failure first. */
 static void
-rp_md_per_rank(FILE *out, const od_event *ev)
+rp_md_per_rank(FILE *out, const od_event *ev, const od_input *inputs)
 {
+	bool inputs_differ = false;
 	int i;
 
 	if (ev->nper_rank == 0)
 		return;
+	for (i = 0; i < ev->nper_rank; i++)
+		inputs_differ |= ev->per_rank[i].input != ev->input;
 	fprintf(out, "%d ranks reported it with different figures; rank %d "
 	    "first:\n\n", ev->nper_rank + ev->per_rank_dropped,
 	    ev->per_rank[0].rank);
 	fputs("| rank | GPU | line | requested | free | allocated | reserved "
-	    "| total |\n|---|---|---|---|---|---|---|---|\n", out);
+	    "| total |", out);
+	fputs(inputs_differ ? " input |\n" : "\n", out);
+	fputs("|---|---|---|---|---|---|---|---|", out);
+	fputs(inputs_differ ? "---|\n" : "\n", out);
 	for (i = 0; i < ev->nper_rank; i++) {
 		const od_rank_row *r = &ev->per_rank[i];
 
@@ -94,6 +100,11 @@ rp_md_per_rank(FILE *out, const od_event *ev)
 		rp_md_cell(out, r->allocated);
 		rp_md_cell(out, r->reserved);
 		rp_md_cell(out, r->total);
+		if (inputs_differ) {
+			fputc(' ', out);
+			rp_md_cstr(out, rp_input_name(&inputs[r->input]));
+			fputs(" |", out);
+		}
 		fputc('\n', out);
 	}
 	fputc('\n', out);
@@ -104,7 +115,7 @@ rp_md_per_rank(FILE *out, const od_event *ev)
 
 static void
 rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
-    const od_event *first, size_t nfirst)
+    int ninputs, const od_event *first, size_t nfirst)
 {
 	const od_memory *m = &ev->mem;
 	const char *name = rp_input_name(&inputs[ev->input]);
@@ -134,7 +145,8 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
 	if (ev->device >= 0)
 		fprintf(out, "| GPU | %d |\n", ev->device);
 	if (ev->first_failure) {
-		fputs("| story | the run's first failure, in log order", out);
+		fprintf(out, "| story | the run's first failure, %s",
+		    ninputs > 1 ? "in the order of the inputs" : "in log order");
 		if (ev->rank >= 0)
 			fprintf(out, ": rank %d (the reports that follow it, "
 			    "and torchrun's \"root cause\" table, may name "
@@ -184,7 +196,7 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
 	rp_md_size_row(out, "host usage", ev->host.usage);
 	rp_md_size_row(out, "host limit", ev->host.limit);
 	fputc('\n', out);
-	rp_md_per_rank(out, ev);
+	rp_md_per_rank(out, ev, inputs);
 	if (m->total > 0 && m->allocated >= 0) {
 		fputs("```text\n", out);
 		rp_bar(out, m, "");
@@ -289,8 +301,8 @@ rp_markdown(FILE *out, const od_report_opts *o, const od_input *inputs,
 	}
 	fputs("\n\n", out);
 	for (i = 0; i < n; i++)
-		rp_md_event(out, i + 1, od_events_get(set, i), inputs, first,
-		    nfirst + 1);
+		rp_md_event(out, i + 1, od_events_get(set, i), inputs, ninputs,
+		    first, nfirst + 1);
 	if (od_events_dropped(set) > 0)
 		fprintf(out, "%llu more events were not kept.\n",
 		    (unsigned long long)od_events_dropped(set));

@@ -138,13 +138,15 @@ rp_text_cell(FILE *out, int64_t v)
  */
 static void
 rp_text_story(FILE *out, const od_event *ev, const od_event *first,
-    size_t nfirst)
+    size_t nfirst, const od_input *inputs, int ninputs)
 {
+	bool inputs_differ = false;
 	int i;
 
 	if (ev->first_failure) {
-		fputs("    story      the run's first failure, in log order",
-		    out);
+		/* Across inputs, their order is all that is known. */
+		fprintf(out, "    story      the run's first failure, %s",
+		    ninputs > 1 ? "in the order of the inputs" : "in log order");
 		if (ev->rank >= 0)
 			fprintf(out, ": rank %d (the reports that follow it, "
 			    "and torchrun's \"root cause\" table, may name "
@@ -160,12 +162,14 @@ rp_text_story(FILE *out, const od_event *ev, const od_event *first,
 	}
 	if (ev->nper_rank == 0)
 		return;
+	for (i = 0; i < ev->nper_rank; i++)
+		inputs_differ |= ev->per_rank[i].input != ev->input;
 	fprintf(out, "    per rank   %d ranks reported it with different "
 	    "figures; rank %d first\n", ev->nper_rank + ev->per_rank_dropped,
 	    ev->per_rank[0].rank);
-	fprintf(out, "      %6s %4s %8s %11s %11s %11s %11s %11s\n", "rank",
+	fprintf(out, "      %6s %4s %8s %11s %11s %11s %11s %11s%s\n", "rank",
 	    "GPU", "line", "requested", "free", "allocated", "reserved",
-	    "total");
+	    "total", inputs_differ ? "  input" : "");
 	for (i = 0; i < ev->nper_rank; i++) {
 		const od_rank_row *r = &ev->per_rank[i];
 
@@ -183,6 +187,12 @@ rp_text_story(FILE *out, const od_event *ev, const od_event *first,
 		rp_text_cell(out, r->allocated);
 		rp_text_cell(out, r->reserved);
 		rp_text_cell(out, r->total);
+		if (inputs_differ) {
+			const char *name = rp_input_name(&inputs[r->input]);
+
+			fputs("  ", out);
+			od_escape_text(out, name, strlen(name), "");
+		}
 		fputc('\n', out);
 	}
 	if (ev->per_rank_dropped > 0)
@@ -192,7 +202,7 @@ rp_text_story(FILE *out, const od_event *ev, const od_event *first,
 
 static void
 rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
-    const od_input *inputs, const od_event *first, size_t nfirst)
+    const od_input *inputs, int ninputs, const od_event *first, size_t nfirst)
 {
 	const od_memory *m = &ev->mem;
 	const char *bold = o->color ? "\033[1m" : "";
@@ -224,7 +234,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 		}
 		fputc('\n', out);
 	}
-	rp_text_story(out, ev, first, nfirst);
+	rp_text_story(out, ev, first, nfirst, inputs, ninputs);
 	if (ev->timestamp[0] != '\0') {
 		fputs("    time       ", out);
 		od_escape_text(out, ev->timestamp, strlen(ev->timestamp), "");
@@ -339,7 +349,7 @@ rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
 	first = rp_first_failure(set, &nfirst);
 	for (i = 0; i < n; i++)
 		rp_text_event(out, o, i + 1, od_events_get(set, i), inputs,
-		    first, nfirst + 1);
+		    ninputs, first, nfirst + 1);
 	if (dropped > 0)
 		fprintf(out, "%llu more events were not kept (the limit is %d "
 		    "distinct events)\n", (unsigned long long)dropped,

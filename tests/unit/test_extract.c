@@ -519,6 +519,51 @@ test_per_rank(void **state)
 	od_events_free(set);
 }
 
+/*
+ * A log per rank: rank 1's report in the second input, at its line 1,
+ * joins rank 0's of the first input (line 3) whatever the lines; a
+ * second report of rank 1 with other figures is a failure of its own.
+ */
+static void
+test_per_rank_inputs(void **state)
+{
+	static const char a[] = "x\ny\n[rank0]: RuntimeError: CUDA out of "
+	    "memory. Tried to allocate 2.00 MiB (GPU 0; 4.00 GiB total "
+	    "capacity; 1.00 GiB already allocated; 10.00 MiB free; 1.00 GiB "
+	    "reserved in total by PyTorch)\n";
+	static const char b[] = "[rank1]: RuntimeError: CUDA out of memory. "
+	    "Tried to allocate 6.00 MiB (GPU 1; 4.00 GiB total capacity; "
+	    "1.00 GiB already allocated; 3.00 MiB free; 1.00 GiB reserved in "
+	    "total by PyTorch)\n[rank1]: RuntimeError: CUDA out of memory. "
+	    "Tried to allocate 8.00 MiB (GPU 1; 4.00 GiB total capacity; "
+	    "1.00 GiB already allocated; 3.00 MiB free; 1.00 GiB reserved in "
+	    "total by PyTorch)\n";
+	od_events *set = od_events_new();
+	od_input info;
+	od_event *ev;
+
+	(void)state;
+	od_scan_buffer(sc, a, strlen(a), 0, &info, set);
+	od_scan_buffer(sc, b, strlen(b), 1, &info, set);
+	assert_int_equal(od_events_count(set), 2);
+	ev = od_events_get(set, 0);
+	assert_int_equal(ev->nper_rank, 2);
+	assert_int_equal(ev->per_rank[0].input, 0);
+	assert_int_equal(ev->per_rank[0].line, 3);
+	assert_int_equal(ev->per_rank[1].rank, 1);
+	assert_int_equal(ev->per_rank[1].input, 1);
+	assert_int_equal(ev->per_rank[1].line, 1);
+	assert_int_equal(ev->per_rank[1].requested, MiB(6));
+	assert_int_equal(ev->per_rank[1].free, MiB(3));
+	assert_true(ev->first_failure);
+	ev = od_events_get(set, 1);
+	assert_int_equal(ev->input, 1);
+	assert_int_equal(ev->line, 2);
+	assert_int_equal(ev->mem.requested, MiB(8));
+	assert_int_equal(ev->nper_rank, 0);
+	od_events_free(set);
+}
+
 /* Several messages on one line (a log collapsed onto one line), with NUL
  * bytes and invalid UTF-8 around them. */
 static void
@@ -804,6 +849,7 @@ main(void)
 		cmocka_unit_test(test_line_numbers),
 		cmocka_unit_test(test_grouping),
 		cmocka_unit_test(test_per_rank),
+		cmocka_unit_test(test_per_rank_inputs),
 		cmocka_unit_test(test_one_line_log),
 		cmocka_unit_test(test_console_wrap),
 		cmocka_unit_test(test_vllm_prefixes),
