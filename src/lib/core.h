@@ -282,6 +282,8 @@ typedef struct oomdoc_event {
 	od_rank_row per_rank[OD_RANK_ROWS_MAX];
 	int nper_rank;          /* 0 unless ranks reported different figures */
 	int per_rank_dropped;   /* ranks beyond OD_RANK_ROWS_MAX */
+	uint64_t peer_line;     /* the line of the last rank's report joined */
+	int peer_input;         /* and its input (peer_line 0: none) */
 	bool first_failure;     /* the run's first failure, of several */
 	const char *secondary;  /* static: why it follows from the first
 	                         * failure, NULL when it does not */

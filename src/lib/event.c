@@ -502,14 +502,11 @@ static bool
 ev_peer_near(const od_event *old, const od_event *ev)
 {
 	uint64_t last = old->end_line > old->line ? old->end_line : old->line;
-	int i;
 
 	if (ev->input != old->input)
 		return true;
-	for (i = 0; i < old->nper_rank; i++)
-		if (old->per_rank[i].input == ev->input &&
-		    old->per_rank[i].line > last)
-			last = old->per_rank[i].line;
+	if (old->peer_line > last && old->peer_input == ev->input)
+		last = old->peer_line;
 	return ev->line >= old->line && ev->line - last <= EV_PEER_LINES;
 }
 
@@ -543,6 +540,8 @@ ev_join_rank(od_event *old, od_event *ev)
 		od_event_add_rank(old, ev->rank);
 	}
 	old->occurrences += ev->occurrences;
+	old->peer_line = ev->line;
+	old->peer_input = ev->input;
 	return true;
 }
 
@@ -687,6 +686,10 @@ od_events_add(od_events *set, od_event *ev)
 		    !ev_has_rank(old, ev->rank);
 		if (grown && old->nper_rank > 0)
 			ev_add_row(old, ev->rank, old, ev->input, ev->line);
+		if (grown) {
+			old->peer_line = ev->line;
+			old->peer_input = ev->input;
+		}
 		od_event_add_rank(old, ev->rank);
 		if (grown)
 			ev_story(set, old, true);

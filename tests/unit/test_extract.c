@@ -520,6 +520,45 @@ test_per_rank(void **state)
 }
 
 /*
+ * 40 ranks, 300 lines apart, each with its own request: one event with
+ * OD_RANK_ROWS_MAX rows and the other 8 counted; the window of
+ * EV_PEER_LINES runs from the last rank that joined, not the last row
+ * (rank 39 is 2400 lines after row 32's rank 31).
+ */
+static void
+test_per_rank_many(void **state)
+{
+	size_t cap = 1 << 20, n = 0;
+	char *text = malloc(cap);
+	od_events *set;
+	od_event *ev;
+	int r, k;
+
+	(void)state;
+	assert_non_null(text);
+	for (r = 0; r < 40; r++) {
+		for (k = 0; k < 300; k++)
+			n += (size_t)snprintf(text + n, cap - n, "step %d\n", k);
+		n += (size_t)snprintf(text + n, cap - n, "[rank%d]: RuntimeError: "
+		    "CUDA out of memory. Tried to allocate %d.00 MiB (GPU 0; "
+		    "4.00 GiB total capacity; 1.00 GiB already allocated; 0 "
+		    "bytes free; 1.00 GiB reserved in total by PyTorch)\n", r,
+		    r + 1);
+	}
+	set = scan(text, NULL);
+	free(text);
+	assert_int_equal(od_events_count(set), 1);
+	ev = od_events_get(set, 0);
+	assert_int_equal(ev->nranks, 40);
+	assert_int_equal(ev->nper_rank, OD_RANK_ROWS_MAX);
+	assert_int_equal(ev->per_rank_dropped, 40 - OD_RANK_ROWS_MAX);
+	assert_int_equal(ev->per_rank[31].rank, 31);
+	assert_int_equal(ev->per_rank[31].requested, MiB(32));
+	assert_int_equal(ev->occurrences, 40);
+	od_events_free(set);
+}
+
+/*
  * A log per rank: rank 1's report in the second input, at its line 1,
  * joins rank 0's of the first input (line 3) whatever the lines; a
  * second report of rank 1 with other figures is a failure of its own.
@@ -850,6 +889,7 @@ main(void)
 		cmocka_unit_test(test_grouping),
 		cmocka_unit_test(test_per_rank),
 		cmocka_unit_test(test_per_rank_inputs),
+		cmocka_unit_test(test_per_rank_many),
 		cmocka_unit_test(test_one_line_log),
 		cmocka_unit_test(test_console_wrap),
 		cmocka_unit_test(test_vllm_prefixes),
