@@ -36,6 +36,7 @@ def lookup(ev, path):
         if isinstance(v, list) and part == "#":
             v = len(v)
             continue
+        # A number indexes a list: per_rank.0.rank.
         if isinstance(v, list) and part.isdigit() and int(part) < len(v):
             v = v[int(part)]
             continue

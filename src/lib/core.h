@@ -243,12 +243,22 @@ typedef struct {
 } od_logctx;
 
 #define OD_CAUSES_MAX 8
-#define OD_FIXES_MAX 10
+#define OD_FIXES_MAX 12
 #define OD_EVIDENCE_MAX 6
+
+#define OD_CHANGES_MAX 4
+
+/* A setting a fix changes, with the value it has and the one it gets. */
+typedef struct {
+	const char *setting;    /* borrowed: "batch_size", "accum_steps" */
+	double from, to;
+} od_change;
 
 /* A fix of a cause, rendered for this event (owned strings, or NULL). */
 typedef struct {
 	const char *id;         /* borrowed from the rule set */
+	od_change changes[OD_CHANGES_MAX];
+	int nchanges;
 	char *text;
 	char *env_name;         /* an environment line: NAME=value */
 	char *env_value;
@@ -288,6 +298,21 @@ typedef struct oomdoc_cause {
 	int nfixes;
 } od_cause;
 
+#define OD_RANK_ROWS_MAX 32
+
+/*
+ * One rank's figures of a failure that several ranks reported with
+ * different figures (event.c): the event keeps one row per rank, the
+ * first failure's first.
+ */
+typedef struct {
+	int rank;
+	int device;             /* -1: not printed */
+	int input;
+	uint64_t line;          /* where this rank's report starts */
+	int64_t requested, total, free, allocated, reserved;
+} od_rank_row;
+
 typedef struct oomdoc_event {
 	od_kind kind;
 	const char *framework;  /* static: "pytorch", "tensorflow", ... */
@@ -326,6 +351,16 @@ typedef struct oomdoc_event {
 	int ranks_cap;
 	bool ranks_dropped;     /* more than OD_RANKS_MAX ranks */
 	uint64_t key;           /* grouping hash of kind and normalised message */
+	uint64_t peer_key;      /* the same with the figures left out */
+	/* Many ranks as one story (event.c). */
+	od_rank_row per_rank[OD_RANK_ROWS_MAX];
+	int nper_rank;          /* 0 unless ranks reported different figures */
+	int per_rank_dropped;   /* ranks beyond OD_RANK_ROWS_MAX */
+	uint64_t peer_line;     /* the line of the last rank's report joined */
+	int peer_input;         /* and its input (peer_line 0: none) */
+	bool first_failure;     /* the run's first failure, of several */
+	const char *secondary;  /* static: why it follows from the first
+	                         * failure, NULL when it does not */
 } od_event;
 
 /* One input as the report describes it. */

@@ -10,6 +10,18 @@
  * them (or the set's own smaller limit); the ones beyond are counted, not
  * kept, so that a log with a million different OOM lines still runs in
  * bounded memory.
+ *
+ * Many ranks are one story.  When ranks report one failure each with its
+ * own figures (the messages are equal but for their numbers and units,
+ * and come within EV_PEER_LINES lines of each other or from another
+ * input), the reports join the first one's event as rows of a per-rank
+ * table (rank, device, line, requested, free, allocated, reserved,
+ * total) instead of making an event each; the event's own figures, and
+ * so its causes, are the first report's.  The first fatal event of the run is
+ * its first failure: in log order, which is not always what torchrun's
+ * ChildFailedError table calls the "root cause" (the first exit torchrun
+ * saw).  torchrun's reports of the processes it ended or lost after that
+ * (their exitcode -9 lines and tables) are marked secondary.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +40,7 @@ struct od_events {
 	int slot[EV_SLOTS];     /* index + 1 into ev, 0 when empty */
 	int nslots;             /* slots in use */
 	uint64_t dropped;
+	int first;              /* the first fatal event: index + 1, 0 none */
 	/* The event the last report went into, for ev_near. */
 	int last;               /* index + 1, 0 when none */
 	int last_input;
@@ -35,6 +48,7 @@ struct od_events {
 };
 
 #define EV_NEAR_LINES 20        /* lines between two reports of one failure */
+#define EV_PEER_LINES 2000      /* between two ranks' reports of one failure */
 
 void
 od_event_init(od_event *ev)
@@ -166,6 +180,105 @@ ev_key(const od_event *ev)
 		h = (h ^ c) * 1099511628211ULL;
 	}
 	return h;
+}
+
+/* A reader of a message with whitespace runs as one space and each
+ * figure (a number and the unit after it) as '#'. */
+typedef struct {
+	const char *s;
+	size_t n, i;
+} ev_norm;
+
+static bool
+ev_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static bool
+ev_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Whether s[0..n) is a unit that follows a figure. */
+static bool
+ev_unit(const char *s, size_t n)
+{
+	static const char *const units[] = {
+		"B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB", "TB",
+		"bytes",
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof units / sizeof units[0]; k++)
+		if (strlen(units[k]) == n && memcmp(units[k], s, n) == 0)
+			return true;
+	return false;
+}
+
+/* The next character of the normalised message, -1 at its end. */
+static int
+ev_norm_next(ev_norm *r)
+{
+	size_t j, k;
+	char c;
+
+	if (r->i >= r->n)
+		return -1;
+	c = r->s[r->i];
+	if (ev_space(c)) {
+		while (r->i < r->n && ev_space(r->s[r->i]))
+			r->i++;
+		return ' ';
+	}
+	if (!ev_digit(c)) {
+		r->i++;
+		return (unsigned char)c;
+	}
+	while (r->i < r->n && (ev_digit(r->s[r->i]) || ((r->s[r->i] == '.' ||
+	    r->s[r->i] == ',') && r->i + 1 < r->n &&
+	    ev_digit(r->s[r->i + 1]))))
+		r->i++;
+	j = r->i < r->n && r->s[r->i] == ' ' ? r->i + 1 : r->i;
+	for (k = j; k < r->n && ((r->s[k] >= 'a' && r->s[k] <= 'z') ||
+	    (r->s[k] >= 'A' && r->s[k] <= 'Z')); k++)
+		;
+	if (k > j && ev_unit(r->s + j, k - j))
+		r->i = k;
+	return '#';
+}
+
+/* FNV-1a over the kind, the fatal flag and the normalised message. */
+static uint64_t
+ev_peer_key(const od_event *ev)
+{
+	uint64_t h = 1469598103934665603ULL;
+	ev_norm r = { .s = ev->message, .n = ev->message_len };
+	int c;
+
+	h = (h ^ (uint64_t)ev->kind) * 1099511628211ULL;
+	h = (h ^ (uint64_t)ev->fatal) * 1099511628211ULL;
+	while ((c = ev_norm_next(&r)) >= 0)
+		h = (h ^ (uint64_t)c) * 1099511628211ULL;
+	return h;
+}
+
+/* Whether two messages are equal but for their figures. */
+static bool
+ev_same_but_figures(const od_event *a, const od_event *b)
+{
+	ev_norm ra = { .s = a->message, .n = a->message_len };
+	ev_norm rb = { .s = b->message, .n = b->message_len };
+	int ca, cb;
+
+	do {
+		ca = ev_norm_next(&ra);
+		cb = ev_norm_next(&rb);
+		if (ca != cb)
+			return false;
+	} while (ca >= 0);
+	return true;
 }
 
 /* Whether two messages are equal with whitespace runs collapsed. */
@@ -305,6 +418,177 @@ ev_absorb(od_event *old, od_event *ev)
 		old->end_line = ev->end_line;
 }
 
+/* Whether rank is in ev's list of ranks. */
+static bool
+ev_has_rank(const od_event *ev, int rank)
+{
+	int lo = 0, hi = ev->nranks;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		if (ev->ranks[mid] == rank)
+			return true;
+		if (ev->ranks[mid] < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* Adds a row of rank's figures, taken from src, to ev's table. */
+static void
+ev_add_row(od_event *ev, int rank, const od_event *src, int input,
+    uint64_t line)
+{
+	od_rank_row *r;
+
+	if (ev->nper_rank == OD_RANK_ROWS_MAX) {
+		ev->per_rank_dropped++;
+		return;
+	}
+	r = &ev->per_rank[ev->nper_rank++];
+	r->rank = rank;
+	r->device = src->device;
+	r->input = input;
+	r->line = line;
+	r->requested = src->mem.requested;
+	r->total = src->mem.total;
+	r->free = src->mem.free;
+	r->allocated = src->mem.allocated;
+	r->reserved = src->mem.reserved;
+}
+
+/* Whether row r holds the figures of ev. */
+static bool
+ev_row_is(const od_rank_row *r, const od_event *ev)
+{
+	return r->device == ev->device && r->requested == ev->mem.requested &&
+	    r->total == ev->mem.total && r->free == ev->mem.free &&
+	    r->allocated == ev->mem.allocated &&
+	    r->reserved == ev->mem.reserved;
+}
+
+/*
+ * Starts old's per-rank table, the first time a rank reports it with
+ * other figures: a row for old's own rank, and one with old's figures
+ * for each rank that echoed its message word for word (their lines were
+ * not kept: 0).
+ */
+static void
+ev_start_rows(od_event *old)
+{
+	int i;
+
+	if (old->nper_rank > 0)
+		return;
+	ev_add_row(old, old->rank, old, old->input, old->line);
+	for (i = 0; i < old->nranks; i++)
+		if (old->ranks[i] != old->rank)
+			ev_add_row(old, old->ranks[i], old, old->input, 0);
+}
+
+/*
+ * Whether ev comes close enough after old's last report to be another
+ * rank's report of the same failure: within EV_PEER_LINES lines in the
+ * same input (ranks fail together; the same message much later is a
+ * failure of its own), or in another input (a log per rank).
+ */
+static bool
+ev_peer_near(const od_event *old, const od_event *ev)
+{
+	uint64_t last = old->end_line > old->line ? old->end_line : old->line;
+
+	if (ev->input != old->input)
+		return true;
+	if (old->peer_line > last && old->peer_input == ev->input)
+		last = old->peer_line;
+	return ev->line >= old->line && ev->line - last <= EV_PEER_LINES;
+}
+
+/*
+ * Joins ev, a report of another rank whose message is old's but for its
+ * figures, into old as a row of its per-rank table.  A rank already in
+ * the table joins only with the figures of its row (a repeat); other
+ * figures from it are a second failure.  False when ev does not join.
+ */
+static bool
+ev_join_rank(od_event *old, od_event *ev)
+{
+	int i;
+
+	if (old->key == ev->key || old->peer_key != ev->peer_key ||
+	    old->kind != ev->kind || old->fatal != ev->fatal ||
+	    old->layout != ev->layout || old->rank < 0 || ev->rank < 0 ||
+	    ev_by_pid(old) || !ev_peer_near(old, ev) ||
+	    !ev_same_but_figures(old, ev))
+		return false;
+	if (ev_has_rank(old, ev->rank)) {
+		for (i = 0; i < old->nper_rank; i++)
+			if (old->per_rank[i].rank == ev->rank &&
+			    ev_row_is(&old->per_rank[i], ev))
+				break;
+		if (i == old->nper_rank)
+			return false;
+	} else {
+		ev_start_rows(old);
+		ev_add_row(old, ev->rank, ev, ev->input, ev->line);
+		od_event_add_rank(old, ev->rank);
+	}
+	old->occurrences += ev->occurrences;
+	old->peer_line = ev->line;
+	old->peer_input = ev->input;
+	return true;
+}
+
+/* Whether ev is torchrun's report of a child process that ended: its
+ * "failed (exitcode: -9)" line, its ChildFailedError table, the
+ * "Signal 9 (SIGKILL) received by PID" of that table. */
+static bool
+ev_launcher(const od_event *ev)
+{
+	return ev_host_family(ev->kind) && ev->message != NULL &&
+	    (strstr(ev->message, "exitcode") != NULL ||
+	    strstr(ev->message, "received by PID") != NULL);
+}
+
+/*
+ * The story of a run with several failures or ranks: ev has just been
+ * kept as a new event, or grown by another rank (grown).  The first fatal
+ * event is the first failure once another rank or another fatal event
+ * comes; torchrun's reports of its children after a failure of another
+ * kind follow from that failure.
+ */
+static void
+ev_story(od_events *set, od_event *ev, bool grown)
+{
+	od_event *first;
+
+	if (!ev->fatal)
+		return;
+	if (set->first == 0) {
+		set->first = (int)(ev - set->ev) + 1;
+		if (grown)
+			ev->first_failure = true;
+		return;
+	}
+	first = &set->ev[set->first - 1];
+	if (first == ev) {
+		ev->first_failure = ev->first_failure || grown;
+		return;
+	}
+	if (grown)
+		return;
+	first->first_failure = true;
+	if (ev_launcher(ev) && !ev_launcher(first))
+		ev->secondary = "torchrun reported this child's end after the "
+		    "first failure: when one rank fails, torchrun stops the "
+		    "others (SIGTERM, then SIGKILL), and the \"root cause\" of "
+		    "its ChildFailedError table is the first exit it saw, "
+		    "which need not be the first failure";
+}
+
 /* Files old under the key of what it now says, so that its echoes find
  * it (the old slot stays; its key no longer matches and is skipped). */
 static void
@@ -372,10 +656,12 @@ od_events_free(od_events *set)
 void
 od_events_add(od_events *set, od_event *ev)
 {
-	size_t i;
+	size_t i, k;
 	od_event *old;
+	bool grown;
 
 	ev->key = ev_key(ev);
+	ev->peer_key = ev_peer_key(ev);
 	for (i = ev->key & (EV_SLOTS - 1); set->slot[i] != 0;
 	    i = (i + 1) & (EV_SLOTS - 1)) {
 		old = &set->ev[set->slot[i] - 1];
@@ -393,7 +679,17 @@ od_events_add(od_events *set, od_event *ev)
 		old->occurrences += ev->occurrences;
 		if (old->rank < 0)
 			old->rank = ev->rank;
+		grown = ev->rank >= 0 && ev->rank != old->rank &&
+		    !ev_has_rank(old, ev->rank);
+		if (grown && old->nper_rank > 0)
+			ev_add_row(old, ev->rank, old, ev->input, ev->line);
+		if (grown) {
+			old->peer_line = ev->line;
+			old->peer_input = ev->input;
+		}
 		od_event_add_rank(old, ev->rank);
+		if (grown)
+			ev_story(set, old, true);
 		if (old->timestamp[0] == '\0')
 			memcpy(old->timestamp, ev->timestamp,
 			    sizeof old->timestamp);
@@ -413,6 +709,16 @@ od_events_add(od_events *set, od_event *ev)
 			return;
 		}
 	}
+	/* Another rank's report of a failure, with its own figures. */
+	for (k = 0; ev->rank >= 0 && k < set->n; k++) {
+		old = &set->ev[k];
+		if (ev_join_rank(old, ev)) {
+			ev_story(set, old, true);
+			ev_remember(set, old, ev);
+			od_event_clear(ev);
+			return;
+		}
+	}
 	if (set->n >= set->max) {
 		set->dropped += ev->occurrences;
 		od_event_clear(ev);
@@ -427,6 +733,7 @@ od_events_add(od_events *set, od_event *ev)
 	set->slot[i] = (int)++set->n;
 	set->nslots++;
 	ev_remember(set, old, ev);
+	ev_story(set, old, false);
 	od_event_init(ev);
 }
 

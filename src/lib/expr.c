@@ -18,7 +18,11 @@
  * strings in single or double quotes with the escapes \\, \' and \", and
  * true and false.  A fact is a name, [A-Za-z_][A-Za-z0-9_.]*.  The
  * functions are has(fact), min and max of two or more values, ceil,
- * floor, abs and round.
+ * floor, abs, round, and largest_divisor_at_most(n, k): the largest
+ * divisor d of the whole number n (1 to XP_DIVISOR_N_MAX) with d <= k, or
+ * 0 when k < 1 (no divisor is that small); unknown when n is not such a
+ * number.  It finds a smaller batch that divides an effective batch
+ * exactly.
  *
  * A fact the log does not give is unknown, and unknowns propagate:
  * arithmetic, comparisons and min/max with an unknown operand are unknown,
@@ -113,6 +117,7 @@ typedef enum {
 	OP_FLOOR,
 	OP_ABS,
 	OP_ROUND,
+	OP_DIVISOR,
 } xp_opcode;
 
 /* One instruction of the postfix program. */
@@ -120,7 +125,7 @@ typedef struct {
 	xp_opcode op;
 	bool bytes;             /* OP_NUM */
 	bool b;                 /* OP_BOOL */
-	unsigned nargs;         /* OP_MIN, OP_MAX */
+	unsigned nargs;         /* OP_MIN, OP_MAX, OP_DIVISOR */
 	double num;             /* OP_NUM */
 	const char *str;        /* OP_STR, OP_FACT, OP_HAS: in the pool */
 	size_t len;
@@ -146,6 +151,7 @@ static const xp_func xp_funcs[] = {
 	{ "floor", OP_FLOOR, 1, 1 },
 	{ "abs", OP_ABS, 1, 1 },
 	{ "round", OP_ROUND, 1, 1 },
+	{ "largest_divisor_at_most", OP_DIVISOR, 2, 2 },
 };
 
 /* The units a size literal may carry, as od_size_parse_text reads them. */
@@ -1134,6 +1140,36 @@ xp_minmax(xp_opcode op, const xv_value *v, unsigned n)
 	return xv_num(r, bytes);
 }
 
+/*
+ * largest_divisor_at_most(n, k): the largest divisor of n that is at most
+ * k.  Trial division up to the square root of n, each divisor found giving
+ * its pair n / d too; n is bounded by XP_DIVISOR_N_MAX, so at most 2^16
+ * steps.  The result keeps n's tag.
+ */
+static xv_value
+xp_divisor(xv_value n, xv_value k)
+{
+	uint64_t v, d, best = 0;
+	double lim;
+
+	if (n.type != XV_NUM || k.type != XV_NUM || n.num < 1 ||
+	    n.num > XP_DIVISOR_N_MAX || n.num != floor(n.num))
+		return xv_unknown();
+	if (k.num < 1)
+		return xv_num(0, n.bytes);
+	v = (uint64_t)n.num;
+	lim = floor(k.num);
+	for (d = 1; d * d <= v; d++) {
+		if (v % d != 0)
+			continue;
+		if ((double)d <= lim && d > best)
+			best = d;
+		if ((double)(v / d) <= lim && v / d > best)
+			best = v / d;
+	}
+	return xv_num((double)best, n.bytes);
+}
+
 /* not, prefix minus, and the functions of one argument. */
 static xv_value
 xp_unary(xp_opcode op, xv_value a)
@@ -1194,6 +1230,10 @@ xp_eval(const xp_expr *e, xp_lookup lookup, void *ctx)
 		case OP_ABS:
 		case OP_ROUND:
 			st[sp - 1] = xp_unary(o->op, st[sp - 1]);
+			break;
+		case OP_DIVISOR:
+			st[sp - 2] = xp_divisor(st[sp - 2], st[sp - 1]);
+			sp--;
 			break;
 		case OP_MIN:
 		case OP_MAX:

@@ -38,6 +38,8 @@
 #define XP_ARGS_MAX 32          /* arguments of min() and max() */
 #define XP_STACK_MAX 256        /* values pending at once during evaluation */
 #define XP_TEMPLATE_MAX 16384   /* bytes of one template */
+/* The largest n of largest_divisor_at_most(n, k). */
+#define XP_DIVISOR_N_MAX 4294967296.0
 
 typedef enum { XV_UNKNOWN, XV_BOOL, XV_NUM, XV_STR } xv_type;
 

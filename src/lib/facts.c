@@ -534,8 +534,6 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 		    sizeof buf->user_frame));
 	case FC_BATCH_SIZE: return fc_num(out, c->batch_size, false);
 	case FC_ACCUM_STEPS: return fc_num(out, c->accum_steps, false);
-	case FC_ACCUM:
-		return fc_num(out, c->accum_steps > 0 ? c->accum_steps : 1, false);
 	case FC_SEQ_LEN: return fc_num(out, c->seq_len, false);
 	case FC_PRECISION: return fc_str(out, c->precision);
 	case FC_GRAD_CHECKPOINTING: return fc_bool(out, c->grad_ckpt);
@@ -645,6 +643,14 @@ fc_lookup(void *ctx, const char *name, size_t len, xv_value *out)
 				return true;
 			}
 		}
+	}
+	/* accum is accum_steps (the user's or the log's), 1 when that is
+	 * unknown or less than 1. */
+	if (id == FC_ACCUM) {
+		if (fc_lookup(ctx, "accum_steps", 11, out) &&
+		    out->type == XV_NUM && out->num >= 1)
+			return true;
+		return fc_num(out, 1, false);
 	}
 	return src->ev != NULL && fc_event(src->ev, src->kn, id, out,
 	    &src->scratch);

@@ -22,13 +22,15 @@ rp_top_cause(od_events *set)
 	for (i = 0; i < n; i++) {
 		od_event *ev = od_events_get(set, i);
 
-		if (ev->fatal && ev->ncauses > 0)
+		/* A report that follows from the first failure does not
+		 * give the run's cause. */
+		if (ev->fatal && ev->secondary == NULL && ev->ncauses > 0)
 			return ev->causes[0].rule;
 	}
 	for (i = 0; i < n; i++) {
 		od_event *ev = od_events_get(set, i);
 
-		if (ev->ncauses > 0)
+		if (ev->secondary == NULL && ev->ncauses > 0)
 			return ev->causes[0].rule;
 	}
 	return NULL;
@@ -218,4 +220,21 @@ od_report_write(FILE *out, const od_report_opts *opts, const od_input *inputs,
 		rp_markdown(out, opts, inputs, ninputs, set);
 	else
 		rp_text(out, opts, inputs, ninputs, set);
+}
+
+const od_event *
+rp_first_failure(od_events *set, size_t *index)
+{
+	size_t i, n = od_events_count(set);
+
+	for (i = 0; i < n; i++) {
+		const od_event *ev = od_events_get(set, i);
+
+		if (ev->first_failure) {
+			if (index != NULL)
+				*index = i;
+			return ev;
+		}
+	}
+	return NULL;
 }

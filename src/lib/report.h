@@ -23,6 +23,9 @@ const char *rp_input_name(const od_input *in);
 /* The top cause of the report: that of its first fatal event, else of
  * its first event; NULL when no rule matched. */
 const char *rp_top_cause(od_events *set);
+/* The run's first failure, of several (event.c), or NULL; *index (when
+ * not NULL) receives its index. */
+const od_event *rp_first_failure(od_events *set, size_t *index);
 /* The memory account (account.c) as a bar of RP_BAR_WIDTH cells, the
  * request below it, and the legend of every part with how it was known,
  * each line after indent; nothing without a capacity. */

@@ -366,6 +366,68 @@ jf_pair(json_t *fix, const char *key, const char *name, const char *value)
 	return od_json_set(fix, key, o);
 }
 
+/* A value of a change: an integer when it is one. */
+static json_t *
+jf_change_value(double v)
+{
+	if (v == (double)(json_int_t)v && v >= -9007199254740992.0 &&
+	    v <= 9007199254740992.0)
+		return json_integer((json_int_t)v);
+	return json_real(v);
+}
+
+/* A fix's changes: [{"setting", "from", "to"}], written when it has any. */
+static bool
+jf_changes(json_t *fix, const od_fix *f)
+{
+	json_t *a;
+	int k;
+
+	if (f->nchanges == 0)
+		return true;
+	a = json_array();
+	for (k = 0; a != NULL && k < f->nchanges; k++) {
+		json_t *o = json_object();
+		bool ok = o != NULL && od_json_set(o, "setting",
+		    od_json_text(f->changes[k].setting)) &&
+		    od_json_set(o, "from", jf_change_value(f->changes[k].from)) &&
+		    od_json_set(o, "to", jf_change_value(f->changes[k].to));
+
+		/* The array takes o, and releases it when it cannot. */
+		if (!ok || json_array_append_new(a, o) != 0) {
+			if (!ok)
+				json_decref(o);
+			json_decref(a);
+			return false;
+		}
+	}
+	return od_json_set(fix, "changes", a);
+}
+
+/* Reads a fix's changes back; the settings borrow the report's strings. */
+static void
+jf_changes_set(const json_t *v, od_fix *f)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(v, i, e) {
+		const json_t *s = json_object_get(e, "setting");
+		const json_t *from = json_object_get(e, "from");
+		const json_t *to = json_object_get(e, "to");
+
+		if (f->nchanges == OD_CHANGES_MAX)
+			break;
+		if (!json_is_string(s) || !json_is_number(from) ||
+		    !json_is_number(to))
+			continue;
+		f->changes[f->nchanges].setting = json_string_value(s);
+		f->changes[f->nchanges].from = json_number_value(from);
+		f->changes[f->nchanges].to = json_number_value(to);
+		f->nchanges++;
+	}
+}
+
 static json_t *
 jf_fixes_get(const void *base, const od_json_ctx *cx)
 {
@@ -381,7 +443,8 @@ jf_fixes_get(const void *base, const od_json_ctx *cx)
 		    jf_pair(o, "env", f->env_name, f->env_value) &&
 		    (f->code == NULL || od_json_set(o, "code",
 		    od_json_text(f->code))) &&
-		    jf_pair(o, "config", f->config_key, f->config_value);
+		    jf_pair(o, "config", f->config_key, f->config_value) &&
+		    jf_changes(o, f);
 
 		if (!ok || json_array_append_new(a, o) != 0) {
 			if (!ok)
@@ -428,6 +491,7 @@ jf_fixes_set(void *base, const json_t *v, od_json_ctx *cx)
 			continue;
 		c->nfixes++;
 		f->id = json_string_value(json_object_get(e, "id"));
+		jf_changes_set(json_object_get(e, "changes"), f);
 		f->text = json_is_string(json_object_get(e, "text")) ?
 		    jf_dup(json_object_get(e, "text"), &ok) : strdup("");
 		/* A code change is written when there is one, null if empty. */
@@ -584,6 +648,37 @@ jf_notes_get(const void *base, const od_json_ctx *cx)
 	return l;
 }
 
+/* The input of a per-rank row, by name (not read back: the reader keeps
+ * the event's input only). */
+static json_t *
+jf_row_input_get(const void *base, const od_json_ctx *cx)
+{
+	return od_json_text(rp_input_name(&cx->inputs[((const od_rank_row *)
+	    base)->input]));
+}
+
+/* A row of the per-rank table (event.c). */
+static const od_json_field jf_rank_row[] = {
+	{ .key = "rank", .type = OD_JSON_INT,
+	  .at = offsetof(od_rank_row, rank) },
+	{ .key = "device", .type = OD_JSON_INT,
+	  .at = offsetof(od_rank_row, device) },
+	{ .key = "input", .type = OD_JSON_CUSTOM, .get = jf_row_input_get },
+	{ .key = "line", .type = OD_JSON_U64,
+	  .at = offsetof(od_rank_row, line) },
+	{ .key = "requested_bytes", .type = OD_JSON_I64,
+	  .at = offsetof(od_rank_row, requested) },
+	{ .key = "free_bytes", .type = OD_JSON_I64,
+	  .at = offsetof(od_rank_row, free) },
+	{ .key = "allocated_bytes", .type = OD_JSON_I64,
+	  .at = offsetof(od_rank_row, allocated) },
+	{ .key = "reserved_bytes", .type = OD_JSON_I64,
+	  .at = offsetof(od_rank_row, reserved) },
+	{ .key = "total_bytes", .type = OD_JSON_I64,
+	  .at = offsetof(od_rank_row, total) },
+	{ .type = OD_JSON_END },
+};
+
 static const od_json_field jf_memory[] = {
 	JF_FIGURE("requested_bytes", mem.requested),
 	JF_FIGURE("total_bytes", mem.total),
@@ -686,6 +781,14 @@ const od_json_field od_event_fields[] = {
 	{ .key = "device", .type = OD_JSON_INT, .at = JF_AT(device) },
 	JF_CHARS("timestamp", timestamp),
 	{ .key = "occurrences", .type = OD_JSON_U64, .at = JF_AT(occurrences) },
+	{ .key = "first_failure", .type = OD_JSON_BOOL,
+	  .at = JF_AT(first_failure) },
+	{ .key = "secondary", .type = OD_JSON_CSTR, .at = JF_AT(secondary) },
+	{ .key = "per_rank", .type = OD_JSON_ARRAY, .at = JF_AT(per_rank),
+	  .fields = jf_rank_row, .stride = sizeof(od_rank_row),
+	  .count_at = JF_AT(nper_rank), .max = OD_RANK_ROWS_MAX },
+	{ .key = "per_rank_omitted", .type = OD_JSON_INT,
+	  .null = OD_JSON_NEVER_NULL, .at = JF_AT(per_rank_dropped) },
 	{ .key = "message", .type = OD_JSON_CUSTOM, .get = jf_message_get,
 	  .set = jf_message_set },
 	{ .key = "message_truncated", .type = OD_JSON_BOOL,

@@ -74,8 +74,73 @@ rp_md_readings(FILE *out, const od_event *ev)
 	fputs(") |\n", out);
 }
 
+/* A size for a table cell: "\-" (an escaped "-") when unknown. */
 static void
-rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs)
+rp_md_cell(FILE *out, int64_t v)
+{
+	char sz[48];
+
+	if (v < 0) {
+		fputs(" \\- |", out);
+		return;
+	}
+	od_size_format(v, sz, sizeof sz);
+	fprintf(out, " %s |", sz);
+}
+
+/* The per-rank table of a failure that ranks reported with different
+ * figures (event.c), first failure first. */
+static void
+rp_md_per_rank(FILE *out, const od_event *ev, const od_input *inputs)
+{
+	bool inputs_differ = false;
+	int i;
+
+	if (ev->nper_rank == 0)
+		return;
+	for (i = 0; i < ev->nper_rank; i++)
+		inputs_differ |= ev->per_rank[i].input != ev->input;
+	fprintf(out, "%d ranks reported it with different figures; rank %d "
+	    "first:\n\n", ev->nper_rank + ev->per_rank_dropped,
+	    ev->per_rank[0].rank);
+	fputs("| rank | GPU | line | requested | free | allocated | reserved "
+	    "| total |", out);
+	fputs(inputs_differ ? " input |\n" : "\n", out);
+	fputs("|---|---|---|---|---|---|---|---|", out);
+	fputs(inputs_differ ? "---|\n" : "\n", out);
+	for (i = 0; i < ev->nper_rank; i++) {
+		const od_rank_row *r = &ev->per_rank[i];
+
+		fprintf(out, "| %d |", r->rank);
+		if (r->device >= 0)
+			fprintf(out, " %d |", r->device);
+		else
+			fputs(" \\- |", out);
+		if (r->line > 0)
+			fprintf(out, " %llu |", (unsigned long long)r->line);
+		else
+			fputs(" \\- |", out);
+		rp_md_cell(out, r->requested);
+		rp_md_cell(out, r->free);
+		rp_md_cell(out, r->allocated);
+		rp_md_cell(out, r->reserved);
+		rp_md_cell(out, r->total);
+		if (inputs_differ) {
+			fputc(' ', out);
+			rp_md_cstr(out, rp_input_name(&inputs[r->input]));
+			fputs(" |", out);
+		}
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+	if (ev->per_rank_dropped > 0)
+		fprintf(out, "%d more ranks are not listed.\n\n",
+		    ev->per_rank_dropped);
+}
+
+static void
+rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
+    int ninputs, const od_event *first, size_t nfirst)
 {
 	const od_memory *m = &ev->mem;
 	const char *name = rp_input_name(&inputs[ev->input]);
@@ -104,6 +169,24 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs)
 	}
 	if (ev->device >= 0)
 		fprintf(out, "| GPU | %d |\n", ev->device);
+	if (ev->first_failure) {
+		fprintf(out, "| story | the run's first failure, %s",
+		    ninputs > 1 ? "in the order of the inputs" : "in log order");
+		if (ev->rank >= 0)
+			fprintf(out, ": rank %d (the reports that follow it, "
+			    "and torchrun's \"root cause\" table, may name "
+			    "other ranks)", ev->rank);
+		fputs(" |\n", out);
+	}
+	if (ev->secondary != NULL && first != NULL) {
+		fprintf(out, "| secondary | follows from event %zu (line %llu",
+		    nfirst, (unsigned long long)first->line);
+		if (first->rank >= 0)
+			fprintf(out, ", rank %d", first->rank);
+		fputs("): ", out);
+		rp_md_cstr(out, ev->secondary);
+		fputs(" |\n", out);
+	}
 	if (ev->exception[0] != '\0') {
 		fputs("| exception | ", out);
 		rp_md_cstr(out, ev->exception);
@@ -139,6 +222,7 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs)
 	rp_md_size_row(out, "host usage", ev->host.usage);
 	rp_md_size_row(out, "host limit", ev->host.limit);
 	fputc('\n', out);
+	rp_md_per_rank(out, ev, inputs);
 	if (m->total > 0) {
 		fputs("```text\n", out);
 		rp_bar(out, ev, "");
@@ -204,8 +288,9 @@ void
 rp_markdown(FILE *out, const od_report_opts *o, const od_input *inputs,
     int ninputs, od_events *set)
 {
-	size_t i, n = od_events_count(set);
+	size_t i, n = od_events_count(set), nfirst = 0;
 	const char *top = rp_top_cause(set);
+	const od_event *first = rp_first_failure(set, &nfirst);
 	int k;
 
 	fprintf(out, "## oomdoc: %zu out\\-of\\-memory event%s\n\n", n,
@@ -243,7 +328,8 @@ rp_markdown(FILE *out, const od_report_opts *o, const od_input *inputs,
 	}
 	fputs("\n\n", out);
 	for (i = 0; i < n; i++)
-		rp_md_event(out, i + 1, od_events_get(set, i), inputs);
+		rp_md_event(out, i + 1, od_events_get(set, i), inputs, ninputs,
+		    first, nfirst + 1);
 	if (od_events_dropped(set) > 0)
 		fprintf(out, "%llu more events were not kept.\n",
 		    (unsigned long long)od_events_dropped(set));

@@ -247,9 +247,93 @@ rp_text_causes(FILE *out, const od_report_opts *o, const od_event *ev)
 		fprintf(out, "    fingerprint %s\n", ev->fingerprint);
 }
 
+/* A size for a table cell: "-" when unknown. */
+static void
+rp_text_cell(FILE *out, int64_t v)
+{
+	char sz[48];
+
+	if (v < 0) {
+		fprintf(out, " %11s", "-");
+		return;
+	}
+	od_size_format(v, sz, sizeof sz);
+	fprintf(out, " %11s", sz);
+}
+
+/*
+ * Where the event stands in the run's story: the first failure, or a
+ * report that follows from it (first is the first failure, number nfirst,
+ * or NULL); and the per-rank table of a failure that ranks reported with
+ * different figures.
+ */
+static void
+rp_text_story(FILE *out, const od_event *ev, const od_event *first,
+    size_t nfirst, const od_input *inputs, int ninputs)
+{
+	bool inputs_differ = false;
+	int i;
+
+	if (ev->first_failure) {
+		/* Across inputs, their order is all that is known. */
+		fprintf(out, "    story      the run's first failure, %s",
+		    ninputs > 1 ? "in the order of the inputs" : "in log order");
+		if (ev->rank >= 0)
+			fprintf(out, ": rank %d (the reports that follow it, "
+			    "and torchrun's \"root cause\" table, may name "
+			    "other ranks)", ev->rank);
+		fputc('\n', out);
+	}
+	if (ev->secondary != NULL && first != NULL) {
+		fprintf(out, "    secondary  follows from #%zu (line %llu",
+		    nfirst, (unsigned long long)first->line);
+		if (first->rank >= 0)
+			fprintf(out, ", rank %d", first->rank);
+		fprintf(out, "): %s\n", ev->secondary);
+	}
+	if (ev->nper_rank == 0)
+		return;
+	for (i = 0; i < ev->nper_rank; i++)
+		inputs_differ |= ev->per_rank[i].input != ev->input;
+	fprintf(out, "    per rank   %d ranks reported it with different "
+	    "figures; rank %d first\n", ev->nper_rank + ev->per_rank_dropped,
+	    ev->per_rank[0].rank);
+	fprintf(out, "      %6s %4s %8s %11s %11s %11s %11s %11s%s\n", "rank",
+	    "GPU", "line", "requested", "free", "allocated", "reserved",
+	    "total", inputs_differ ? "  input" : "");
+	for (i = 0; i < ev->nper_rank; i++) {
+		const od_rank_row *r = &ev->per_rank[i];
+
+		fprintf(out, "      %6d", r->rank);
+		if (r->device >= 0)
+			fprintf(out, " %4d", r->device);
+		else
+			fprintf(out, " %4s", "-");
+		if (r->line > 0)
+			fprintf(out, " %8llu", (unsigned long long)r->line);
+		else
+			fprintf(out, " %8s", "-");
+		rp_text_cell(out, r->requested);
+		rp_text_cell(out, r->free);
+		rp_text_cell(out, r->allocated);
+		rp_text_cell(out, r->reserved);
+		rp_text_cell(out, r->total);
+		if (inputs_differ) {
+			const char *name = rp_input_name(&inputs[r->input]);
+
+			fputs("  ", out);
+			od_escape_text(out, name, strlen(name), "");
+		}
+		fputc('\n', out);
+	}
+	if (ev->per_rank_dropped > 0)
+		fprintf(out, "      (%d more ranks not listed)\n",
+		    ev->per_rank_dropped);
+}
+
 static void
 rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
-    const od_input *inputs)
+    const od_input *inputs, int ninputs, const od_event *first, size_t nfirst)
 {
 	const od_memory *m = &ev->mem;
 	const char *bold = o->color ? "\033[1m" : "";
@@ -281,6 +365,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 		}
 		fputc('\n', out);
 	}
+	rp_text_story(out, ev, first, nfirst, inputs, ninputs);
 	if (ev->timestamp[0] != '\0') {
 		fputs("    time       ", out);
 		od_escape_text(out, ev->timestamp, strlen(ev->timestamp), "");
@@ -376,8 +461,9 @@ void
 rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
     int ninputs, od_events *set)
 {
-	size_t i, n = od_events_count(set);
+	size_t i, n = od_events_count(set), nfirst = 0;
 	uint64_t dropped = od_events_dropped(set);
+	const od_event *first;
 
 	if (n == 0) {
 		fputs("oomdoc: no out-of-memory failure found", out);
@@ -393,8 +479,10 @@ rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
 		fprintf(out, " in %d inputs", ninputs);
 	}
 	fputs(n == 0 ? "\n" : "\n\n", out);
+	first = rp_first_failure(set, &nfirst);
 	for (i = 0; i < n; i++)
-		rp_text_event(out, o, i + 1, od_events_get(set, i), inputs);
+		rp_text_event(out, o, i + 1, od_events_get(set, i), inputs,
+		    ninputs, first, nfirst + 1);
 	if (dropped > 0)
 		fprintf(out, "%llu more events were not kept (the limit is %d "
 		    "distinct events)\n", (unsigned long long)dropped,

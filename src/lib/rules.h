@@ -30,9 +30,17 @@ typedef struct {
 
 typedef struct rl_set rl_set;
 
+/* A setting a fix changes: expressions of the value it has and gets. */
+typedef struct {
+	char *setting;
+	xp_expr *from, *to;
+} rl_change;
+
 /* A fix of a rule, as loaded: its condition and templates. */
 typedef struct {
 	char *id;
+	rl_change changes[OD_CHANGES_MAX];
+	int nchanges;
 	xp_expr *when;
 	xp_template *text;
 	char *env_name;

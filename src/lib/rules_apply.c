@@ -38,6 +38,31 @@ rl_render(const xp_template *t, fc_source *src)
 }
 
 /*
+ * Evaluates a fix's changes into f; false when a value is unknown or not
+ * a finite number (the fix is then left out, as one with an unknown part
+ * of its text).
+ */
+static bool
+rl_changes(const rl_fix *rf, od_fix *f, fc_source *src)
+{
+	int k;
+
+	for (k = 0; k < rf->nchanges; k++) {
+		xv_value from = xp_eval(rf->changes[k].from, fc_lookup, src);
+		xv_value to = xp_eval(rf->changes[k].to, fc_lookup, src);
+
+		if (from.type != XV_NUM || to.type != XV_NUM ||
+		    !isfinite(from.num) || !isfinite(to.num))
+			return false;
+		f->changes[k].setting = rf->changes[k].setting;
+		f->changes[k].from = from.num;
+		f->changes[k].to = to.num;
+	}
+	f->nchanges = rf->nchanges;
+	return true;
+}
+
+/*
  * Whether cause a ranks before cause b: more bytes accounted for first
  * (a cause without them after every cause with them), then the higher
  * score.  Equal causes keep the order of their rules in the set.
@@ -305,7 +330,8 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 				f->config_value = rl_render(rf->config_value,
 				    &src);
 			}
-			if (f->text == NULL || (rf->env_value != NULL &&
+			if (!rl_changes(rf, f, &src) || f->text == NULL ||
+			    (rf->env_value != NULL &&
 			    (f->env_value == NULL || f->env_name == NULL)) ||
 			    (rf->code != NULL && f->code == NULL) ||
 			    (rf->config_value != NULL && f->config_value == NULL)) {

@@ -29,6 +29,9 @@
  *       env: {PYTORCH_CUDA_ALLOC_CONF: "..."}      optional, one entry
  *       code: "..."                        optional template
  *       config: {key: "..."}               optional, one entry
+ *       changes:                           optional: the settings it
+ *         - {setting: batch_size, from: batch_size, to: "..."}  changes,
+ *                                          from and to expressions
  *   confirm_with: fragmentation            optional: a live-mode probe
  *
  * The YAML is read in two passes with libyaml: the first walks the event
@@ -338,7 +341,7 @@ rl_new(void)
 static void
 rl_rule_free(rl_rule *r)
 {
-	int i;
+	int i, k;
 
 	free(r->id);
 	free(r->title);
@@ -374,6 +377,11 @@ rl_rule_free(rl_rule *r)
 		xp_template_free(r->fixes[i].code);
 		free(r->fixes[i].config_key);
 		xp_template_free(r->fixes[i].config_value);
+		for (k = 0; k < r->fixes[i].nchanges; k++) {
+			free(r->fixes[i].changes[k].setting);
+			xp_free(r->fixes[i].changes[k].from);
+			xp_free(r->fixes[i].changes[k].to);
+		}
 	}
 	free(r->probe);
 	memset(r, 0, sizeof *r);
@@ -520,6 +528,7 @@ rl_twice(rl_load_ctx *lc, yaml_node_t *kn, const char *k, uint32_t *seen)
 		"id", "title", "kinds", "when", "score", "explain", "evidence",
 		"fixes", "confirm_with", "text", "env", "code", "config",
 		"explains", "lhs", "rhs", "lhs_label", "rhs_label", "near",
+		"changes", "setting", "from", "to",
 	};
 	size_t i;
 
@@ -533,6 +542,70 @@ rl_twice(rl_load_ctx *lc, yaml_node_t *kn, const char *k, uint32_t *seen)
 		*seen |= UINT32_C(1) << i;
 	}
 	return false;
+}
+
+static bool rl_valid_id(const char *id);
+
+/* One entry of a fix's changes: {setting: NAME, from: expr, to: expr}. */
+static void
+rl_load_change(rl_load_ctx *lc, yaml_node_t *n, rl_change *c)
+{
+	yaml_node_pair_t *p;
+	uint32_t seen = 0;
+	int keys = 0;           /* of setting, from and to, those given */
+
+	if (n->type != YAML_MAPPING_NODE) {
+		rl_err(lc, n, "a change must be a mapping (setting, from, to)");
+		return;
+	}
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	    p++) {
+		yaml_node_t *kn = rl_node(lc, p->key), *vn = rl_node(lc, p->value);
+		const char *k = rl_scalar(lc, kn, "a key");
+
+		if (k == NULL || vn == NULL || rl_twice(lc, kn, k, &seen))
+			continue;
+		keys += rl_key_is(k, "setting") || rl_key_is(k, "from") ||
+		    rl_key_is(k, "to");
+		if (rl_key_is(k, "setting")) {
+			c->setting = rl_strdup(rl_scalar(lc, vn, "setting"));
+			if (c->setting != NULL && !rl_valid_id(c->setting))
+				rl_err(lc, vn, "a setting is lower-case letters, "
+				    "digits and '_'");
+		} else if (rl_key_is(k, "from"))
+			c->from = rl_expr(lc, vn, "from");
+		else if (rl_key_is(k, "to"))
+			c->to = rl_expr(lc, vn, "to");
+		else
+			rl_err(lc, kn, "unknown key '%s' in a change (expected "
+			    "setting, from, to)", k);
+	}
+	/* A value given but wrong has its own error already. */
+	if (keys < 3)
+		rl_err(lc, n, "a change needs a setting, from and to");
+}
+
+/* A fix's changes: a list of at most OD_CHANGES_MAX. */
+static void
+rl_load_changes(rl_load_ctx *lc, yaml_node_t *n, rl_fix *f)
+{
+	yaml_node_item_t *it;
+
+	if (n->type != YAML_SEQUENCE_NODE) {
+		rl_err(lc, n, "changes must be a list");
+		return;
+	}
+	for (it = n->data.sequence.items.start;
+	    it < n->data.sequence.items.top; it++) {
+		yaml_node_t *cn = rl_node(lc, *it);
+
+		if (f->nchanges == OD_CHANGES_MAX) {
+			rl_err(lc, cn, "at most %d changes", OD_CHANGES_MAX);
+			return;
+		}
+		if (cn != NULL)
+			rl_load_change(lc, cn, &f->changes[f->nchanges++]);
+	}
 }
 
 static void
@@ -570,9 +643,11 @@ rl_load_fix(rl_load_ctx *lc, yaml_node_t *n, rl_fix *f)
 		else if (rl_key_is(k, "config"))
 			rl_pair(lc, vn, "config", &f->config_key,
 			    &f->config_value);
+		else if (rl_key_is(k, "changes"))
+			rl_load_changes(lc, vn, f);
 		else
 			rl_err(lc, kn, "unknown key '%s' in a fix (expected "
-			    "id, when, text, env, code, config)", k);
+			    "id, when, text, env, code, config, changes)", k);
 	}
 	if (f->id == NULL)
 		rl_err(lc, n, "a fix needs an id");

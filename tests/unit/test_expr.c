@@ -388,6 +388,45 @@ test_functions(void **state)
 	assert_unknown("max(true, 1)");
 }
 
+/*
+ * largest_divisor_at_most(n, k), computed by hand: the divisors of 32 are
+ * 1, 2, 4, 8, 16, 32; of 36 also 3, 6, 9, 12, 18; 31 is prime.
+ */
+static void
+test_largest_divisor(void **state)
+{
+	(void)state;
+	assert_num("largest_divisor_at_most(32, 7)", 4, false);
+	assert_num("largest_divisor_at_most(32, 8)", 8, false);
+	assert_num("largest_divisor_at_most(32, 7.9)", 4, false);
+	assert_num("largest_divisor_at_most(32, 32)", 32, false);
+	assert_num("largest_divisor_at_most(32, 100)", 32, false);
+	assert_num("largest_divisor_at_most(36, 11)", 9, false);
+	assert_num("largest_divisor_at_most(36, 17)", 12, false);
+	assert_num("largest_divisor_at_most(36, 5)", 4, false);
+	assert_num("largest_divisor_at_most(31, 30)", 1, false);
+	assert_num("largest_divisor_at_most(31, 31)", 31, false);
+	assert_num("largest_divisor_at_most(1, 5)", 1, false);
+	/* A pair above the square root: 3 * 1021 = 3063, 1021 prime. */
+	assert_num("largest_divisor_at_most(3063, 2000)", 1021, false);
+	assert_num("largest_divisor_at_most(3063, 1020)", 3, false);
+	/* No divisor is below 1. */
+	assert_num("largest_divisor_at_most(32, 0.5)", 0, false);
+	assert_num("largest_divisor_at_most(32, -3)", 0, false);
+	/* The bound: 2^32 itself, and a prime just below it. */
+	assert_num("largest_divisor_at_most(4294967296, 3)", 2, false);
+	assert_num("largest_divisor_at_most(4294967291, 4294967290)", 1, false);
+	/* n must be a whole number from 1 to 2^32. */
+	assert_unknown("largest_divisor_at_most(32.5, 7)");
+	assert_unknown("largest_divisor_at_most(0, 7)");
+	assert_unknown("largest_divisor_at_most(-4, 2)");
+	assert_unknown("largest_divisor_at_most(4294967297, 3)");
+	assert_unknown("largest_divisor_at_most(u, 3)");
+	assert_unknown("largest_divisor_at_most(32, u)");
+	assert_unknown("largest_divisor_at_most('a', 3)");
+	assert_unknown("largest_divisor_at_most(32, true)");
+}
+
 static void
 test_has(void **state)
 {
@@ -718,6 +757,10 @@ test_parse_errors(void **state)
 	ERR("min()", 1, "min takes at least 2 arguments");
 	ERR("ceil(1, 2)", 1, "ceil takes 1 argument");
 	ERR("floor()", 1, "floor takes 1 argument");
+	ERR("largest_divisor_at_most(32)", 1,
+	    "largest_divisor_at_most takes 2 arguments");
+	ERR("largest_divisor_at_most(32, 4, 2)", 1,
+	    "largest_divisor_at_most takes 2 arguments");
 	ERR("foo(1)", 1, "unknown function 'foo'");
 	ERR("1 + bar (2)", 5, "unknown function 'bar'");
 	ERR("has(1)", 5, "has() takes a fact name");
@@ -1005,6 +1048,7 @@ main(void)
 		cmocka_unit_test(test_comparisons),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_functions),
+		cmocka_unit_test(test_largest_divisor),
 		cmocka_unit_test(test_has),
 		cmocka_unit_test(test_unknown_propagation),
 		cmocka_unit_test(test_kleene),

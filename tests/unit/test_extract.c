@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -407,7 +408,8 @@ test_line_numbers(void **state)
 	od_events_free(set);
 }
 
-/* Equal messages group; different ones stay apart. */
+/* Equal messages group; different ones from one rank stay apart (a rank
+ * that fails twice; other ranks' figures join: test_per_rank). */
 static void
 test_grouping(void **state)
 {
@@ -420,7 +422,7 @@ test_grouping(void **state)
 
 	(void)state;
 	snprintf(text, sizeof text, "[rank1]: %s[rank0]: %s%s[rank1]: %s"
-	    "[rank5]: RuntimeError: CUDA out of memory. Tried to allocate "
+	    "[rank1]: RuntimeError: CUDA out of memory. Tried to allocate "
 	    "4.00 MiB (GPU 0; 4.00 GiB total capacity; 1.00 GiB already "
 	    "allocated; 0 bytes free; 1.00 GiB reserved in total by "
 	    "PyTorch)\n", m, m, m, m);
@@ -432,9 +434,172 @@ test_grouping(void **state)
 	assert_int_equal(ev->nranks, 2);
 	assert_int_equal(ev->ranks[0], 0);
 	assert_int_equal(ev->ranks[1], 1);
+	assert_int_equal(ev->nper_rank, 0);
 	ev = od_events_get(set, 1);
-	assert_int_equal(ev->rank, 5);
+	assert_int_equal(ev->rank, 1);
 	assert_int_equal(ev->line, 5);
+	od_events_free(set);
+}
+
+/*
+ * Ranks that report one failure with their own figures are one event
+ * with a per-rank table, the first report's figures its own: rank 2
+ * (2 MiB requested, line 1), rank 0 (4 MiB, line 2), rank 0 again with
+ * the same figures (a repeat), rank 3 echoing rank 2's message word for
+ * word (line 4), rank 1 with a third request (line 5).  The same message
+ * 2000 filler lines after the last one is another failure, which makes
+ * the first one the run's first failure; torchrun's exitcode -9 report
+ * after it is secondary.
+ */
+static void
+test_per_rank(void **state)
+{
+	static const char fmt[] = "[rank%d]: RuntimeError: CUDA out of memory. "
+	    "Tried to allocate %d.00 MiB (GPU %d; 4.00 GiB total capacity; "
+	    "1.00 GiB already allocated; %d.00 MiB free; 1.00 GiB reserved in "
+	    "total by PyTorch)\n";
+	static const int rows[][4] = {
+		{ 2, 2, 2, 10 }, { 0, 4, 0, 12 }, { 0, 4, 0, 12 }, { 2, 2, 2, 10 },
+		{ 1, 8, 1, 9 },
+	};
+	size_t cap = 1 << 20, n = 0, k;
+	char *text = malloc(cap);
+	od_events *set;
+	od_event *ev;
+
+	(void)state;
+	assert_non_null(text);
+	for (k = 0; k < 5; k++)
+		n += (size_t)snprintf(text + n, cap - n, fmt,
+		    k == 3 ? 3 : rows[k][0], rows[k][1], rows[k][2], rows[k][3]);
+	for (k = 0; k < 2000; k++)
+		n += (size_t)snprintf(text + n, cap - n, "step %zu\n", k);
+	n += (size_t)snprintf(text + n, cap - n, fmt, 4, 2, 0, 10);
+	n += (size_t)snprintf(text + n, cap - n, "E1201 09:52:17.398000 30112 "
+	    "torch/distributed/elastic/multiprocessing/api.py:869] failed "
+	    "(exitcode: -9) local_rank: 1 (pid: 30121) of binary: "
+	    "/usr/bin/python3\n");
+	set = scan(text, NULL);
+	free(text);
+	assert_int_equal(od_events_count(set), 3);
+	ev = od_events_get(set, 0);
+	assert_int_equal(ev->line, 1);
+	assert_int_equal(ev->rank, 2);
+	assert_int_equal(ev->mem.requested, MiB(2));
+	assert_int_equal(ev->occurrences, 5);
+	assert_int_equal(ev->nranks, 4);
+	assert_true(ev->first_failure);
+	assert_null(ev->secondary);
+	assert_int_equal(ev->nper_rank, 4);
+	assert_int_equal(ev->per_rank[0].rank, 2);
+	assert_int_equal(ev->per_rank[0].line, 1);
+	assert_int_equal(ev->per_rank[0].device, 2);
+	assert_int_equal(ev->per_rank[0].free, MiB(10));
+	assert_int_equal(ev->per_rank[1].rank, 0);
+	assert_int_equal(ev->per_rank[1].line, 2);
+	assert_int_equal(ev->per_rank[1].requested, MiB(4));
+	assert_int_equal(ev->per_rank[1].free, MiB(12));
+	assert_int_equal(ev->per_rank[2].rank, 3);
+	assert_int_equal(ev->per_rank[2].line, 4);
+	assert_int_equal(ev->per_rank[2].requested, MiB(2));
+	assert_int_equal(ev->per_rank[3].rank, 1);
+	assert_int_equal(ev->per_rank[3].line, 5);
+	assert_int_equal(ev->per_rank[3].requested, MiB(8));
+	assert_int_equal(ev->per_rank[3].device, 1);
+	ev = od_events_get(set, 1);
+	assert_int_equal(ev->rank, 4);
+	assert_int_equal(ev->line, 2006);
+	assert_int_equal(ev->nper_rank, 0);
+	assert_false(ev->first_failure);
+	assert_null(ev->secondary);
+	ev = od_events_get(set, 2);
+	assert_int_equal(ev->kind, OD_KIND_HOST_OOM_KILLER);
+	assert_non_null(ev->secondary);
+	assert_false(ev->first_failure);
+	od_events_free(set);
+}
+
+/*
+ * 40 ranks, 300 lines apart, each with its own request: one event with
+ * OD_RANK_ROWS_MAX rows and the other 8 counted; the window of
+ * EV_PEER_LINES runs from the last rank that joined, not the last row
+ * (rank 39 is 2400 lines after row 32's rank 31).
+ */
+static void
+test_per_rank_many(void **state)
+{
+	size_t cap = 1 << 20, n = 0;
+	char *text = malloc(cap);
+	od_events *set;
+	od_event *ev;
+	int r, k;
+
+	(void)state;
+	assert_non_null(text);
+	for (r = 0; r < 40; r++) {
+		for (k = 0; k < 300; k++)
+			n += (size_t)snprintf(text + n, cap - n, "step %d\n", k);
+		n += (size_t)snprintf(text + n, cap - n, "[rank%d]: RuntimeError: "
+		    "CUDA out of memory. Tried to allocate %d.00 MiB (GPU 0; "
+		    "4.00 GiB total capacity; 1.00 GiB already allocated; 0 "
+		    "bytes free; 1.00 GiB reserved in total by PyTorch)\n", r,
+		    r + 1);
+	}
+	set = scan(text, NULL);
+	free(text);
+	assert_int_equal(od_events_count(set), 1);
+	ev = od_events_get(set, 0);
+	assert_int_equal(ev->nranks, 40);
+	assert_int_equal(ev->nper_rank, OD_RANK_ROWS_MAX);
+	assert_int_equal(ev->per_rank_dropped, 40 - OD_RANK_ROWS_MAX);
+	assert_int_equal(ev->per_rank[31].rank, 31);
+	assert_int_equal(ev->per_rank[31].requested, MiB(32));
+	assert_int_equal(ev->occurrences, 40);
+	od_events_free(set);
+}
+
+/*
+ * A log per rank: rank 1's report in the second input, at its line 1,
+ * joins rank 0's of the first input (line 3) whatever the lines; a
+ * second report of rank 1 with other figures is a failure of its own.
+ */
+static void
+test_per_rank_inputs(void **state)
+{
+	static const char a[] = "x\ny\n[rank0]: RuntimeError: CUDA out of "
+	    "memory. Tried to allocate 2.00 MiB (GPU 0; 4.00 GiB total "
+	    "capacity; 1.00 GiB already allocated; 10.00 MiB free; 1.00 GiB "
+	    "reserved in total by PyTorch)\n";
+	static const char b[] = "[rank1]: RuntimeError: CUDA out of memory. "
+	    "Tried to allocate 6.00 MiB (GPU 1; 4.00 GiB total capacity; "
+	    "1.00 GiB already allocated; 3.00 MiB free; 1.00 GiB reserved in "
+	    "total by PyTorch)\n[rank1]: RuntimeError: CUDA out of memory. "
+	    "Tried to allocate 8.00 MiB (GPU 1; 4.00 GiB total capacity; "
+	    "1.00 GiB already allocated; 3.00 MiB free; 1.00 GiB reserved in "
+	    "total by PyTorch)\n";
+	od_events *set = od_events_new();
+	od_input info;
+	od_event *ev;
+
+	(void)state;
+	od_scan_buffer(sc, a, strlen(a), 0, &info, set);
+	od_scan_buffer(sc, b, strlen(b), 1, &info, set);
+	assert_int_equal(od_events_count(set), 2);
+	ev = od_events_get(set, 0);
+	assert_int_equal(ev->nper_rank, 2);
+	assert_int_equal(ev->per_rank[0].input, 0);
+	assert_int_equal(ev->per_rank[0].line, 3);
+	assert_int_equal(ev->per_rank[1].rank, 1);
+	assert_int_equal(ev->per_rank[1].input, 1);
+	assert_int_equal(ev->per_rank[1].line, 1);
+	assert_int_equal(ev->per_rank[1].requested, MiB(6));
+	assert_int_equal(ev->per_rank[1].free, MiB(3));
+	assert_true(ev->first_failure);
+	ev = od_events_get(set, 1);
+	assert_int_equal(ev->input, 1);
+	assert_int_equal(ev->line, 2);
+	assert_int_equal(ev->mem.requested, MiB(8));
+	assert_int_equal(ev->nper_rank, 0);
 	od_events_free(set);
 }
 
@@ -722,6 +887,9 @@ main(void)
 		cmocka_unit_test(test_near_misses),
 		cmocka_unit_test(test_line_numbers),
 		cmocka_unit_test(test_grouping),
+		cmocka_unit_test(test_per_rank),
+		cmocka_unit_test(test_per_rank_inputs),
+		cmocka_unit_test(test_per_rank_many),
 		cmocka_unit_test(test_one_line_log),
 		cmocka_unit_test(test_console_wrap),
 		cmocka_unit_test(test_vllm_prefixes),

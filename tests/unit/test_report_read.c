@@ -81,6 +81,11 @@ report_of(const char *log, size_t *len)
 	ev->causes[0].fixes[0].config_value = strdup("[1]");
 	ev->causes[0].fixes[1].id = "wait";
 	ev->causes[0].fixes[1].text = strdup("Wait.");
+	ev->causes[0].fixes[1].changes[0] = (od_change){
+		.setting = "batch_size", .from = 8, .to = 4 };
+	ev->causes[0].fixes[1].changes[1] = (od_change){
+		.setting = "accum_steps", .from = 4, .to = 8 };
+	ev->causes[0].fixes[1].nchanges = 2;
 	ev->causes[0].nfixes = 2;
 	in.name = name;
 	od_report_write(f, &o, &in, 1, set);
@@ -100,7 +105,13 @@ test_round_trip(void **state)
 	    "which 1.02 GiB is free. Process 48213 has 59.20 GiB memory in use. "
 	    "Including non-PyTorch memory, this process has 18.40 GiB memory "
 	    "in use. Of the allocated memory 17.50 GiB is allocated by "
-	    "PyTorch, and 120.00 MiB is reserved by PyTorch but unallocated.\n";
+	    "PyTorch, and 120.00 MiB is reserved by PyTorch but unallocated.\n"
+	    "[rank5]: torch.OutOfMemoryError: CUDA out of memory. Tried to "
+	    "allocate 2.50 GiB. GPU 1 has a total capacity of 79.15 GiB of "
+	    "which 1.10 GiB is free. Process 48213 has 59.20 GiB memory in use. "
+	    "Including non-PyTorch memory, this process has 18.30 GiB memory "
+	    "in use. Of the allocated memory 17.40 GiB is allocated by "
+	    "PyTorch, and 110.00 MiB is reserved by PyTorch but unallocated.\n";
 	od_error err;
 	od_scanner *sc = od_scanner_new(true, &err);
 	od_events *set = od_events_new();
@@ -125,7 +136,7 @@ test_round_trip(void **state)
 	assert_int_equal(got->layout, want->layout);
 	assert_int_equal(got->line, 1);
 	assert_int_equal(got->rank, 3);
-	assert_int_equal(got->nranks, 1);
+	assert_int_equal(got->nranks, 2);
 	assert_int_equal(got->device, 0);
 	assert_true(got->fatal);
 	assert_int_equal(got->message_len, want->message_len);
@@ -160,6 +171,19 @@ test_round_trip(void **state)
 	assert_string_equal(got->causes[0].fixes[0].config_value, "[1]");
 	assert_string_equal(got->causes[0].fixes[0].code, "");
 	assert_null(got->causes[0].fixes[1].code);
+	assert_int_equal(got->causes[0].fixes[1].nchanges, 2);
+	assert_string_equal(got->causes[0].fixes[1].changes[1].setting,
+	    "accum_steps");
+	assert_true(got->causes[0].fixes[1].changes[1].from == 4);
+	assert_true(got->causes[0].fixes[1].changes[1].to == 8);
+	/* rank 5's report joined rank 3's as a row of its own figures. */
+	assert_true(got->first_failure);
+	assert_int_equal(got->nper_rank, 2);
+	assert_int_equal(got->per_rank[1].rank, 5);
+	assert_int_equal(got->per_rank[1].device, 1);
+	assert_int_equal(got->per_rank[1].line, 2);
+	assert_memory_equal(got->per_rank, want->per_rank,
+	    2 * sizeof got->per_rank[0]);
 	/* Every field of the table comes back: the event written again is
 	 * the event of the report. */
 	{
