@@ -114,6 +114,33 @@ ac_self(const od_memory *m)
 	return self;
 }
 
+/*
+ * The largest figure the account takes: 2^56 bytes (64 PiB), far beyond
+ * any device, so that a sum of all the figures of an event (at most
+ * 8 + OD_PROCS_MAX of them) cannot overflow an int64_t.  A larger figure
+ * is not a measurement of a GPU: the event then has no account.
+ */
+#define AC_FIGURE_MAX (INT64_C(1) << 56)
+
+/* Whether every figure of m is within AC_FIGURE_MAX. */
+static bool
+ac_figures_sane(const od_memory *m)
+{
+	const int64_t v[] = { m->requested, m->total, m->free, m->allocated,
+	    m->reserved, m->reserved_unallocated, m->process_in_use,
+	    m->non_framework };
+	size_t i;
+	int k;
+
+	for (i = 0; i < sizeof v / sizeof v[0]; i++)
+		if (v[i] > AC_FIGURE_MAX)
+			return false;
+	for (k = 0; k < m->nprocs; k++)
+		if (m->procs[k].bytes > AC_FIGURE_MAX)
+			return false;
+	return true;
+}
+
 void
 od_account_of(const od_event *ev, od_account *a)
 {
@@ -129,6 +156,12 @@ od_account_of(const od_event *ev, od_account *a)
 	a->shortfall = OD_UNKNOWN;
 	a->total = m->total;
 	a->valid = m->total > 0;
+	if (!ac_figures_sane(m)) {
+		a->valid = false;
+		ac_note(a, "A figure of the message is larger than 64 PiB, which "
+		    "no device holds: the event has no memory account.");
+		return;
+	}
 
 	/* The framework's two figures, printed or derived by era. */
 	ac_set(a, OD_PART_ALLOCATED, m->allocated, false);
