@@ -91,8 +91,9 @@ bool rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
     rl_errors *errs);
 
 /* Finds the causes of ev, its OD_CAUSES_MAX best by score (ties in load
- * order), and its fingerprint. */
-void rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user);
+ * order), and its fingerprint.  False when memory ran out (a cause, or a
+ * part of one, may be missing). */
+bool rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user);
 
 /* The report's fingerprint, from its events' fingerprints. */
 void rl_report_fingerprint(od_events *set, char out[17]);

@@ -18,18 +18,21 @@
 #define RL_TEXT_MAX 2048        /* bytes of one rendered text */
 
 
-/* Renders a template; NULL when a part of it is unknown. */
+/* Renders a template; NULL when a part of it is unknown, or when memory
+ * ran out (then *ok becomes false). */
 static char *
-rl_render(const xp_template *t, fc_source *src, bool keep_unknown)
+rl_render(const xp_template *t, fc_source *src, bool keep_unknown, bool *ok)
 {
-	char buf[RL_TEXT_MAX];
+	char buf[RL_TEXT_MAX], *s;
 
 	if (t == NULL)
 		return NULL;
 	if (!xp_template_render(t, fc_lookup, src, buf, sizeof buf) &&
 	    !keep_unknown)
 		return NULL;
-	return strdup(buf);
+	if ((s = strdup(buf)) == NULL)
+		*ok = false;
+	return s;
 }
 
 /*
@@ -73,12 +76,13 @@ rl_make_room(od_cause *found, int n, double score)
 	return n - 1;
 }
 
-void
+bool
 rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 {
 	fc_source src = { .ev = ev, .user = user };
 	od_cause found[OD_CAUSES_MAX];
 	int n = 0, i, k;
+	bool ok = true;
 
 	/* An event keeps its OD_CAUSES_MAX best causes, whatever the number
 	 * of rules that fire. */
@@ -120,9 +124,9 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 		/* A cause is no surer than the event it explains. */
 		if (ev->confidence < c->confidence)
 			c->confidence = ev->confidence;
-		c->explanation = rl_render(r->explain, &src, true);
+		c->explanation = rl_render(r->explain, &src, true, &ok);
 		for (k = 0; k < r->nevidence; k++) {
-			char *e = rl_render(r->evidence[k], &src, false);
+			char *e = rl_render(r->evidence[k], &src, false, &ok);
 
 			if (e != NULL)
 				c->evidence[c->nevidence++] = e;
@@ -137,18 +141,22 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 			memset(f, 0, sizeof *f);
 			f->id = rf->id;
 			/* A fix whose numbers are unknown helps no one. */
-			f->text = rl_render(rf->text, &src, false);
+			f->text = rl_render(rf->text, &src, false, &ok);
 			if (rf->env_value != NULL) {
-				f->env_name = strdup(rf->env_name);
+				if ((f->env_name = strdup(rf->env_name)) ==
+				    NULL)
+					ok = false;
 				f->env_value = rl_render(rf->env_value, &src,
-				    false);
+				    false, &ok);
 			}
 			if (rf->code != NULL)
-				f->code = rl_render(rf->code, &src, false);
+				f->code = rl_render(rf->code, &src, false, &ok);
 			if (rf->config_value != NULL) {
-				f->config_key = strdup(rf->config_key);
+				if ((f->config_key = strdup(rf->config_key)) ==
+				    NULL)
+					ok = false;
 				f->config_value = rl_render(rf->config_value,
-				    &src, false);
+				    &src, false, &ok);
 			}
 			if (f->text == NULL || (rf->env_value != NULL &&
 			    f->env_value == NULL) || (rf->code != NULL &&
@@ -180,7 +188,9 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 		} else {
 			for (i = 0; i < n; i++)
 				od_cause_clear(&found[i]);
+			ok = false;
 		}
 	}
 	rl_fingerprint(ev);
+	return ok;
 }
