@@ -3,7 +3,14 @@
 # tools/setup.sh does), then builds twice and runs every test in each:
 #   build/       warnings as errors, and the shared library too, so that
 #                the install test builds the example against both kinds;
-#   build-asan/  AddressSanitizer and UndefinedBehaviorSanitizer.
+#   build-asan/  AddressSanitizer and UndefinedBehaviorSanitizer, with
+#                allocation-failure injection (OOMDOC_ALLOC_FAIL: the
+#                alloc_fail test fails every allocation of its cases in
+#                turn);
+#   build-fuzz/  clang's libFuzzer build (OOMDOC_FUZZ): only the fuzz
+#                targets are built, and only the coverage test runs
+#                (fuzz_coverage: each target must see enough of the code
+#                on its corpus); about two minutes on two cores.
 # The unit tests (cmocka), the golden CLI tests, the hand-computed
 # expectations, the must-not-match corpus, the man page and --help
 # agreement, the documented examples, the layering check and the install
@@ -18,8 +25,14 @@ cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
 
 cmake -S . -B build-asan -DOOMDOC_WERROR=ON -DOOMDOC_SANITIZE=ON \
-	-DCMAKE_BUILD_TYPE=Debug
+	-DOOMDOC_ALLOC_FAIL=ON -DCMAKE_BUILD_TYPE=Debug
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	ctest --test-dir build-asan --output-on-failure -j "$jobs"
+
+CC=clang cmake -S . -B build-fuzz -DOOMDOC_WERROR=ON -DOOMDOC_FUZZ=ON \
+	-DOOMDOC_CUDA=OFF
+cmake --build build-fuzz -j "$jobs" --target fuzz_scan fuzz_expr fuzz_rules \
+	fuzz_report_read
+ctest --test-dir build-fuzz --output-on-failure -R '^fuzz_coverage$'

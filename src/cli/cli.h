@@ -60,8 +60,13 @@ void cli_say(const char *label, const char *fmt, ...)
  * Returns OD_EXIT_ERROR. */
 int cli_usage(const char *label, const char *what, const char *word);
 
+/* True when err says memory ran out (the library's message for it ends
+ * "out of memory", after the place it happened). */
+bool cli_nomem(const od_error *err);
+
 /* The errors of a rules load, and how many more there were.  Returns
- * OD_EXIT_RULES. */
+ * OD_EXIT_RULES; or, when memory ran out, prints only that error and
+ * returns OD_EXIT_ERROR. */
 int cli_rule_errors(const char *label, const rl_errors *errs);
 
 /* Flushes standard output and checks that everything written to it was

@@ -194,7 +194,7 @@ cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 	od_error err;
 	int i, st, ninputs, nfiles, status = OD_EXIT_NONE;
 	size_t e;
-	bool failed = false;
+	bool failed = false, nomem = false;
 
 	memset(&err, 0, sizeof err);
 	dg_defaults(&cfg);
@@ -225,18 +225,29 @@ cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 		return OD_EXIT_ERROR;
 	}
 	od_scanner_set_zstd_window_log(sc, cfg.zstd_window_log);
-	for (i = 0; i < ninputs; i++) {
+	for (i = 0; i < ninputs && !nomem; i++) {
 		const char *path = nfiles > 0 ? argv[optind + i] : "-";
 
 		if (!od_scan_path(sc, path, i, &inputs[i], set, &err)) {
 			cli_error(label, &err);
 			failed = true;
+			/* Out of memory: no report (it would be wrong). */
+			nomem = inputs[i].name == NULL || cli_nomem(&err);
 		}
 	}
-	for (e = 0; e < od_events_count(set); e++)
-		rl_apply(rules, od_events_get(set, e), &cfg.facts);
+	for (e = 0; !nomem && e < od_events_count(set); e++)
+		if (!rl_apply(rules, od_events_get(set, e), &cfg.facts)) {
+			od_error_set(&err, NULL, 0, 0, "out of memory");
+			cli_error(label, &err);
+			failed = nomem = true;
+		}
 	rl_report_fingerprint(set, cfg.report.fingerprint);
-	od_report_write(stdout, &cfg.report, inputs, ninputs, set);
+	if (!nomem && !od_report_write(stdout, &cfg.report, inputs, ninputs,
+	    set)) {
+		od_error_set(&err, NULL, 0, 0, "out of memory");
+		cli_error(label, &err);
+		failed = true;
+	}
 	if (od_events_count(set) > 0)
 		status = OD_EXIT_FOUND;
 	if (od_events_dropped(set) > 0)

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -69,11 +70,28 @@ cli_usage(const char *label, const char *what, const char *word)
 	return OD_EXIT_ERROR;
 }
 
+bool
+cli_nomem(const od_error *err)
+{
+	static const char nomem[] = "out of memory";
+	size_t n = strlen(err->msg);
+
+	return n >= sizeof nomem - 1 &&
+	    strcmp(err->msg + n - (sizeof nomem - 1), nomem) == 0;
+}
+
 int
 cli_rule_errors(const char *label, const rl_errors *errs)
 {
 	int i;
 
+	/* Out of memory is not an error in the rules: the one line that says
+	 * so, status 2, and none of the errors that followed from it. */
+	for (i = 0; i < errs->n; i++)
+		if (cli_nomem(&errs->v[i])) {
+			cli_error(label, &errs->v[i]);
+			return OD_EXIT_ERROR;
+		}
 	for (i = 0; i < errs->n; i++)
 		cli_error(label, &errs->v[i]);
 	if (errs->dropped > 0)

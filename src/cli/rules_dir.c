@@ -129,6 +129,13 @@ cli_rules_load(const cli_rules *o, rl_set *rules, rl_errors *errs)
 	if (env != NULL && env[0] != '\0') {
 		char *copy = strdup(env), *save = NULL, *dir;
 
+		if (copy == NULL) {
+			od_error err;
+
+			od_error_set(&err, NULL, 0, 0, "out of memory");
+			cli_rules_error(errs, &err);
+			ok = false;
+		}
 		for (dir = copy != NULL ? strtok_r(copy, ":", &save) : NULL;
 		    dir != NULL; dir = strtok_r(NULL, ":", &save))
 			ok &= rl_load(rules, dir, errs);

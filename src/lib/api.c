@@ -242,7 +242,9 @@ oomdoc_scanner_scan_file(oomdoc_scanner *h, const char *path,
 	}
 	memset(&e, 0, sizeof e);
 	ok = od_scan_path(h->sc, path, h->ninputs, in, h->set, &e);
-	h->ninputs++;
+	/* An input left without a name (out of memory) is not kept. */
+	if (in->name != NULL)
+		h->ninputs++;
 	if (!ok)
 		api_error(err, &e);
 	return ok;
@@ -326,6 +328,6 @@ oomdoc_scanner_report(oomdoc_scanner *h, const oomdoc_rules *rules,
 	for (i = 0; i < od_events_count(h->set); i++)
 		oomdoc_rules_apply(rules, od_events_get(h->set, i));
 	rl_report_fingerprint(h->set, o.fingerprint);
-	od_report_write(out, &o, h->inputs, h->ninputs, h->set);
-	return !ferror(out);
+	return od_report_write(out, &o, h->inputs, h->ninputs, h->set) &&
+	    !ferror(out);
 }

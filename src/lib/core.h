@@ -460,7 +460,9 @@ void od_scan_finish(od_scanner *sc, od_input *info);
  * Scans the input opened from path ("-" for standard input) and adds its
  * events to set.  Fills in *info (the caller frees info->name).  Returns
  * false with err filled in when the input could not be opened or read to
- * the end; the events found up to that point are kept.
+ * the end; the events found up to that point are kept.  When memory ran
+ * out before the name was copied, info->name is NULL (and err says "out
+ * of memory"): the input cannot be reported.
  */
 bool od_scan_path(od_scanner *sc, const char *path, int index,
     od_input *info, od_events *set, od_error *err);
@@ -501,7 +503,10 @@ void od_escape_line(FILE *out, const char *s);
  * shows as "\uXXXX" (text) or strips. */
 bool od_escape_invisible(unsigned cp);
 void od_escape_markdown(FILE *out, const char *s, size_t n);
-void od_report_write(FILE *out, const od_report_opts *opts,
+/* Writes the report; false when memory ran out (the JSON report is then
+ * not written at all: a document with a part missing would still parse,
+ * and be wrong). */
+bool od_report_write(FILE *out, const od_report_opts *opts,
     const od_input *inputs, int ninputs, od_events *set);
 
 #endif

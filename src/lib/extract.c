@@ -37,6 +37,7 @@ struct ex_ctx {
 	ex_anchor *anchors;     /* pointers into the recognisers' anchors */
 	size_t nanchors;
 	ln_text text;
+	bool nomem;             /* a message could not be kept (ex_nomem) */
 };
 
 /* Collects the recognisers' anchors, each text once. */
@@ -275,6 +276,8 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 		memcpy(ev->message, t + ms, n);
 		ev->message[n] = '\0';
 		ev->message_len = n;
+	} else {
+		x->nomem = true;
 	}
 	ln_map(&x->text, ms, &b, &nl);
 	span->start = b;
@@ -282,4 +285,13 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 	span->end = b > w->hit ? b : w->hit + 1;
 	span->lines = nl;
 	return true;
+}
+
+bool
+ex_nomem(ex_ctx *x)
+{
+	bool nomem = x->nomem;
+
+	x->nomem = false;
+	return nomem;
 }

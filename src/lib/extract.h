@@ -55,4 +55,8 @@ typedef struct {
  */
 bool ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span);
 
+/* True when memory ran out since the last call (an event lost its
+ * message); clears the flag. */
+bool ex_nomem(ex_ctx *x);
+
 #endif

@@ -40,6 +40,7 @@ typedef struct {
 	const fc_user_facts *user;
 	const struct kn_table *kn;      /* the knowledge table, or NULL */
 	fc_scratch scratch;
+	bool nomem;             /* a renderer ran out of memory (rules_apply.c) */
 } fc_source;
 
 /* xp_fact_exists and xp_lookup for the rules; ctx is an fc_source. */

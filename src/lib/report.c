@@ -210,16 +210,17 @@ rp_explains(FILE *out, const char *indent, const od_cause *c,
 		    indent, held, expl, sf);
 }
 
-void
+bool
 od_report_write(FILE *out, const od_report_opts *opts, const od_input *inputs,
     int ninputs, od_events *set)
 {
 	if (opts->format == OD_FORMAT_JSON)
-		rp_json(out, opts, inputs, ninputs, set);
-	else if (opts->format == OD_FORMAT_MARKDOWN)
+		return rp_json(out, opts, inputs, ninputs, set);
+	if (opts->format == OD_FORMAT_MARKDOWN)
 		rp_markdown(out, opts, inputs, ninputs, set);
 	else
 		rp_text(out, opts, inputs, ninputs, set);
+	return true;
 }
 
 const od_event *

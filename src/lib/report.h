@@ -15,7 +15,7 @@ void rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
     int ninputs, od_events *set);
 void rp_markdown(FILE *out, const od_report_opts *o, const od_input *inputs,
     int ninputs, od_events *set);
-void rp_json(FILE *out, const od_report_opts *o, const od_input *inputs,
+bool rp_json(FILE *out, const od_report_opts *o, const od_input *inputs,
     int ninputs, od_events *set);
 
 /* An input's name as the reports show it: "-" is "(standard input)". */

@@ -112,16 +112,16 @@ rp_json_doc(const od_report_opts *o, const od_input *inputs, int ninputs,
 }
 
 /*
- * Out of memory, nothing is written: a report with a part missing would
- * still parse, and be wrong.  The caller's check of the stream tells.
+ * Out of memory, nothing is written (false): a report with a part missing
+ * would still parse, and be wrong.
  */
-void
+bool
 rp_json(FILE *out, const od_report_opts *o, const od_input *inputs,
     int ninputs, od_events *set)
 {
 	json_t *doc = rp_json_doc(o, inputs, ninputs, set);
+	bool ok = od_json_write(out, doc);
 
-	if (!od_json_write(out, doc))
-		fputs("oomdoc: out of memory\n", stderr);
 	json_decref(doc);
+	return ok;
 }

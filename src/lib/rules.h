@@ -138,9 +138,10 @@ bool rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
  * Finds the causes of ev and its fingerprint.  The causes rank by the
  * bytes they account for (explains; a cause without them ranks after
  * those with them), then by score, then in load order; OD_CAUSES_MAX of
- * them are kept.
+ * them are kept.  False when memory ran out (a cause, or a part of one,
+ * may be missing).
  */
-void rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user);
+bool rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user);
 
 /* The report's fingerprint, from its events' fingerprints. */
 void rl_report_fingerprint(od_events *set, char out[17]);

@@ -25,7 +25,19 @@
 #define RL_TEXT_MAX 2048        /* bytes of one rendered text */
 
 
-/* Renders a template; NULL when a part of it is unknown. */
+/* A copy of s, or NULL with src->nomem set when memory ran out. */
+static char *
+rl_copy(const char *s, fc_source *src)
+{
+	char *c = strdup(s);
+
+	if (c == NULL)
+		src->nomem = true;
+	return c;
+}
+
+/* Renders a template; NULL when a part of it is unknown, or when memory
+ * ran out (then src->nomem is set). */
 static char *
 rl_render(const xp_template *t, fc_source *src)
 {
@@ -34,7 +46,7 @@ rl_render(const xp_template *t, fc_source *src)
 	if (t == NULL ||
 	    !xp_template_render(t, fc_lookup, src, buf, sizeof buf))
 		return NULL;
-	return strdup(buf);
+	return rl_copy(buf, src);
 }
 
 /*
@@ -192,7 +204,7 @@ rl_compare(const rl_evidence *re, fc_source *src, od_evidence *out)
 	}
 	snprintf(text, sizeof text, "%s%s%s %s %s%s%s%s", ll, ll[0] ? " " : "",
 	    lv, op, rlab, rlab[0] ? " " : "", rv, close);
-	out->text = strdup(text);
+	out->text = rl_copy(text, src);
 	out->compare = true;
 	out->lhs = l;
 	out->rhs = r;
@@ -232,7 +244,7 @@ rl_explain(const rl_rule *r, fc_source *src)
 	return NULL;
 }
 
-void
+bool
 rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 {
 	fc_source src = { .ev = ev, .user = user, .kn = s->knowledge };
@@ -315,7 +327,7 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 				 * and the vendor. */
 				f->env_name = rf->env_key != NULL ?
 				    rl_render(rf->env_key, &src) :
-				    strdup(rf->env_name);
+				    rl_copy(rf->env_name, &src);
 				if (f->env_name != NULL &&
 				    !rl_valid_env(f->env_name)) {
 					free(f->env_name);
@@ -326,7 +338,7 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 			if (rf->code != NULL)
 				f->code = rl_render(rf->code, &src);
 			if (rf->config_value != NULL) {
-				f->config_key = strdup(rf->config_key);
+				f->config_key = rl_copy(rf->config_key, &src);
 				f->config_value = rl_render(rf->config_value,
 				    &src);
 			}
@@ -361,7 +373,9 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 		} else {
 			for (i = 0; i < n; i++)
 				od_cause_clear(&found[i]);
+			src.nomem = true;
 		}
 	}
 	rl_fingerprint(ev);
+	return !src.nomem;
 }

@@ -255,6 +255,10 @@ rl_position(const rl_load_ctx *lc, size_t p, od_error *e)
  * at >= 0 (an error inside an expression or a template). */
 static void
 rl_err_in(rl_load_ctx *lc, const yaml_node_t *node, long long at,
+    const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
+
+static void
+rl_err_in(rl_load_ctx *lc, const yaml_node_t *node, long long at,
     const char *fmt, va_list ap)
 {
 	od_error *e;
@@ -419,10 +423,16 @@ rl_scalar(rl_load_ctx *lc, yaml_node_t *n, const char *what)
 	return (const char *)n->data.scalar.value;
 }
 
+/* A copy of s (NULL for NULL); out of memory, NULL and an error, so
+ * that a value lost is not taken for a value missing. */
 static char *
-rl_strdup(const char *s)
+rl_strdup(rl_load_ctx *lc, const char *s)
 {
-	return s != NULL ? strdup(s) : NULL;
+	char *c = s != NULL ? strdup(s) : NULL;
+
+	if (s != NULL && c == NULL)
+		rl_err(lc, NULL, "out of memory");
+	return c;
 }
 
 static xp_expr *
@@ -506,9 +516,9 @@ rl_pair(rl_load_ctx *lc, yaml_node_t *n, const char *what, char **name,
 		    "'_')", k);
 		return false;
 	}
-	*name = strdup(k);
+	*name = rl_strdup(lc, k);
 	*value = rl_template(lc, rl_node(lc, p->value), what);
-	return *value != NULL;
+	return *name != NULL && *value != NULL;
 }
 
 static bool
@@ -568,7 +578,7 @@ rl_load_change(rl_load_ctx *lc, yaml_node_t *n, rl_change *c)
 		keys += rl_key_is(k, "setting") || rl_key_is(k, "from") ||
 		    rl_key_is(k, "to");
 		if (rl_key_is(k, "setting")) {
-			c->setting = rl_strdup(rl_scalar(lc, vn, "setting"));
+			c->setting = rl_strdup(lc, rl_scalar(lc, vn, "setting"));
 			if (c->setting != NULL && !rl_valid_id(c->setting))
 				rl_err(lc, vn, "a setting is lower-case letters, "
 				    "digits and '_'");
@@ -626,7 +636,7 @@ rl_load_fix(rl_load_ctx *lc, yaml_node_t *n, rl_fix *f)
 		if (k == NULL || vn == NULL || rl_twice(lc, kn, k, &seen))
 			continue;
 		if (rl_key_is(k, "id"))
-			f->id = rl_strdup(rl_scalar(lc, vn, "id"));
+			f->id = rl_strdup(lc, rl_scalar(lc, vn, "id"));
 		else if (rl_key_is(k, "when"))
 			f->when = rl_expr(lc, vn, "when");
 		else if (rl_key_is(k, "text"))
@@ -873,14 +883,14 @@ rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
 				    "letters, digits and '_', not '%s'", v);
 			/* Kept even when wrong: the file is refused anyway,
 			 * and the id names the rule in later errors. */
-			r->id = rl_strdup(v);
+			r->id = rl_strdup(lc, v);
 		} else if (rl_key_is(k, "title")) {
-			r->title = rl_strdup(rl_scalar(lc, vn, "title"));
+			r->title = rl_strdup(lc, rl_scalar(lc, vn, "title"));
 		} else if (rl_key_is(k, "kinds")) {
 			r->kinds = rl_kinds(lc, vn);
 		} else if (rl_key_is(k, "when")) {
 			r->when = rl_expr(lc, vn, "when");
-			r->when_src = rl_strdup(rl_scalar(lc, vn, "when"));
+			r->when_src = rl_strdup(lc, rl_scalar(lc, vn, "when"));
 		} else if (rl_key_is(k, "score")) {
 			v = rl_scalar(lc, vn, "score");
 			if (v == NULL)
@@ -891,7 +901,7 @@ rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
 				/* Not a number: an expression, computed per
 				 * event and kept within 0..1 (rules_apply.c). */
 				r->score = 0;
-				r->score_src = rl_strdup(v);
+				r->score_src = rl_strdup(lc, v);
 				r->score_expr = rl_expr(lc, vn, "score");
 			} else if (!(r->score >= 0 && r->score <= 1)) {
 				rl_err(lc, vn, "score must be from 0 to 1, "
@@ -899,13 +909,13 @@ rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
 			}
 		} else if (rl_key_is(k, "explains")) {
 			r->explains = rl_expr(lc, vn, "explains");
-			r->explains_src = rl_strdup(rl_scalar(lc, vn,
+			r->explains_src = rl_strdup(lc, rl_scalar(lc, vn,
 			    "explains"));
 		} else if (rl_key_is(k, "explain")) {
 			yaml_node_item_t *it;
 
 			if (vn->type != YAML_SEQUENCE_NODE) {
-				r->explain_src = rl_strdup(rl_scalar(lc, vn,
+				r->explain_src = rl_strdup(lc, rl_scalar(lc, vn,
 				    "explain"));
 				rl_load_variant(lc, vn, &r->explain[0]);
 				r->nexplain = 1;
@@ -923,7 +933,7 @@ rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
 				if (in == NULL)
 					continue;
 				if (r->explain_src == NULL)
-					r->explain_src = rl_strdup(
+					r->explain_src = rl_strdup(lc,
 					    rl_variant_src(lc, in));
 				rl_load_variant(lc, in, &r->explain[r->nexplain++]);
 			}
@@ -975,7 +985,7 @@ rl_load_rule(rl_load_ctx *lc, yaml_node_t *n, rl_rule *r)
 				    "context_cost, fits_now, largest_allocation, "
 				    "fragmentation, processes or health)", v);
 			else
-				r->probe = rl_strdup(v);
+				r->probe = rl_strdup(lc, v);
 		} else {
 			rl_err(lc, kn, "unknown key '%s' in a rule (expected "
 			    "id, title, kinds, when, score, explains, explain, "
@@ -1315,8 +1325,13 @@ rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
 	}
 	for (i = 0; i < nrules; i++) {
 		rules[i].file = strdup(path);
-		if (!rl_add(s, &rules[i]))
+		if (rules[i].file != NULL && rl_add(s, &rules[i]))
+			continue;
+		/* Out of memory: this rule and those after it are not kept. */
+		for (; i < nrules; i++)
 			rl_rule_free(&rules[i]);
+		rl_err_file(errs, path, "out of memory");
+		return false;
 	}
 	return true;
 }

@@ -630,6 +630,7 @@ od_scan_begin(od_scanner *sc, int index, od_events *set)
 	st->set = set;
 	st->delivered = od_events_count(set);
 	cx_reset(&st->ctx);
+	(void)ex_nomem(sc->ex);
 }
 
 void
@@ -679,6 +680,12 @@ od_scan_path(od_scanner *sc, const char *path, int index, od_input *info,
 	info->bytes = 0;
 	info->lines = 0;
 	info->compression = "none";
+	if (info->name == NULL) {
+		/* The caller knows it by the name left NULL. */
+		od_error_set(err, NULL, 0, 0, "out of memory");
+		info->failed = true;
+		return false;
+	}
 	r = in_open(path, err);
 	if (r == NULL) {
 		info->failed = true;
@@ -703,5 +710,10 @@ od_scan_path(od_scanner *sc, const char *path, int index, od_input *info,
 	od_scan_finish(sc, info);
 	info->compression = in_compression(r);
 	in_close(r);
+	if (ex_nomem(sc->ex)) {
+		od_error_set(err, info->name, 0, 0, "out of memory");
+		info->failed = true;
+		ok = false;
+	}
 	return ok;
 }

@@ -41,6 +41,9 @@ buf_add(buf *b, const void *p, size_t n)
 	b->s[b->n] = '\0';
 }
 
+static void buf_printf(buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 static void
 buf_printf(buf *b, const char *fmt, ...)
 {

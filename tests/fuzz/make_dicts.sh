@@ -1,0 +1,101 @@
+#!/bin/sh
+# make_dicts.sh: writes the libFuzzer dictionaries (tests/fuzz/dict/*.dict)
+# from the program and the sources, so that they follow the anchors, the
+# facts and the JSON keys as those change.
+#
+# Usage: sh tests/fuzz/make_dicts.sh build/bin/oomdoc   (from the source tree)
+#
+#   scan.dict         the anchors (oomdoc --list-anchors) and the shapes of
+#                     the lines around an OOM (prefixes, tracebacks, settings,
+#                     kills), for fuzz_scan;
+#   expr.dict         the fact names (oomdoc rules facts), the operators,
+#                     functions and units of the rule language (src/lib/expr.c);
+#   rules.dict        the rule files' keys (src/lib/rules_load.c), the kinds
+#                     (src/lib/names.c), the fact names and YAML's own syntax;
+#   report_read.dict  the JSON report's keys (src/lib/report_fields.c,
+#                     src/live/report_read.c) and the enumerations' names.
+set -eu
+bin=$1
+out=tests/fuzz/dict
+mkdir -p "$out"
+
+# One dictionary entry per input line: backslash and double quote escaped,
+# bytes outside printable ASCII as \xNN (libFuzzer's dictionary syntax).
+entries() {
+	LC_ALL=C awk 'BEGIN { for (i = 0; i < 256; i++) ord[sprintf("%c", i)] = i }
+	length($0) > 0 && !seen[$0]++ {
+		s = ""
+		for (i = 1; i <= length($0); i++) {
+			c = substr($0, i, 1)
+			if (c == "\\" || c == "\"") s = s "\\" c
+			else if (ord[c] < 32 || ord[c] > 126) s = s sprintf("\\x%02X", ord[c])
+			else s = s c
+		}
+		print "\"" s "\""
+	}'
+}
+
+facts=$("$bin" rules facts)
+kinds=$(sed -n '/^} od_kinds\[/,/^};/p' src/lib/names.c |
+	grep -o '{ *"[a-z_]*"' | grep -o '[a-z_]*')
+
+{
+	echo "# Anchors and log shapes for fuzz_scan (written by make_dicts.sh)."
+	{
+		"$bin" --list-anchors
+		printf '%s\n' "Traceback (most recent call last):" '  File "' \
+		    '", line ' ", in " "[rank0]: " "[rank1]:[W" "0: " \
+		    "torch.OutOfMemoryError: " "RuntimeError: " \
+		    "PYTORCH_CUDA_ALLOC_CONF=" "expandable_segments:True" \
+		    "max_split_size_mb:" "Killed process " "oom-kill:" \
+		    "Memory cgroup out of memory" "anon-rss:" "total-vm:" \
+		    " GiB" " MiB" " KiB" " bytes" "GiB total capacity" \
+		    "already allocated" "free;" "reserved in total by PyTorch" \
+		    "Process " " has " " memory in use" "step " "epoch " \
+		    "forward" "backward" "optimizer" "NCCL" "Xid" \
+		    "2024-01-01T00:00:00Z " "$(printf '\033[31m')" \
+		    "$(printf '\r\n')" "$(printf '\t')"
+	} | entries
+} > "$out/scan.dict"
+
+{
+	echo "# Facts, operators, functions and units for fuzz_expr (written by make_dicts.sh)."
+	{
+		echo "$facts"
+		printf '%s\n' "and" "or" "not" "true" "false" "has(" "min(" \
+		    "max(" "abs(" "round(" "floor(" "ceil(" "==" "!=" "<=" \
+		    ">=" "<" ">" "+" "-" "*" "/" "(" ")" "," "{{" "}}" "{" "}" \
+		    "'" "\\'" "\\\\" "B" "KiB" "MiB" "GiB" "TiB" "PiB" "KB" \
+		    "MB" "GB" "TB" "0.5" "1e308" "2GiB"
+	} | entries
+} > "$out/expr.dict"
+
+{
+	echo "# Rule files' keys, kinds and facts for fuzz_rules (written by make_dicts.sh)."
+	{
+		grep -o '"[a-z_]*"' src/lib/rules_load.c | tr -d '"'
+		echo "$kinds"
+		echo "$facts"
+		printf '%s\n' "rules:" "  - id: " "    when: " "    score: " \
+		    "    kinds: [" "    fixes:" "      - id: " "        text: " \
+		    "env: {" "config: {" "explain: >-" "|-" "&a" "*a" "<<: " \
+		    "---" "..." "!!str" "!!map" "%YAML 1.1" "{{" "}}" "has(" \
+		    " and " " or " "not " "true" "false" "null" "~"
+	} | entries
+} > "$out/rules.dict"
+
+{
+	echo "# JSON report keys and names for fuzz_report_read (written by make_dicts.sh)."
+	{
+		grep -oh '\(key = \|JF_FIGURE(\|JF_CHARS(\)"[a-z_]*"' \
+		    src/lib/report_fields.c | grep -o '"[a-z_]*"' | tr -d '"'
+		grep -o '"[a-z_./0-9]*"' src/live/report_read.c | tr -d '"' |
+		    grep -v '\.h$'
+		echo "$kinds"
+		printf '%s\n' "oomdoc.report/1" "high" "medium" "low"
+	} | sed 's/.*/"&"/' | entries
+	printf '%s\n' "null" "true" "false" "{" "}" "[" "]" ":" "," '"' \
+	    "\\u0000" "\\ud800" "9223372036854775807" "-1" "1e999" "0.5" |
+	    entries
+} > "$out/report_read.dict"
+wc -l "$out"/*.dict

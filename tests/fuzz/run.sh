@@ -1,0 +1,37 @@
+#!/bin/sh
+# run.sh: fuzzes one target of the fuzz build for a while, gently (nice 19,
+# one process), from its committed corpus and with its dictionary, and
+# prints libFuzzer's last status line.  New inputs collect in
+# BUILD/fuzz-work/TARGET; merge those that add coverage into the committed
+# corpus with --merge (libFuzzer's -merge=1 keeps only inputs with new
+# features).
+#
+# Usage: sh tests/fuzz/run.sh BUILD TARGET SECONDS [--merge]
+#   e.g. sh tests/fuzz/run.sh build-fuzz scan 300 --merge
+# BUILD is a tree configured with CC=clang -DOOMDOC_FUZZ=ON.  FUZZ_FLAGS
+# in the environment adds libFuzzer flags, e.g. "-fork=1 -ignore_crashes=1"
+# to go on past a known crash (each one is kept in BUILD/fuzz-work/TARGET/
+# crashes/ all the same).
+set -eu
+build=$1 target=$2 secs=$3 merge=${4:-}
+bin=$build/tests/fuzz_$target
+corpus=tests/fuzz/corpus/$target
+work=$build/fuzz-work/$target
+mkdir -p "$work" "$work/crashes"
+# The size limit of the target's largest committed input, at least 4 KiB.
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+# shellcheck disable=SC2086
+nice -n 19 "$bin" ${FUZZ_FLAGS:-} -dict="tests/fuzz/dict/$target.dict" \
+	-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+	-print_final_stats=1 -artifact_prefix="$work/crashes/" \
+	"$work" "$corpus" > "$work/log" 2>&1 || {
+	echo "fuzz_$target stopped: see $work/log and $work/crashes/" >&2
+	tail -40 "$work/log" >&2
+	exit 1
+}
+grep -E '^#[0-9]+[[:space:]]*(INITED|DONE)|^#[0-9]+: cov:' "$work/log" | tail -2
+grep -E '^stat::' "$work/log"
+if [ "$merge" = --merge ]; then
+	"$bin" -merge=1 "$corpus" "$work" 2>&1 | grep -E 'MERGE-OUTER: [0-9]+ new files'
+fi
