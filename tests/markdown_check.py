@@ -28,16 +28,21 @@ cmark-gfm (tools/setup.sh).
 
 Usage: markdown_check.py [--rules FILE] OOMDOC LOG...
 With --rules, oomdoc also loads FILE (a rule file whose own text is
-hostile).
+hostile).  A failure lists its first six problems, or as many as
+MD_CHECK_SHOW says.
 """
 import html.parser
 import json
+import os
 import re
 import subprocess
 import sys
 import unicodedata
 
 from markdown_it import MarkdownIt
+
+# How many problems a failure lists (MD_CHECK_SHOW=999 for all of them).
+SHOW = int(os.environ.get("MD_CHECK_SHOW", "6"))
 
 CMARK = ["cmark-gfm", "--unsafe", "--extension", "autolink", "--extension",
          "tagfilter", "--extension", "table", "--extension", "strikethrough"]
@@ -215,7 +220,7 @@ def main():
                                         % b[:80])
         if problems:
             failed += 1
-            print("FAIL %s: %s" % (log, "; ".join(problems[:6])))
+            print("FAIL %s: %s" % (log, "; ".join(problems[:SHOW])))
         else:
             passed += 1
     print("%d passed, %d failed" % (passed, failed))
