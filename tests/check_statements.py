@@ -123,9 +123,10 @@ def own_lines_text(out):
 
 
 def own_lines_markdown(out):
-    """The same for Markdown: the account picture (the first fence of an
-    event) and the causes with their fences; not the fenced message."""
-    keep, causes, fence, take, prev = [], False, None, False, ""
+    """The same for Markdown: the causes with their fences, and the memory
+    bar (the text fence of the folded figures); not the message, folded
+    on its own."""
+    keep, causes, fence, take, section = [], False, None, False, None
     for line in out.splitlines():
         if fence is not None:
             if line == fence:
@@ -133,18 +134,22 @@ def own_lines_markdown(out):
             elif take:
                 keep.append(line)
             continue
+        if line.startswith("<summary>"):
+            section, causes = line, False
+        elif line == "</details>":
+            section = None
         if line.startswith("```"):
             fence = line[:len(line) - len(line.lstrip("`"))]
-            take = prev != "Message:" and (causes or line == "```text")
+            causes = causes and line != "```mermaid"
+            take = causes or (section == "<summary>Figures</summary>" and
+                              line == "```text")
             continue
-        if line.startswith("### ") or line.startswith("Fingerprint:"):
+        if line.startswith("### ") or line.startswith("Fingerprint "):
             causes = False
-        elif re.match(r"[0-9]+\\\. \*\*", line):
+        elif line.startswith("**Cause "):
             causes = True
         if causes:
             keep.append(line)
-        if line:
-            prev = line
     return keep
 
 

@@ -188,7 +188,8 @@ import re, sys
 from markdown_it import MarkdownIt
 html = MarkdownIt("gfm-like").render(open(sys.argv[1]).read())
 assert "<a " not in html and "<img" not in html and "<b>" not in html, html
-text = re.sub(r"<[^>]+>", "", html)
+# Outside code: text from the report read back is only in code spans.
+text = re.sub(r"<[^>]+>", "", re.sub(r"<code>.*?</code>", "", html, flags=re.S))
 assert not re.search(r"@[A-Za-z]", text), "a mention"
 EOF
 check "markdown escapes what a report brings: status $rc" $?

@@ -490,8 +490,8 @@ typedef struct {
 } od_report_opts;
 /*
  * Writing text taken from a log, escaped for where it goes (escape.c): a
- * terminal (control characters and invalid bytes as \xNN) or Markdown (no
- * link, tag, mention, emphasis or table break can form); JSON strings go
+ * terminal (control characters and invalid bytes as \xNN) or Markdown (in
+ * code spans and fenced blocks only, where nothing forms); JSON strings go
  * through od_escape_json (report_json.h).
  */
 void od_escape_text(FILE *out, const char *s, size_t n, const char *indent);
@@ -502,7 +502,14 @@ void od_escape_line(FILE *out, const char *s);
 /* Whether cp is a bidi or invisible format character, which every report
  * shows as "\uXXXX" (text) or strips. */
 bool od_escape_invisible(unsigned cp);
-void od_escape_markdown(FILE *out, const char *s, size_t n);
+/* Text from outside as a Markdown code span (a backtick run longer than
+ * any inside it, padded as CommonMark needs), on one line; with table, a
+ * '|' is escaped for a GFM table cell. */
+void od_escape_markdown_code(FILE *out, const char *s, size_t n, bool table);
+/* Text from outside as a fenced block with the info string info, closed
+ * and followed by a blank line. */
+void od_escape_markdown_fence(FILE *out, const char *info, const char *s,
+    size_t n);
 /* Writes the report; false when memory ran out (the JSON report is then
  * not written at all: a document with a part missing would still parse,
  * and be wrong). */

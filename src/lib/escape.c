@@ -4,8 +4,9 @@
  *
  * The text report never passes a control character or an invalid UTF-8
  * byte to the terminal (an ESC from a log could otherwise recolour it,
- * retitle it or plant an OSC 8 link); no link, tag, mention, emphasis or
- * table break can form in Markdown; and every JSON string is valid UTF-8
+ * retitle it or plant an OSC 8 link); Markdown holds text from outside
+ * only in code spans and fenced blocks, where no link, tag, mention,
+ * reference or emoji can form; and every JSON string is valid UTF-8
  * with its controls escaped, so that a JSON report shown on a terminal is
  * as harmless as the text one.
  */
@@ -88,22 +89,55 @@ od_escape_line(FILE *out, const char *s)
 }
 
 /*
- * Markdown for tickets.  Everything that comes from the log or from a rule
- * goes out either escaped (each character that can start emphasis, a
- * link, an HTML tag or a table cell gets a backslash; an '@', a '.' before
- * a letter and a ':' before a letter or '/' get an invisible word joiner,
- * so that no mention or autolink can form) or inside a fenced block longer
- * than any backtick run in it, where nothing is interpreted
- * (report_markdown.c).
+ * Markdown for tickets.  Text from outside (a log, a file name, a rule)
+ * never reaches Markdown's prose, where a renderer's autolinks
+ * (cmark-gfm's www. and e-mail extension, linkify's international
+ * domains), mentions, references (#12, GH-12, o/r#5, !12, ~label) and
+ * emoji shortcodes form whatever is escaped: it goes into a code span or
+ * a fenced block, where nothing is interpreted and the text pastes back
+ * as it was.  Within them only what cannot be shown is changed: a control
+ * character is written \xNN, as in the text report, a bidi or invisible
+ * format character (od_escape_invisible) as its code point ("U+202E"),
+ * and a byte that does not start valid UTF-8 as U+FFFD, as the JSON
+ * report does.
  */
-static bool
-esc_alpha(unsigned char c)
+
+/* The longest run of backticks in s[0..n). */
+static size_t
+md_longest_run(const char *s, size_t n)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+	size_t i, run = 0, longest = 0;
+
+	for (i = 0; i < n; i++) {
+		run = s[i] == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	return longest;
 }
 
-void
-od_escape_markdown(FILE *out, const char *s, size_t n)
+static void
+md_ticks(FILE *out, size_t k)
+{
+	while (k-- > 0)
+		fputc('`', out);
+}
+
+static bool
+md_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/*
+ * s[0..n) with what cannot be shown made visible.  In a span (one line),
+ * newlines, carriage returns and tabs become spaces, and in a table cell
+ * a '|' is written "\|", which GFM's table reads as a '|' inside the
+ * span; in a block, newlines and tabs are kept and a carriage return
+ * before a newline dropped.
+ */
+static void
+md_clean(FILE *out, const char *s, size_t n, bool span, bool table)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
@@ -117,26 +151,65 @@ od_escape_markdown(FILE *out, const char *s, size_t n)
 			i++;
 			continue;
 		}
-		if (cp == '\n' || cp == '\r' || cp == '\t')
+		if (span && (cp == '\n' || cp == '\r' || cp == '\t'))
 			fputc(' ', out);
+		else if (!span && (cp == '\n' || cp == '\t'))
+			fputc((int)cp, out);
+		else if (!span && cp == '\r' && i + 1 < n && p[i + 1] == '\n')
+			;
 		else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
 			fprintf(out, "\\x%02x", cp);
-		else if (cp == '@' || (cp == '.' && i + 1 < n &&
-		    esc_alpha(p[i + 1])) || (cp == ':' && i + 1 < n &&
-		    (esc_alpha(p[i + 1]) || p[i + 1] == '/')))
-			/*
-			 * A word joiner after it, invisible: no @mention,
-			 * autolink (www.host, host.py, http:) or e-mail
-			 * address can form, whatever the renderer.
-			 */
-			fprintf(out, "%c\u2060", (char)cp);
-		else if (cp < 0x80 && strchr("\\`*_{}[]()#+-!|<>&~:", (int)cp) !=
-		    NULL)
-			fprintf(out, "\\%c", (char)cp);
+		else if (od_escape_invisible(cp))
+			fprintf(out, "U+%04X", cp);
+		else if (table && cp == '|')
+			fputs("\\|", out);
 		else
 			fwrite(p + i, 1, len, out);
 		i += len;
 	}
+}
+
+void
+od_escape_markdown_code(FILE *out, const char *s, size_t n, bool table)
+{
+	size_t ticks = md_longest_run(s, n) + 1, i;
+	bool blank = true, pad;
+
+	for (i = 0; i < n; i++)
+		blank &= md_space(s[i]);
+	if (n == 0)
+		return;
+	/*
+	 * CommonMark strips one space from each end of a span whose content
+	 * starts and ends with one (and is not all spaces): a space inside
+	 * each end is padding when the text starts or ends with a backtick
+	 * (which would join the fence) or a space (which would be lost).
+	 */
+	pad = !blank && (s[0] == '`' || s[n - 1] == '`' || md_space(s[0]) ||
+	    md_space(s[n - 1]));
+	md_ticks(out, ticks);
+	if (pad)
+		fputc(' ', out);
+	md_clean(out, s, n, true, table);
+	if (pad)
+		fputc(' ', out);
+	md_ticks(out, ticks);
+}
+
+void
+od_escape_markdown_fence(FILE *out, const char *info, const char *s, size_t n)
+{
+	size_t ticks = md_longest_run(s, n) + 1;
+
+	/* A fence of backticks closes only on a run as long, at a line's
+	 * start: one longer than any run inside cannot be closed early. */
+	md_ticks(out, ticks < 3 ? 3 : ticks);
+	fprintf(out, "%s\n", info);
+	md_clean(out, s, n, false, false);
+	if (n == 0 || s[n - 1] != '\n')
+		fputc('\n', out);
+	md_ticks(out, ticks < 3 ? 3 : ticks);
+	fputs("\n\n", out);
 }
 
 /*

@@ -1,43 +1,107 @@
 /*
- * report_markdown.c: the Markdown report, for tickets.  Everything that
- * comes from the log or from a rule goes out either escaped by
- * od_escape_markdown (escape.c), so that no link, tag, mention, emphasis
- * or table break can form, or inside a fenced block longer than any
- * backtick run in it, where nothing is interpreted.
+ * report_markdown.c: the Markdown report, for tickets (GitHub, GitLab).
+ * Its prose is oomdoc's own words only: everything that comes from the
+ * log, a file name or a rule goes into a code span or a fenced block
+ * (od_escape_markdown_code and od_escape_markdown_fence, escape.c), where
+ * no link, mention, reference, emoji or HTML can form and the text pastes
+ * back as it was.  The only HTML it writes is its own <details> and
+ * <summary>, which both sites allow.  Cause and fix come first; a Mermaid
+ * pie of the memory account follows; the figures and the verbatim message
+ * are folded away.
  */
 #include <string.h>
 
+#include "account.h"
 #include "context.h"
 #include "facts.h"
 #include "report.h"
 
+/* Text from outside as a code span, in prose or in a table cell. */
 static void
-rp_md_cstr(FILE *out, const char *s)
+rp_md_code(FILE *out, const char *s)
 {
-	od_escape_markdown(out, s, strlen(s));
+	od_escape_markdown_code(out, s, strlen(s), false);
 }
 
-/* A fenced block holding s verbatim (controls escaped). */
+static void
+rp_md_cell_code(FILE *out, const char *s)
+{
+	od_escape_markdown_code(out, s, strlen(s), true);
+}
+
 static void
 rp_md_fence(FILE *out, const char *info, const char *s, size_t n)
 {
-	size_t run = 0, longest = 0, i;
-	int k, fence;
+	od_escape_markdown_fence(out, info, s, n);
+}
 
-	for (i = 0; i < n; i++) {
-		run = s[i] == '`' ? run + 1 : 0;
-		if (run > longest)
-			longest = run;
+/* A folded section: a blank line after <summary> lets the Markdown in it
+ * render on GitHub and GitLab. */
+static void
+rp_md_details(FILE *out, const char *summary)
+{
+	fprintf(out, "<details>\n<summary>%s</summary>\n\n", summary);
+}
+
+static void
+rp_md_details_end(FILE *out)
+{
+	fputs("</details>\n\n", out);
+}
+
+/*
+ * The memory account as a Mermaid pie, which GitHub and GitLab draw from
+ * a "mermaid" fence: one slice per part of od_account_of that holds
+ * bytes, labelled with oomdoc's part names and sizes (never log text),
+ * valued in MiB.  When the message gives no free figure, what the known
+ * parts leave is one slice, as the bar draws it (report.c).  A pie of one
+ * slice says nothing and is left out; when the printed figures add up to
+ * more than the capacity (a JAX TPU message), the title says so, as the
+ * slices are then shares of their sum.
+ */
+static void
+rp_md_pie(FILE *out, const od_event *ev)
+{
+	const char *label[OD_PART_COUNT];
+	int64_t bytes[OD_PART_COUNT], known = 0;
+	od_account a;
+	char sz[48], sum[48];
+	int k, n = 0;
+
+	od_account_of(ev, &a);
+	if (!a.valid || !(a.part[OD_PART_ALLOCATED].known ||
+	    a.part[OD_PART_FREE].known))
+		return;
+	for (k = 0; k < OD_PART_COUNT; k++) {
+		int64_t v = a.part[k].known ? a.part[k].bytes : 0;
+
+		label[n] = od_part_label((od_part)k);
+		if (k == OD_PART_UNACCOUNTED && !a.part[k].known) {
+			v = a.total - known;
+			label[n] = "free or unaccounted (no free figure)";
+		}
+		if (v <= 0)
+			continue;
+		known += v;
+		bytes[n++] = v;
 	}
-	fence = longest >= 3 ? (int)longest + 1 : 3;
-	for (k = 0; k < fence; k++)
-		fputc('`', out);
-	fprintf(out, "%s\n", info);
-	od_escape_text(out, s, n, "");
-	fputc('\n', out);
-	for (k = 0; k < fence; k++)
-		fputc('`', out);
-	fputs("\n\n", out);
+	if (n < 2)
+		return;
+	od_size_format(a.total, sz, sizeof sz);
+	fputs("```mermaid\npie\n", out);
+	if (known > a.total) {
+		od_size_format(known, sum, sizeof sum);
+		fprintf(out, "    title Memory account: the figures add up to "
+		    "%s, more than the capacity of %s\n", sum, sz);
+	} else {
+		fprintf(out, "    title Memory account of %s\n", sz);
+	}
+	for (k = 0; k < n; k++) {
+		od_size_format(bytes[k], sz, sizeof sz);
+		fprintf(out, "    \"%s, %s\" : %.1f\n", label[k], sz,
+		    (double)bytes[k] / (1024.0 * 1024.0));
+	}
+	fputs("```\n\n", out);
 }
 
 static void
@@ -127,7 +191,7 @@ rp_md_per_rank(FILE *out, const od_event *ev, const od_input *inputs)
 		rp_md_cell(out, r->total);
 		if (inputs_differ) {
 			fputc(' ', out);
-			rp_md_cstr(out, rp_input_name(&inputs[r->input]));
+			rp_md_cell_code(out, rp_input_name(&inputs[r->input]));
 			fputs(" |", out);
 		}
 		fputc('\n', out);
@@ -138,64 +202,80 @@ rp_md_per_rank(FILE *out, const od_event *ev, const od_input *inputs)
 		    ev->per_rank_dropped);
 }
 
+/* The causes: rule, title and explanation, what it accounts for, the
+ * evidence, and the fixes, whose text and commands are spans and blocks
+ * that paste back as the rule wrote them. */
 static void
-rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
-    int ninputs, const od_event *first, size_t nfirst)
+rp_md_causes(FILE *out, const od_event *ev)
+{
+	int i, k;
+
+	if (ev->ncauses == 0)
+		fputs("No rule matched this event.\n\n", out);
+	for (i = 0; i < ev->ncauses; i++) {
+		const od_cause *c = &ev->causes[i];
+
+		fprintf(out, "**Cause %d:** ", i + 1);
+		rp_md_code(out, c->rule);
+		fprintf(out, " (confidence %s, score %.2f): ",
+		    od_confidence_name(c->confidence), c->score);
+		rp_md_code(out, c->title);
+		fputs("\n\n", out);
+		if (c->explanation != NULL) {
+			rp_md_code(out, c->explanation);
+			fputs("\n\n", out);
+		}
+		rp_explains(out, "- ", c, ev);
+		for (k = 0; k < c->nevidence; k++) {
+			fputs("- evidence: ", out);
+			rp_md_code(out, c->evidence[k].text);
+			fputc('\n', out);
+		}
+		for (k = 0; k < c->nfixes; k++) {
+			fputs("- fix: ", out);
+			rp_md_code(out, c->fixes[k].text);
+			fputc('\n', out);
+		}
+		if (c->nevidence > 0 || c->nfixes > 0 || c->cause_bytes >= 0)
+			fputc('\n', out);
+		for (k = 0; k < c->nfixes; k++) {
+			const od_fix *f = &c->fixes[k];
+			char line[1024];
+
+			if (f->env_name != NULL) {
+				snprintf(line, sizeof line, "export %s=%s",
+				    f->env_name, f->env_value);
+				rp_md_fence(out, "sh", line, strlen(line));
+			}
+			if (f->code != NULL)
+				rp_md_fence(out, "python", f->code,
+				    strlen(f->code));
+			if (f->config_key != NULL) {
+				snprintf(line, sizeof line, "%s: %s",
+				    f->config_key, f->config_value);
+				rp_md_fence(out, "yaml", line, strlen(line));
+			}
+		}
+	}
+}
+
+/* The figures as a table under a header row of its own. */
+static void
+rp_md_figures(FILE *out, const od_event *ev)
 {
 	const od_memory *m = &ev->mem;
-	const char *name = rp_input_name(&inputs[ev->input]);
-	int i, k, self = fc_self(ev);
+	int i, self = fc_self(ev);
 
-	fprintf(out, "### %zu. ", n);
-	rp_md_cstr(out, od_kind_title(ev->kind));
-	fputs(ev->fatal ? "\n\n" : " (warning)\n\n", out);
-	fputs("| | |\n|---|---|\n| where | ", out);
-	rp_md_cstr(out, name);
-	fprintf(out, " line %llu", (unsigned long long)ev->line);
-	if (ev->end_line > ev->line)
-		fprintf(out, "\\-%llu", (unsigned long long)ev->end_line);
-	fputs(" |\n", out);
-	fprintf(out, "| kind | %s, confidence %s |\n", od_kind_name(ev->kind),
-	    od_confidence_name(ev->confidence));
-	if (ev->rank >= 0) {
-		fprintf(out, "| rank | %d", ev->rank);
-		if (ev->nranks > 1) {
-			fputs(" (printed by ranks ", out);
-			for (i = 0; i < ev->nranks; i++)
-				fprintf(out, "%s%d", i ? ", " : "", ev->ranks[i]);
-			fputc(')', out);
-		}
+	fputs("| figure | value |\n|---|---|\n", out);
+	fputs("| kind | ", out);
+	rp_md_cell_code(out, od_kind_name(ev->kind));
+	fprintf(out, ", confidence %s |\n", od_confidence_name(ev->confidence));
+	if (ev->nranks > 1) {
+		fputs("| printed by ranks | ", out);
+		for (i = 0; i < ev->nranks; i++)
+			fprintf(out, "%s%d", i ? ", " : "", ev->ranks[i]);
 		fputs(" |\n", out);
 	}
-	if (ev->device >= 0)
-		fprintf(out, "| GPU | %d |\n", ev->device);
-	if (ev->first_failure) {
-		fprintf(out, "| story | the run's first failure, %s",
-		    ninputs > 1 ? "in the order of the inputs" : "in log order");
-		if (ev->rank >= 0)
-			fprintf(out, ": rank %d (the reports that follow it, "
-			    "and torchrun's \"root cause\" table, may name "
-			    "other ranks)", ev->rank);
-		fputs(" |\n", out);
-	}
-	if (ev->secondary != NULL && first != NULL) {
-		fprintf(out, "| secondary | follows from event %zu (line %llu",
-		    nfirst, (unsigned long long)first->line);
-		if (first->rank >= 0)
-			fprintf(out, ", rank %d", first->rank);
-		fputs("): ", out);
-		rp_md_cstr(out, ev->secondary);
-		fputs(" |\n", out);
-	}
-	if (ev->exception[0] != '\0') {
-		fputs("| exception | ", out);
-		rp_md_cstr(out, ev->exception);
-		fputs(" |\n", out);
-	}
-	if (ev->step >= 0)
-		fprintf(out, "| step | %lld |\n", (long long)ev->step);
-	if (ev->phase[0] != '\0')
-		fprintf(out, "| phase | %s |\n", ev->phase);
 	rp_md_size_row(out, "requested", m->requested);
 	rp_md_size_row(out, "total capacity", m->total);
 	rp_md_size_row(out, "free", m->free);
@@ -222,68 +302,76 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
 	rp_md_size_row(out, "host usage", ev->host.usage);
 	rp_md_size_row(out, "host limit", ev->host.limit);
 	fputc('\n', out);
+}
+
+static void
+rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
+    int ninputs, const od_event *first, size_t nfirst)
+{
+	const od_memory *m = &ev->mem;
+
+	fprintf(out, "### %zu. %s%s\n\n", n, od_kind_title(ev->kind),
+	    ev->fatal ? "" : " (warning)");
+	/* Where, in one line: the input, the rank and GPU, the step and
+	 * phase, the exception. */
+	fputs("In ", out);
+	rp_md_code(out, rp_input_name(&inputs[ev->input]));
+	fprintf(out, " line %llu", (unsigned long long)ev->line);
+	if (ev->end_line > ev->line)
+		fprintf(out, " to %llu", (unsigned long long)ev->end_line);
+	if (ev->rank >= 0)
+		fprintf(out, ", rank %d", ev->rank);
+	if (ev->device >= 0)
+		fprintf(out, ", GPU %d", ev->device);
+	if (ev->step >= 0)
+		fprintf(out, ", step %lld", (long long)ev->step);
+	if (ev->phase[0] != '\0')
+		fprintf(out, ", in the %s phase", ev->phase);
+	if (ev->exception[0] != '\0') {
+		fputs(": ", out);
+		rp_md_code(out, ev->exception);
+	}
+	fputs(".\n\n", out);
+	if (ev->first_failure) {
+		fprintf(out, "The run's first failure, %s",
+		    ninputs > 1 ? "in the order of the inputs" : "in log order");
+		if (ev->rank >= 0)
+			fprintf(out, ": rank %d (the reports that follow it, "
+			    "and torchrun's \"root cause\" table, may name "
+			    "other ranks)", ev->rank);
+		fputs(".\n\n", out);
+	}
+	if (ev->secondary != NULL && first != NULL) {
+		fprintf(out, "It follows from event %zu (line %llu", nfirst,
+		    (unsigned long long)first->line);
+		if (first->rank >= 0)
+			fprintf(out, ", rank %d", first->rank);
+		fprintf(out, "): %s.\n\n", ev->secondary);
+	}
+	rp_md_causes(out, ev);
+	rp_md_pie(out, ev);
+	rp_md_details(out, "Figures");
+	rp_md_figures(out, ev);
 	rp_md_per_rank(out, ev, inputs);
 	if (m->total > 0) {
 		fputs("```text\n", out);
 		rp_bar(out, ev, "");
 		fputs("```\n\n", out);
 	}
-	fputs("Message:\n\n", out);
+	rp_md_details_end(out);
+	rp_md_details(out, "Message");
 	rp_md_fence(out, "text", ev->message != NULL ? ev->message : "",
 	    ev->message_len);
-	if (ev->ncauses == 0)
-		fputs("No rule matched this event.\n\n", out);
-	for (i = 0; i < ev->ncauses; i++) {
-		const od_cause *c = &ev->causes[i];
-
-		fprintf(out, "%d\\. **", i + 1);
-		rp_md_cstr(out, c->rule);
-		fprintf(out, "** (confidence %s, score %.2f): ",
-		    od_confidence_name(c->confidence), c->score);
-		rp_md_cstr(out, c->title);
-		fputs("\n\n", out);
-		if (c->explanation != NULL) {
-			rp_md_cstr(out, c->explanation);
-			fputs("\n\n", out);
-		}
-		rp_explains(out, "- ", c, ev);
-		for (k = 0; k < c->nevidence; k++) {
-			fputs("- evidence: ", out);
-			rp_md_cstr(out, c->evidence[k].text);
-			fputc('\n', out);
-		}
-		for (k = 0; k < c->nfixes; k++) {
-			const od_fix *f = &c->fixes[k];
-
-			fputs("- fix: ", out);
-			rp_md_cstr(out, f->text);
-			fputc('\n', out);
-		}
-		if (c->nevidence > 0 || c->nfixes > 0 || c->cause_bytes >= 0)
-			fputc('\n', out);
-		for (k = 0; k < c->nfixes; k++) {
-			const od_fix *f = &c->fixes[k];
-			char line[1024];
-
-			if (f->env_name != NULL) {
-				snprintf(line, sizeof line, "export %s=%s",
-				    f->env_name, f->env_value);
-				rp_md_fence(out, "sh", line, strlen(line));
-			}
-			if (f->code != NULL)
-				rp_md_fence(out, "python", f->code,
-				    strlen(f->code));
-			if (f->config_key != NULL) {
-				snprintf(line, sizeof line, "%s: %s",
-				    f->config_key, f->config_value);
-				rp_md_fence(out, "yaml", line, strlen(line));
-			}
-		}
-	}
+	rp_md_details_end(out);
 	if (ev->fingerprint[0] != '\0')
-		fprintf(out, "Fingerprint: `%s`\n\n", ev->fingerprint);
+		fprintf(out, "Fingerprint `%s`.\n\n", ev->fingerprint);
 }
 
+/*
+ * The report.  One fingerprint per thing: with one event, the event's,
+ * under it; with more, each event's under it and the run's in the
+ * summary, named as such.
+ */
 void
 rp_markdown(FILE *out, const od_report_opts *o, const od_input *inputs,
     int ninputs, od_events *set)
@@ -301,32 +389,32 @@ rp_markdown(FILE *out, const od_report_opts *o, const od_input *inputs,
 	} else {
 		od_event *ev = od_events_get(set, 0);
 
-		rp_md_cstr(out, od_kind_title(ev->kind));
+		fputs(od_kind_title(ev->kind), out);
 		if (ev->device >= 0)
 			fprintf(out, " on GPU %d", ev->device);
 		if (ev->rank >= 0)
 			fprintf(out, ", rank %d", ev->rank);
 		fputs(", in ", out);
-		rp_md_cstr(out, rp_input_name(&inputs[ev->input]));
+		rp_md_code(out, rp_input_name(&inputs[ev->input]));
 		fprintf(out, " line %llu", (unsigned long long)ev->line);
 		if (top != NULL) {
 			fputs("; likely cause: ", out);
-			rp_md_cstr(out, top);
+			rp_md_code(out, top);
 		}
 	}
 	fputs(".", out);
-	if (o->fingerprint[0] != '\0')
-		fprintf(out, " Fingerprint `%s`.", o->fingerprint);
+	if (n > 1 && o->fingerprint[0] != '\0')
+		fprintf(out, " Run fingerprint `%s`.", o->fingerprint);
 	fputs("\n\nInputs: ", out);
 	for (k = 0; k < ninputs; k++) {
 		if (k)
 			fputs(", ", out);
-		rp_md_cstr(out, rp_input_name(&inputs[k]));
+		rp_md_code(out, rp_input_name(&inputs[k]));
 		fprintf(out, " (%llu lines%s)",
 		    (unsigned long long)inputs[k].lines,
 		    inputs[k].failed ? ", not read to the end" : "");
 	}
-	fputs("\n\n", out);
+	fputs(".\n\n", out);
 	for (i = 0; i < n; i++)
 		rp_md_event(out, i + 1, od_events_get(set, i), inputs, ninputs,
 		    first, nfirst + 1);

@@ -1,24 +1,44 @@
 /*
- * live_report_markdown.c: the live report in Markdown, for tickets.  Text
- * from elsewhere goes out through od_escape_markdown (src/lib/escape.c):
- * no link, tag, mention or table break can form.
+ * live_report_markdown.c: the live report in Markdown, for tickets.  As in
+ * the report of a log (src/lib/report_markdown.c), the prose is oomdoc's
+ * own words: text from elsewhere (input names, the device's name, notes
+ * from drivers and libraries, a report read back, rule names) goes into
+ * code spans (od_escape_markdown_code, src/lib/escape.c), where no link,
+ * mention, reference, emoji or HTML can form.
  */
 #include <string.h>
 
 #include "live_report.h"
 
+/* Text from elsewhere as a code span, in prose or in a table cell. */
 static void
 lr_md(FILE *out, const char *s)
 {
-	od_escape_markdown(out, s != NULL ? s : "", s != NULL ? strlen(s) : 0);
+	od_escape_markdown_code(out, s != NULL ? s : "", s != NULL ?
+	    strlen(s) : 0, false);
 }
 
+static void
+lr_md_cell(FILE *out, const char *s)
+{
+	od_escape_markdown_code(out, s != NULL ? s : "", s != NULL ?
+	    strlen(s) : 0, true);
+}
+
+/* A row of the setting's table; the value, from elsewhere, in code. */
 static void
 lr_md_row(FILE *out, const char *label, const char *value)
 {
 	fprintf(out, "| %s | ", label);
-	lr_md(out, value);
+	lr_md_cell(out, value);
 	fputs(" |\n", out);
+}
+
+/* A row whose value oomdoc wrote itself (sizes, yes or no, counts). */
+static void
+lr_md_own_row(FILE *out, const char *label, const char *value)
+{
+	fprintf(out, "| %s | %s |\n", label, value);
 }
 
 static void
@@ -33,7 +53,7 @@ lr_md_size_row(FILE *out, const char *label, int64_t v, const char *extra)
 		snprintf(buf, sizeof buf, "%s (%lld bytes)%s", sz, (long long)v,
 		    extra);
 	}
-	lr_md_row(out, label, buf);
+	lr_md_own_row(out, label, buf);
 }
 
 static void
@@ -57,9 +77,8 @@ lr_md_result(FILE *out, const pb_result *res)
 		snprintf(line, sizeof line, "%lld allocations, %s; %lld "
 		    "releases", (long long)res->act.allocs, sz,
 		    (long long)res->act.releases);
-		fputs("- memory activity (CUPTI): ", out);
-		lr_md(out, line);
-		fputc('\n', out);
+		/* oomdoc's own words and figures. */
+		fprintf(out, "- memory activity (CUPTI): %s\n", line);
 	}
 	if (res->nm > 0 || res->act.available)
 		fputc('\n', out);
@@ -87,7 +106,7 @@ lr_markdown(FILE *out, const lv_report *r)
 		fprintf(out, "**Verdicts:** %d confirmed, %d refuted, %d "
 		    "inconclusive, on %d event%s.\n\n", c.confirmed, c.refuted,
 		    c.inconclusive, r->nevents, r->nevents == 1 ? "" : "s");
-	fputs("| | |\n|---|---|\n", out);
+	fputs("| setting | value |\n|---|---|\n", out);
 	lr_md_row(out, "backend", r->backend);
 	lr_md_size_row(out, "capacity", d->total, "");
 	lr_md_size_row(out, "context", r->context, r->context >= 0 ?
@@ -95,14 +114,20 @@ lr_markdown(FILE *out, const lv_report *r)
 	lr_md_size_row(out, "free at the start", r->free_at_start, "");
 	snprintf(buf, sizeof buf, ", %s", r->cap_from);
 	lr_md_size_row(out, "cap", r->cap, r->cap >= 0 ? buf : "");
-	lr_md_row(out, "VMM", d->vmm ? "yes" : "no");
-	lr_md_row(out, "NVML", d->nvml ? "yes" : d->nvml_note);
-	lr_md_row(out, "CUPTI", d->cupti ? "yes" : d->cupti_note);
+	lr_md_own_row(out, "VMM", d->vmm ? "yes" : "no");
+	if (d->nvml)
+		lr_md_own_row(out, "NVML", "yes");
+	else
+		lr_md_row(out, "NVML", d->nvml_note);
+	if (d->cupti)
+		lr_md_own_row(out, "CUPTI", "yes");
+	else
+		lr_md_row(out, "CUPTI", d->cupti_note);
 	if (!r->procs_known)
 		snprintf(buf, sizeof buf, "unknown (no NVML)");
 	else
 		snprintf(buf, sizeof buf, "%d", r->nprocs);
-	lr_md_row(out, "other processes", buf);
+	lr_md_own_row(out, "other processes", buf);
 	fputc('\n', out);
 	if (r->refused[0] != '\0') {
 		fputs("**Refused:** ", out);
@@ -150,11 +175,11 @@ lr_markdown(FILE *out, const lv_report *r)
 			const pb_verdict *v = &le->v[k];
 
 			fputs("| ", out);
-			lr_md(out, v->cause);
+			lr_md_cell(out, v->cause);
 			fputs(" | ", out);
-			lr_md(out, v->probe_name);
+			lr_md_cell(out, v->probe_name);
 			fprintf(out, " | **%s** | ", pb_outcome_name(v->outcome));
-			lr_md(out, v->summary);
+			lr_md_cell(out, v->summary);
 			fputs(" |\n", out);
 		}
 		fputc('\n', out);
