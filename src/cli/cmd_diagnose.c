@@ -18,7 +18,9 @@
  * Signals.  SIGTERM and SIGINT stop the reading: the input being read is
  * finished with what was read (marked incomplete), the others are not
  * read, the report of what was read is written, and the exit status is
- * 128 + the signal's number.
+ * 128 + the signal's number.  Standard input is waited on with poll(),
+ * which a signal ends; a named FIFO is read without it, and a second
+ * signal ends a run that waits there.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -281,9 +283,17 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 /* The signal that stopped the reading, 0 while none did. */
 static volatile sig_atomic_t dg_signal;
 
+/* The first signal asks for the report of what was read; a second one
+ * ends the program at once (a read that a signal cannot end, from a
+ * FIFO named as a file, would otherwise hold it). */
 static void
 dg_on_signal(int sig)
 {
+	if (dg_signal != 0) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
 	dg_signal = sig;
 }
 
