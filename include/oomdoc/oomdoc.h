@@ -18,6 +18,8 @@
  *     oomdoc_scanner_on_event(sc, print_event, NULL);
  *     while ((n = read(0, chunk, sizeof chunk)) > 0)
  *             oomdoc_scanner_feed(sc, chunk, n);    (events as they end)
+ *     (and when the pipe has been silent a while, as poll() tells:
+ *             oomdoc_scanner_flush(sc);             (the events so far))
  *     oomdoc_scanner_finish(sc);                    (the last ones)
  *     oomdoc_scanner_report(sc, rules, stdout, OOMDOC_REPORT_JSON, false);
  *     oomdoc_scanner_free(sc);
