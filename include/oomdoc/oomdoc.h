@@ -18,6 +18,8 @@
  *     oomdoc_scanner_on_event(sc, print_event, NULL);
  *     while ((n = read(0, chunk, sizeof chunk)) > 0)
  *             oomdoc_scanner_feed(sc, chunk, n);    (events as they end)
+ *     (and when the pipe has been silent a while, as poll() tells:
+ *             oomdoc_scanner_flush(sc);             (the events so far))
  *     oomdoc_scanner_finish(sc);                    (the last ones)
  *     oomdoc_scanner_report(sc, rules, stdout, OOMDOC_REPORT_JSON, false);
  *     oomdoc_scanner_free(sc);
@@ -168,6 +170,19 @@ bool oomdoc_scanner_begin(oomdoc_scanner *sc, const char *name,
  * failed for want of memory.
  */
 bool oomdoc_scanner_feed(oomdoc_scanner *sc, const void *chunk, size_t len);
+
+/*
+ * The input paused (a pipe that has been silent a while, as a running
+ * job's log is): scans the text up to the end of its last complete line
+ * as if the text after it had come, and delivers the events complete
+ * then, all but those that the next lines may still join as another
+ * report of the same failure (a kill, reported again by a launcher),
+ * which wait for their 20 lines or for finish.  No event is delivered
+ * twice; a message that its writer split over the pause may be cut there.
+ * oomdoc --format jsonl calls it after 500 ms without input.  False when
+ * no input is started or when called from the event callback.
+ */
+bool oomdoc_scanner_flush(oomdoc_scanner *sc);
 
 /* Ends the input: scans what is left and delivers the last events.  False
  * when no input is started or when called from the event callback. */

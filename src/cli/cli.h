@@ -117,7 +117,8 @@ int cli_rules_open(const char *label, const cli_rules *o, rl_set **out);
 
 /* --- options.c: option tables, --format and --color ------------------- */
 
-/* --format: text, markdown or json. */
+/* --format: text, markdown or json (diagnosis also takes jsonl, in
+ * cmd_diagnose.c: live mode has no stream of events to write). */
 bool cli_format_parse(const char *arg, od_report_format *out);
 
 /* --color: auto, always or never. */
@@ -131,12 +132,26 @@ bool cli_utf8_wanted(void);
 
 /* --- cmd_diagnose.c: the options that diagnose and rules share -------- */
 
+/* What diagnose prints: the report, or one of grep's modes. */
+typedef enum {
+	DG_REPORT,              /* the report (default) */
+	DG_COUNT,               /* -c: failures per input */
+	DG_WITH,                /* -l: the inputs with a failure */
+	DG_WITHOUT,             /* -L: the inputs read without one */
+	DG_QUIET,               /* -q: nothing, the status */
+	DG_SUMMARY              /* --summary: a row per input */
+} dg_mode;
+
 typedef struct {
 	od_report_opts report;
 	cli_color color;
 	cli_rules rules;
 	fc_user_facts facts;
 	int zstd_window_log;    /* --zstd-window-log */
+	dg_mode mode;           /* the last of -c, -l, -L, -q, --summary */
+	int max_count;          /* -m: events per input, 0 no limit */
+	int rank;               /* --rank, -1 any */
+	int kind;               /* --kind (an od_kind), -1 any */
 } dg_config;
 
 /* The defaults: text, colour auto, the shipped rules. */

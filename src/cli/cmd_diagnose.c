@@ -7,24 +7,65 @@
  * and `oomdoc rules` take: getopt_long's table and --help are made from
  * it, and tests/cli_docs.sh checks that the man page documents exactly
  * these.
+ *
+ * Many inputs.  The report merges the same failure across inputs (its
+ * event lists every input, event.c); the grep-like modes (-c, -l, -L) and
+ * --summary read each input into a set of its own, as `oomdoc FILE` would
+ * alone, so that what they say of an input is what running on that input
+ * alone says.  --format jsonl does the same, and writes each event as soon
+ * as the scanner delivers it.
+ *
+ * Signals.  SIGTERM and SIGINT stop the reading: the input being read is
+ * finished with what was read (marked incomplete), the others are not
+ * read, the report of what was read is written, and the exit status is
+ * 128 + the signal's number.  Standard input is waited on with poll(),
+ * which a signal ends; a named FIFO is read without it, and a second
+ * signal ends a run that waits there.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "input.h"
 #include "live.h"
+#include "report.h"
 
 enum {
 	OPT_COLOR = 256, OPT_LIST_ANCHORS, OPT_RULES, OPT_NO_DEFAULT_RULES,
-	OPT_FACT, OPT_ZSTD_WINDOW_LOG
+	OPT_FACT, OPT_ZSTD_WINDOW_LOG, OPT_RANK, OPT_KIND, OPT_SUMMARY
 };
 
 static const od_option dg_options[] = {
 	{ .name = "format", .letter = 'f', .arg = "FORMAT",
-	  .help = "report format: text (default), markdown or json" },
+	  .help = "report format: text (default), markdown, json, or jsonl "
+	  "(one event a line, as soon as it is complete)" },
+	{ .name = "count", .letter = 'c',
+	  .help = "print the number of failures of each input (NAME:N), "
+	  "and no report" },
+	{ .name = "files-with-oom", .letter = 'l',
+	  .help = "print the name of each input with a failure, and no "
+	  "report" },
+	{ .name = "files-without-oom", .letter = 'L',
+	  .help = "print the name of each input read without a failure, and "
+	  "no report" },
+	{ .name = "quiet", .letter = 'q',
+	  .help = "print nothing: the exit status says it" },
+	{ .name = "summary", .letter = OPT_SUMMARY,
+	  .help = "print one row per input: events, kind, top cause, "
+	  "fingerprint (a JSON document with --format json)" },
+	{ .name = "max-count", .letter = 'm', .arg = "N",
+	  .help = "keep the first N events of each input" },
+	{ .name = "rank", .letter = OPT_RANK, .arg = "N",
+	  .help = "keep only the reports of rank N" },
+	{ .name = "kind", .letter = OPT_KIND, .arg = "KIND",
+	  .help = "keep only the events of this kind (as in the JSON report, "
+	  "e.g. host_oom_killer)" },
 	{ .name = "color", .letter = OPT_COLOR, .arg = "WHEN",
 	  .help = "colour the text report: auto (default), always or never" },
 	{ .name = "rules", .letter = OPT_RULES, .arg = "PATH",
@@ -57,8 +98,9 @@ dg_help(FILE *out)
 	    "Options:\n", out);
 	od_options_help(out, dg_options, DG_NOPTS);
 	fputs("\nExit status: 0 if an out-of-memory failure was found, 1 if "
-	    "none was,\n2 on a usage or input error, 3 on an error in the "
-	    "rules.  See oomdoc(1).\n", out);
+	    "none was (warnings\nalone are not one), 2 on a usage or input "
+	    "error, 3 on an error in the rules,\n128+N after signal N (the "
+	    "report of what was read is written).  See oomdoc(1).\n", out);
 }
 
 /* The version, what live mode is built with, and the shipped rules'
@@ -94,6 +136,23 @@ dg_defaults(dg_config *cfg)
 	cfg->color = CLI_COLOR_AUTO;
 	cfg->rules.shipped = true;
 	cfg->zstd_window_log = IN_ZSTD_WINDOW_LOG;
+	cfg->mode = DG_REPORT;
+	cfg->rank = -1;
+	cfg->kind = -1;
+}
+
+/* A whole number from lo to INT_MAX, or -1. */
+static int
+dg_number(const char *arg, int lo)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (end == arg || *end != '\0' || errno != 0 || v < lo || v > INT_MAX)
+		return -1;
+	return (int)v;
 }
 
 int
@@ -112,9 +171,48 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 
 		switch (c) {
 		case 'f':
-			if (!cli_format_parse(optarg, &cfg->report.format))
+			if (strcmp(optarg, "jsonl") == 0)
+				cfg->report.format = OD_FORMAT_JSONL;
+			else if (!cli_format_parse(optarg, &cfg->report.format))
 				return cli_usage(NULL, "unknown format", optarg);
 			break;
+		case 'c':
+			cfg->mode = DG_COUNT;
+			break;
+		case 'l':
+			cfg->mode = DG_WITH;
+			break;
+		case 'L':
+			cfg->mode = DG_WITHOUT;
+			break;
+		case 'q':
+			cfg->mode = DG_QUIET;
+			break;
+		case OPT_SUMMARY:
+			cfg->mode = DG_SUMMARY;
+			break;
+		case 'm':
+			if ((cfg->max_count = dg_number(optarg, 1)) < 0)
+				return cli_usage(NULL, "--max-count takes a number "
+				    "from 1, not", optarg);
+			break;
+		case OPT_RANK:
+			if ((cfg->rank = dg_number(optarg, 0)) < 0)
+				return cli_usage(NULL, "--rank takes a number from "
+				    "0, not", optarg);
+			break;
+		case OPT_KIND: {
+			int k;
+
+			for (k = 0; k < OD_KIND_COUNT; k++)
+				if (strcmp(optarg, od_kind_name((od_kind)k)) == 0)
+					break;
+			if (k == OD_KIND_COUNT)
+				return cli_usage(NULL, "unknown kind (see the kinds "
+				    "in oomdoc(1))", optarg);
+			cfg->kind = k;
+			break;
+		}
 		case OPT_COLOR:
 			if (!cli_color_parse(optarg, &cfg->color))
 				return cli_usage(NULL, "--color takes auto, always "
@@ -182,19 +280,329 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 	return -1;
 }
 
+/* The signal that stopped the reading, 0 while none did. */
+static volatile sig_atomic_t dg_signal;
+
+/* The first signal asks for the report of what was read; a second one
+ * ends the program at once (a read that a signal cannot end, from a
+ * FIFO named as a file, would otherwise hold it). */
+static void
+dg_on_signal(int sig)
+{
+	if (dg_signal != 0) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	dg_signal = sig;
+}
+
+/* SIGTERM and SIGINT stop the reading (no SA_RESTART: a poll() or read()
+ * waiting on a pipe returns EINTR). */
+static void
+dg_catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = dg_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+/* How long standard input may be silent before the scanner is asked for
+ * what it has (od_scan_flush), in --format jsonl. */
+#define DG_IDLE_MS 500
+#define DG_CHUNK (256 * 1024)   /* over IN_RAW_SIZE: plain reads unbuffered */
+
+/*
+ * Scans path ("-": standard input) as input index into set, as
+ * od_scan_path does, but reading chunk by chunk so that a signal stops it
+ * and, when idle_flush, a pause of standard input of DG_IDLE_MS delivers
+ * the events complete so far.  Fills in *info (info->name is the
+ * caller's to free).  False with err set when it could not be opened or
+ * read to the end; a signal leaves it incomplete, without an error.
+ */
+static bool
+dg_scan(od_scanner *sc, const char *path, int index, od_input *info,
+    od_events *set, int zstd_window_log, bool idle_flush, od_error *err)
+{
+	static char buf[DG_CHUNK];
+	bool ok = true, is_stdin = strcmp(path, "-") == 0, wait = true;
+	bool flushed = true;
+	in_reader *r;
+
+	info->name = strdup(path);
+	info->bytes = info->lines = 0;
+	info->compression = "none";
+	if (info->name == NULL) {
+		od_error_set(err, NULL, 0, 0, "out of memory");
+		info->failed = true;
+		return false;
+	}
+	r = in_open(path, err);
+	if (r == NULL) {
+		info->failed = true;
+		return false;
+	}
+	in_set_zstd_window_log(r, zstd_window_log);
+	od_scan_begin(sc, index, set);
+	for (;;) {
+		ssize_t n;
+
+		if (dg_signal != 0) {
+			info->failed = true;
+			break;
+		}
+		/* A pipe that pauses: wait for it here, where a signal or the
+		 * idle timeout can end the wait.  After a full chunk more may
+		 * be buffered by the reader: read on. */
+		if (is_stdin && wait) {
+			struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+			int rc = poll(&p, 1, idle_flush && !flushed ? DG_IDLE_MS :
+			    -1);
+
+			if (rc < 0 && errno == EINTR)
+				continue;
+			if (rc == 0) {
+				od_scan_flush(sc);
+				flushed = true;
+				continue;
+			}
+		}
+		n = in_read(r, buf, sizeof buf, err);
+		if (n < 0) {
+			ok = false;
+			info->failed = true;
+		}
+		if (n <= 0)
+			break;
+		od_scan_feed(sc, buf, (size_t)n);
+		wait = (size_t)n < sizeof buf;
+		flushed = false;
+	}
+	od_scan_finish(sc, info);
+	info->compression = in_compression(r);
+	in_close(r);
+	return ok;
+}
+
+/* What --format jsonl's delivery needs. */
+typedef struct {
+	const dg_config *cfg;
+	const rl_set *rules;
+	const od_input *inputs;
+	uint64_t events, failures;
+	bool write_failed;
+	bool nomem;             /* the rules ran out of memory */
+} dg_stream;
+
+/* Each event as the scanner delivers it: its causes, then its line. */
+static void
+dg_emit(od_event *ev, void *arg)
+{
+	dg_stream *s = arg;
+
+	if (!rl_apply(s->rules, ev, &s->cfg->facts))
+		s->nomem = true;
+	s->events++;
+	s->failures += ev->fatal;
+	if (!od_report_jsonl_event(stdout, s->inputs, ev))
+		s->write_failed = true;
+	fflush(stdout);
+}
+
+static uint64_t
+dg_failures(od_events *set)
+{
+	uint64_t f = 0;
+	size_t i;
+
+	for (i = 0; i < od_events_count(set); i++)
+		f += od_events_get(set, i)->fatal;
+	return f;
+}
+
+/* The row of an input read alone into set, with the rules applied. */
+static void
+dg_row(od_summary_row *row, const od_input *in, od_events *set)
+{
+	size_t i, n = od_events_count(set);
+	const od_event *first = NULL;
+	const char *top = NULL;
+
+	memset(row, 0, sizeof *row);
+	row->name = in->name != NULL ? in->name : "-";
+	row->failed = in->failed;
+	row->events = n;
+	row->failures = dg_failures(set);
+	for (i = 0; i < n && first == NULL; i++)
+		if (od_events_get(set, i)->fatal)
+			first = od_events_get(set, i);
+	if (first == NULL && n > 0)
+		first = od_events_get(set, 0);
+	if (first != NULL)
+		row->kind = od_kind_name(first->kind);
+	/* The report's own top cause (report.c), as the input alone has. */
+	top = rp_top_cause(set);
+	if (top != NULL)
+		snprintf(row->top_cause, sizeof row->top_cause, "%s", top);
+	if (n > 0)
+		rl_report_fingerprint(set, row->fingerprint);
+}
+
+/* An input's name, as grep -l prints it (escaped for a terminal). */
+static void
+dg_name(const char *name)
+{
+	od_escape_line(stdout, strcmp(name, "-") == 0 ? "(standard input)" :
+	    name);
+}
+
+/*
+ * Each input into a set of its own: -c, -l, -L, --summary and --format
+ * jsonl.  Returns the exit status (before signals and output errors).
+ */
+static int
+dg_per_input(const char *label, dg_config *cfg, rl_set *rules,
+    od_scanner *sc, od_input *inputs, int ninputs, char **paths)
+{
+	od_summary_row *rows = calloc((size_t)ninputs, sizeof *rows);
+	dg_stream stream = { .cfg = cfg, .rules = rules, .inputs = inputs };
+	bool jsonl = cfg->report.format == OD_FORMAT_JSONL &&
+	    cfg->mode == DG_REPORT;
+	bool failed = false;
+	uint64_t failures = 0;
+	od_error err;
+	int i, nread = 0;
+
+	if (rows == NULL) {
+		cli_say(label, "out of memory");
+		return OD_EXIT_ERROR;
+	}
+	if (jsonl)
+		od_scanner_on_event(sc, dg_emit, &stream);
+	for (i = 0; i < ninputs && dg_signal == 0; i++) {
+		const char *path = paths != NULL ? paths[i] : "-";
+		od_events *set = od_events_new();
+		size_t e;
+
+		if (set == NULL) {
+			cli_say(label, "out of memory");
+			failed = true;
+			break;
+		}
+		od_events_filter(set, cfg->rank, cfg->kind, cfg->max_count);
+		memset(&err, 0, sizeof err);
+		if (!dg_scan(sc, path, i, &inputs[i], set, cfg->zstd_window_log,
+		    jsonl, &err)) {
+			cli_error(label, &err);
+			failed = true;
+		}
+		nread++;
+		if (!jsonl)
+			for (e = 0; e < od_events_count(set); e++)
+				if (!rl_apply(rules, od_events_get(set, e),
+				    &cfg->facts))
+					stream.nomem = true;
+		dg_row(&rows[i], &inputs[i], set);
+		failures += rows[i].failures;
+		if (od_events_dropped(set) > 0)
+			cli_say(label, "%s: %llu more out-of-memory events were "
+			    "not kept (the limit is %d distinct events)",
+			    path, (unsigned long long)od_events_dropped(set),
+			    OD_EVENTS_MAX);
+		od_events_free(set);
+		/* grep's -c, -l and -L, as each input ends; an input that
+		 * could not be read is never one without a failure. */
+		if (cfg->mode == DG_COUNT && !inputs[i].failed) {
+			if (ninputs > 1) {
+				dg_name(path);
+				putchar(':');
+			}
+			printf("%llu\n", (unsigned long long)rows[i].failures);
+		} else if (cfg->mode == DG_WITH && rows[i].failures > 0) {
+			dg_name(path);
+			putchar('\n');
+		} else if (cfg->mode == DG_WITHOUT && !inputs[i].failed &&
+		    rows[i].failures == 0) {
+			dg_name(path);
+			putchar('\n');
+		}
+		if (cfg->mode != DG_SUMMARY)
+			fflush(stdout);
+	}
+	od_scanner_on_event(sc, NULL, NULL);
+	if (cfg->mode == DG_SUMMARY)
+		od_summary_write(stdout, cfg->report.format, rows, nread);
+	free(rows);
+	if (stream.write_failed || stream.nomem)
+		cli_say(label, "out of memory");
+	if (failed || stream.write_failed || stream.nomem)
+		return OD_EXIT_ERROR;
+	return failures > 0 ? OD_EXIT_FOUND : OD_EXIT_NONE;
+}
+
+/* All inputs into one set, the report of them (or, with -q, only the
+ * status).  Returns the exit status (before signals and output errors). */
+static int
+dg_report(const char *label, dg_config *cfg, rl_set *rules, od_scanner *sc,
+    od_input *inputs, int ninputs, char **paths)
+{
+	od_events *set = od_events_new();
+	bool failed = false, nomem = false;
+	od_error err;
+	int i, nread = 0, status;
+	size_t e;
+
+	if (set == NULL) {
+		cli_say(label, "out of memory");
+		return OD_EXIT_ERROR;
+	}
+	od_events_filter(set, cfg->rank, cfg->kind, cfg->max_count);
+	for (i = 0; i < ninputs && dg_signal == 0 && !nomem; i++) {
+		memset(&err, 0, sizeof err);
+		nread++;
+		if (!dg_scan(sc, paths != NULL ? paths[i] : "-", i, &inputs[i],
+		    set, cfg->zstd_window_log, false, &err)) {
+			cli_error(label, &err);
+			failed = true;
+			/* Out of memory: no report (it would be wrong). */
+			nomem = inputs[i].name == NULL || cli_nomem(&err);
+		}
+	}
+	for (e = 0; !nomem && e < od_events_count(set); e++)
+		if (!rl_apply(rules, od_events_get(set, e), &cfg->facts)) {
+			cli_say(label, "out of memory");
+			failed = nomem = true;
+		}
+	rl_report_fingerprint(set, cfg->report.fingerprint);
+	if (!nomem && cfg->mode != DG_QUIET &&
+	    !od_report_write(stdout, &cfg->report, inputs, nread, set)) {
+		cli_say(label, "out of memory");
+		failed = true;
+	}
+	status = dg_failures(set) > 0 ? OD_EXIT_FOUND : OD_EXIT_NONE;
+	if (od_events_dropped(set) > 0)
+		cli_say(label, "%llu more out-of-memory events were not kept "
+		    "(the limit is %d distinct events)",
+		    (unsigned long long)od_events_dropped(set), OD_EVENTS_MAX);
+	od_events_free(set);
+	return failed ? OD_EXIT_ERROR : status;
+}
+
 int
 cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 {
 	const char *label = cmd->label;
 	dg_config cfg;
 	od_scanner *sc;
-	od_events *set;
 	od_input *inputs;
 	rl_set *rules;
 	od_error err;
-	int i, st, ninputs, nfiles, status = OD_EXIT_NONE;
-	size_t e;
-	bool failed = false, nomem = false;
+	int i, st, ninputs, nfiles, status;
+	char **paths;
 
 	memset(&err, 0, sizeof err);
 	dg_defaults(&cfg);
@@ -211,57 +619,36 @@ cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 
 	nfiles = argc - optind;
 	ninputs = nfiles > 0 ? nfiles : 1;
+	paths = nfiles > 0 ? argv + optind : NULL;
 	inputs = calloc((size_t)ninputs, sizeof *inputs);
-	set = od_events_new();
 	sc = od_scanner_new(od_options_jit(), &err);
-	if (inputs == NULL || set == NULL || sc == NULL) {
+	if (inputs == NULL || sc == NULL) {
 		if (sc != NULL || err.msg[0] == '\0')
 			od_error_set(&err, NULL, 0, 0, "out of memory");
 		cli_error(label, &err);
 		free(inputs);
-		od_events_free(set);
 		od_scanner_free(sc);
 		rl_free(rules);
 		return OD_EXIT_ERROR;
 	}
 	od_scanner_set_zstd_window_log(sc, cfg.zstd_window_log);
-	for (i = 0; i < ninputs && !nomem; i++) {
-		const char *path = nfiles > 0 ? argv[optind + i] : "-";
-
-		if (!od_scan_path(sc, path, i, &inputs[i], set, &err)) {
-			cli_error(label, &err);
-			failed = true;
-			/* Out of memory: no report (it would be wrong). */
-			nomem = inputs[i].name == NULL || cli_nomem(&err);
-		}
-	}
-	for (e = 0; !nomem && e < od_events_count(set); e++)
-		if (!rl_apply(rules, od_events_get(set, e), &cfg.facts)) {
-			od_error_set(&err, NULL, 0, 0, "out of memory");
-			cli_error(label, &err);
-			failed = nomem = true;
-		}
-	rl_report_fingerprint(set, cfg.report.fingerprint);
-	if (!nomem && !od_report_write(stdout, &cfg.report, inputs, ninputs,
-	    set)) {
-		od_error_set(&err, NULL, 0, 0, "out of memory");
-		cli_error(label, &err);
-		failed = true;
-	}
-	if (od_events_count(set) > 0)
-		status = OD_EXIT_FOUND;
-	if (od_events_dropped(set) > 0)
-		cli_say(label, "%llu more out-of-memory events were not kept "
-		    "(the limit is %d distinct events)",
-		    (unsigned long long)od_events_dropped(set), OD_EVENTS_MAX);
+	dg_catch_signals();
+	if (cfg.mode == DG_REPORT && cfg.report.format != OD_FORMAT_JSONL)
+		status = dg_report(label, &cfg, rules, sc, inputs, ninputs,
+		    paths);
+	else if (cfg.mode == DG_QUIET)
+		status = dg_report(label, &cfg, rules, sc, inputs, ninputs,
+		    paths);
+	else
+		status = dg_per_input(label, &cfg, rules, sc, inputs, ninputs,
+		    paths);
 	if (!cli_stdout_ok(label))
-		failed = true;
-	if (failed)
 		status = OD_EXIT_ERROR;
+	if (dg_signal != 0)
+		status = 128 + dg_signal;
 	for (i = 0; i < ninputs; i++)
 		free(inputs[i].name);
 	free(inputs);
-	od_events_free(set);
 	od_scanner_free(sc);
 	rl_free(rules);
 	return status;

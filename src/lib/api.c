@@ -213,6 +213,15 @@ oomdoc_scanner_feed(oomdoc_scanner *h, const void *chunk, size_t len)
 }
 
 bool
+oomdoc_scanner_flush(oomdoc_scanner *h)
+{
+	if (h->busy || !h->open)
+		return false;
+	od_scan_flush(h->sc);
+	return true;
+}
+
+bool
 oomdoc_scanner_finish(oomdoc_scanner *h)
 {
 	if (h->busy || !h->open)

@@ -313,6 +313,13 @@ typedef struct {
 	int64_t requested, total, free, allocated, reserved;
 } od_rank_row;
 
+/* One input that reported an event, and the line of its first report
+ * there (event.c): an event merged across inputs lists every one. */
+typedef struct {
+	int input;
+	uint64_t line;
+} od_event_seen;
+
 typedef struct oomdoc_event {
 	od_kind kind;
 	const char *framework;  /* static: "pytorch", "tensorflow", ... */
@@ -323,6 +330,10 @@ typedef struct oomdoc_event {
 	bool fatal;             /* false for warnings that precede a failure */
 	int input;              /* index into the run's inputs */
 	uint64_t line;          /* 1-based, counting '\n' as grep -n does */
+	/* Every input that reported it, input and line first, in the order
+	 * in which they did; owned. */
+	od_event_seen *seen;
+	int nseen, seen_cap;
 	uint64_t end_line;
 	int rank;               /* -1: no rank prefix */
 	int device;             /* -1: not printed */
@@ -411,6 +422,16 @@ void od_events_free(od_events *set);
 /* Adds ev, or merges it into an equal event; takes ownership of ev's heap
  * fields in both cases (ev is left empty). */
 void od_events_add(od_events *set, od_event *ev);
+/*
+ * Keeps only some reports (grep's -m, and the --rank and --kind filters):
+ * rank (-1: any) the reports with that rank prefix, kind (-1: any) those
+ * of that kind, and of each input at most max_per_input (0: no limit)
+ * events; a report beyond is forgotten, not counted as dropped.  Set it
+ * before the first od_events_add.
+ */
+void od_events_filter(od_events *set, int rank, int kind, int max_per_input);
+/* Whether event ev lists input (any line). */
+bool od_event_seen_in(const od_event *ev, int input);
 size_t od_events_count(const od_events *set);
 /* Whether ev would be merged into an event already kept (or dropped):
  * then the scanner need not read its context. */
@@ -454,6 +475,16 @@ void od_scan_begin(od_scanner *sc, int index, od_events *set);
 /* Scans the next len bytes of the input, as far as they have enough text
  * after them; copies what it keeps. */
 void od_scan_feed(od_scanner *sc, const char *data, size_t len);
+/*
+ * The input paused (a pipe with nothing to read for a while): scans the
+ * text up to the end of its last complete line as if its lookahead had
+ * come, and delivers the events that are complete then: every event but
+ * one that the next report may still join as another view of the same
+ * failure (od_events_open).  What it scanned is not scanned again, so no
+ * event is delivered twice; a message that its writer split over the
+ * pause can be cut there.  The partial last line waits for its end.
+ */
+void od_scan_flush(od_scanner *sc);
 /* Scans the rest of the input and fills in info's bytes and lines. */
 void od_scan_finish(od_scanner *sc, od_input *info);
 /*
@@ -479,7 +510,8 @@ const char *const *od_anchors(const od_scanner *sc);
 
 /* Reports. */
 typedef enum {
-	OD_FORMAT_TEXT, OD_FORMAT_JSON, OD_FORMAT_MARKDOWN
+	OD_FORMAT_TEXT, OD_FORMAT_JSON, OD_FORMAT_MARKDOWN,
+	OD_FORMAT_JSONL         /* one event a line (report_json.c) */
 } od_report_format;
 typedef struct {
 	od_report_format format;
@@ -515,5 +547,25 @@ void od_escape_markdown_fence(FILE *out, const char *info, const char *s,
  * and be wrong). */
 bool od_report_write(FILE *out, const od_report_opts *opts,
     const od_input *inputs, int ninputs, od_events *set);
+/* One event as one line of JSON (the event object of the JSON report),
+ * for --format jsonl; inputs names its input.  False when out of memory. */
+bool od_report_jsonl_event(FILE *out, const od_input *inputs,
+    const od_event *ev);
+
+/* One input of the triage summary (oomdoc --summary), as read alone. */
+typedef struct {
+	const char *name;       /* borrowed; "-" shown as "(standard input)" */
+	bool failed;            /* it could not be read, or not to the end */
+	uint64_t events;        /* its events, warnings included */
+	uint64_t failures;      /* its fatal events */
+	const char *kind;       /* od_kind_name of its first failure (else of
+	                         * its first event), NULL when none */
+	char top_cause[64];     /* the rule id, "" when none */
+	char fingerprint[17];   /* "" when none */
+} od_summary_row;
+/* The summary as a table (text, Markdown) or a JSON document (json,
+ * jsonl: schema oomdoc.summary/1). */
+void od_summary_write(FILE *out, od_report_format format,
+    const od_summary_row *rows, int n);
 
 #endif

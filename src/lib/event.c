@@ -11,6 +11,14 @@
  * kept, so that a log with a million different OOM lines still runs in
  * bounded memory.
  *
+ * Merging never hides an input.  An event merged from several inputs (the
+ * same failure in many job logs, a log per rank) lists every input that
+ * reported it, with the line of its first report there (od_event.seen),
+ * so that what an input holds can always be told (grep's -c and -l, the
+ * summary of cmd_diagnose.c).  The grouping itself crosses inputs on
+ * purpose: one rank's log per file is one job, and its ranks' reports are
+ * one failure with a per-rank table.
+ *
  * Many ranks are one story.  When ranks report one failure each with its
  * own figures (the messages are equal but for their numbers and units,
  * and come within EV_PEER_LINES lines of each other or from another
@@ -45,6 +53,10 @@ struct od_events {
 	int last;               /* index + 1, 0 when none */
 	int last_input;
 	uint64_t last_end;
+	/* od_events_filter: -1 any rank, -1 any kind, 0 no limit. */
+	int want_rank, want_kind, max_per_input;
+	int *per_input;         /* events listing each input, ncount of them */
+	int ncount;
 };
 
 #define EV_NEAR_LINES 20        /* lines between two reports of one failure */
@@ -110,6 +122,7 @@ od_event_clear(od_event *ev)
 
 	free(ev->message);
 	free(ev->ranks);
+	free(ev->seen);
 	for (i = 0; i < ev->ncauses; i++)
 		od_cause_clear(&ev->causes[i]);
 	free(ev->causes);
@@ -153,6 +166,84 @@ od_event_add_rank(od_event *ev, int rank)
 	    (size_t)(ev->nranks - lo) * sizeof *ev->ranks);
 	ev->ranks[lo] = rank;
 	ev->nranks++;
+}
+
+#define EV_SEEN_MAX 65536      /* inputs listed on one event */
+
+bool
+od_event_seen_in(const od_event *ev, int input)
+{
+	int i;
+
+	for (i = 0; i < ev->nseen; i++)
+		if (ev->seen[i].input == input)
+			return true;
+	return false;
+}
+
+/* How many events list input so far. */
+static int
+ev_count_of(const od_events *set, int input)
+{
+	return input >= 0 && input < set->ncount ? set->per_input[input] : 0;
+}
+
+/*
+ * Adds input (at line) to ev's list unless it is there, and counts the
+ * event for that input.  Out of memory, or past EV_SEEN_MAX inputs, the
+ * input is not listed (the event's first input always is: it is added
+ * when the event is kept, into an empty list).
+ */
+static void
+ev_add_seen(od_events *set, od_event *ev, int input, uint64_t line)
+{
+	if (input < 0 || od_event_seen_in(ev, input))
+		return;
+	if (ev->nseen == ev->seen_cap) {
+		int cap = ev->seen_cap ? ev->seen_cap * 2 : 2;
+		od_event_seen *n;
+
+		if (ev->nseen >= EV_SEEN_MAX ||
+		    (n = realloc(ev->seen, (size_t)cap * sizeof *n)) == NULL)
+			return;
+		ev->seen = n;
+		ev->seen_cap = cap;
+	}
+	ev->seen[ev->nseen].input = input;
+	ev->seen[ev->nseen].line = line;
+	ev->nseen++;
+	if (input >= set->ncount) {
+		int want = input + 1 > 2 * set->ncount ? input + 1 :
+		    2 * set->ncount;
+		int *c = realloc(set->per_input, (size_t)want * sizeof *c);
+
+		if (c == NULL)
+			return;
+		memset(c + set->ncount, 0, (size_t)(want - set->ncount) *
+		    sizeof *c);
+		set->per_input = c;
+		set->ncount = want;
+	}
+	set->per_input[input]++;
+}
+
+/* Whether ev may go into old (NULL: be kept as a new event) under the
+ * filter's limit of events per input. */
+static bool
+ev_room(const od_events *set, const od_event *old, const od_event *ev)
+{
+	if (set->max_per_input <= 0 || (old != NULL &&
+	    od_event_seen_in(old, ev->input)))
+		return true;
+	return ev_count_of(set, ev->input) < set->max_per_input;
+}
+
+void
+od_events_filter(od_events *set, int rank, int kind, int max_per_input)
+{
+	set->want_rank = rank;
+	set->want_kind = kind;
+	set->max_per_input = max_per_input;
 }
 
 /* FNV-1a over the kind and the message with whitespace runs collapsed. */
@@ -631,6 +722,8 @@ od_events_new_max(size_t max)
 		return NULL;
 	}
 	set->max = max;
+	set->want_rank = -1;
+	set->want_kind = -1;
 	return set;
 }
 
@@ -650,6 +743,7 @@ od_events_free(od_events *set)
 	for (i = 0; i < set->n; i++)
 		od_event_clear(&set->ev[i]);
 	free(set->ev);
+	free(set->per_input);
 	free(set);
 }
 
@@ -660,6 +754,11 @@ od_events_add(od_events *set, od_event *ev)
 	od_event *old;
 	bool grown;
 
+	if ((set->want_rank >= 0 && ev->rank != set->want_rank) ||
+	    (set->want_kind >= 0 && (int)ev->kind != set->want_kind)) {
+		od_event_clear(ev);
+		return;
+	}
 	ev->key = ev_key(ev);
 	ev->peer_key = ev_peer_key(ev);
 	for (i = ev->key & (EV_SLOTS - 1); set->slot[i] != 0;
@@ -671,6 +770,11 @@ od_events_add(od_events *set, od_event *ev)
 		    old->host.pid != ev->host.pid :
 		    (old->fatal != ev->fatal || !ev_same_text(old, ev))))
 			continue;
+		if (!ev_room(set, old, ev)) {
+			od_event_clear(ev);
+			return;
+		}
+		ev_add_seen(set, old, ev->input, ev->line);
 		/* Another report of the same kill: the surer one gives the
 		 * kind and message, the other what the first lacks. */
 		if (ev_by_pid(ev))
@@ -712,12 +816,17 @@ od_events_add(od_events *set, od_event *ev)
 	/* Another rank's report of a failure, with its own figures. */
 	for (k = 0; ev->rank >= 0 && k < set->n; k++) {
 		old = &set->ev[k];
-		if (ev_join_rank(old, ev)) {
+		if (ev_room(set, old, ev) && ev_join_rank(old, ev)) {
+			ev_add_seen(set, old, ev->input, ev->line);
 			ev_story(set, old, true);
 			ev_remember(set, old, ev);
 			od_event_clear(ev);
 			return;
 		}
+	}
+	if (!ev_room(set, NULL, ev)) {
+		od_event_clear(ev);
+		return;
 	}
 	if (set->n >= set->max) {
 		set->dropped += ev->occurrences;
@@ -730,6 +839,10 @@ od_events_add(od_events *set, od_event *ev)
 	old->nranks = old->ranks_cap = 0;
 	od_event_add_rank(old, ev->rank);
 	free(ev->ranks);
+	free(ev->seen);
+	old->seen = NULL;
+	old->nseen = old->seen_cap = 0;
+	ev_add_seen(set, old, ev->input, ev->line);
 	set->slot[i] = (int)++set->n;
 	set->nslots++;
 	ev_remember(set, old, ev);

@@ -218,9 +218,22 @@ od_report_write(FILE *out, const od_report_opts *opts, const od_input *inputs,
 		return rp_json(out, opts, inputs, ninputs, set);
 	if (opts->format == OD_FORMAT_MARKDOWN)
 		rp_markdown(out, opts, inputs, ninputs, set);
-	else
+	else if (opts->format == OD_FORMAT_JSONL) {
+		size_t i;
+
+		for (i = 0; i < od_events_count(set); i++)
+			if (!od_report_jsonl_event(out, inputs,
+			    od_events_get(set, i)))
+				fputs("oomdoc: out of memory\n", stderr);
+	} else
 		rp_text(out, opts, inputs, ninputs, set);
 	return true;
+}
+
+const char *
+rp_row_name(const od_summary_row *r)
+{
+	return strcmp(r->name, "-") == 0 ? "(standard input)" : r->name;
 }
 
 const od_event *

@@ -18,6 +18,10 @@ void rp_markdown(FILE *out, const od_report_opts *o, const od_input *inputs,
 bool rp_json(FILE *out, const od_report_opts *o, const od_input *inputs,
     int ninputs, od_events *set);
 
+/* A summary row's input as the reports show it. */
+const char *rp_row_name(const od_summary_row *r);
+/* The triage summary as a table, one input a row (report_text.c). */
+void rp_text_summary(FILE *out, const od_summary_row *rows, int n);
 /* An input's name as the reports show it: "-" is "(standard input)". */
 const char *rp_input_name(const od_input *in);
 /* The top cause of the report: that of its first fatal event, else of

@@ -657,6 +657,56 @@ jf_row_input_get(const void *base, const od_json_ctx *cx)
 	    base)->input]));
 }
 
+/* Every input that reported the event, with the line of its first
+ * report there, the event's own input and line first.  The reader knows
+ * no input but the event's own (cx->input, read before this key), so
+ * only that one's entry comes back. */
+static json_t *
+jf_seen_get(const void *base, const od_json_ctx *cx)
+{
+	const od_event *ev = base;
+	json_t *a = json_array(), *o;
+	int i;
+
+	for (i = 0; a != NULL && i < ev->nseen; i++) {
+		o = json_object();
+		if (o == NULL || json_array_append_new(a, o) != 0 ||
+		    !od_json_set(o, "name", od_json_text(rp_input_name(
+		    &cx->inputs[ev->seen[i].input]))) ||
+		    !od_json_set(o, "line",
+		    json_integer((json_int_t)ev->seen[i].line))) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static bool
+jf_seen_set(void *base, const json_t *v, od_json_ctx *cx)
+{
+	od_event *ev = base;
+	json_t *o;
+	size_t i;
+
+	json_array_foreach(v, i, o) {
+		const char *name = json_string_value(json_object_get(o, "name"));
+		json_t *line = json_object_get(o, "line");
+
+		if (name == NULL || cx->input == NULL ||
+		    strcmp(name, cx->input) != 0 || !json_is_integer(line) ||
+		    json_integer_value(line) < 0 || ev->nseen > 0)
+			continue;
+		ev->seen = malloc(sizeof *ev->seen);
+		if (ev->seen == NULL)
+			return false;
+		ev->seen[0].input = ev->input;
+		ev->seen[0].line = (uint64_t)json_integer_value(line);
+		ev->nseen = ev->seen_cap = 1;
+	}
+	return true;
+}
+
 /* A row of the per-rank table (event.c). */
 static const od_json_field jf_rank_row[] = {
 	{ .key = "rank", .type = OD_JSON_INT,
@@ -775,6 +825,8 @@ const od_json_field od_event_fields[] = {
 	  .set = jf_input_set },
 	{ .key = "line", .type = OD_JSON_U64, .at = JF_AT(line) },
 	{ .key = "end_line", .type = OD_JSON_U64, .at = JF_AT(end_line) },
+	{ .key = "inputs", .type = OD_JSON_CUSTOM, .get = jf_seen_get,
+	  .set = jf_seen_set },
 	{ .key = "rank", .type = OD_JSON_INT, .at = JF_AT(rank) },
 	{ .key = "ranks", .type = OD_JSON_CUSTOM, .get = jf_ranks_get,
 	  .set = jf_ranks_set },

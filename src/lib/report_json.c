@@ -125,3 +125,70 @@ rp_json(FILE *out, const od_report_opts *o, const od_input *inputs,
 	json_decref(doc);
 	return ok;
 }
+
+bool
+od_report_jsonl_event(FILE *out, const od_input *inputs, const od_event *ev)
+{
+	od_json_ctx cx = { .inputs = inputs };
+	json_t *o = od_event_to_json(ev, &cx);
+	char *s = o != NULL ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER |
+	    JSON_REAL_PRECISION(15)) : NULL;
+
+	json_decref(o);
+	if (s == NULL)
+		return false;
+	/* One line: jansson escapes every newline inside a string. */
+	od_escape_json_dump(out, s, strlen(s));
+	fputc('\n', out);
+	free(s);
+	return true;
+}
+
+/* The summary as JSON: one object per input, in the order given. */
+static json_t *
+rp_json_summary_doc(const od_summary_row *rows, int n)
+{
+	json_t *root = json_object(), *a = json_array();
+	bool ok = root != NULL && a != NULL;
+	int i;
+
+	for (i = 0; ok && i < n; i++) {
+		const od_summary_row *r = &rows[i];
+		json_t *o = json_object();
+
+		ok = o != NULL && json_array_append_new(a, o) == 0 &&
+		    od_json_set(o, "input", od_json_text(rp_row_name(r))) &&
+		    od_json_set(o, "complete", json_boolean(!r->failed)) &&
+		    od_json_set(o, "events", json_integer((json_int_t)r->events)) &&
+		    od_json_set(o, "failures",
+		    json_integer((json_int_t)r->failures)) &&
+		    od_json_set(o, "kind", od_json_text(r->kind)) &&
+		    od_json_set(o, "top_cause", od_json_text(r->top_cause)) &&
+		    od_json_set(o, "fingerprint", od_json_text(r->fingerprint));
+	}
+	if (ok && od_json_set(root, "schema", json_string("oomdoc.summary/1")) &&
+	    od_json_set(root, "oomdoc_version", json_string(OD_VERSION)) &&
+	    od_json_set(root, "inputs", json_incref(a))) {
+		json_decref(a);
+		return root;
+	}
+	json_decref(a);
+	json_decref(root);
+	return NULL;
+}
+
+void
+od_summary_write(FILE *out, od_report_format format,
+    const od_summary_row *rows, int n)
+{
+	json_t *doc;
+
+	if (format != OD_FORMAT_JSON && format != OD_FORMAT_JSONL) {
+		rp_text_summary(out, rows, n);
+		return;
+	}
+	doc = rp_json_summary_doc(rows, n);
+	if (!od_json_write(out, doc))
+		fputs("oomdoc: out of memory\n", stderr);
+	json_decref(doc);
+}

@@ -353,6 +353,15 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	if (ev->device >= 0)
 		fprintf(out, ", GPU %d", ev->device);
 	fputc('\n', out);
+	/* The other inputs that reported it (event.c), one a line: an
+	 * input is never hidden by the grouping. */
+	for (i = 1; i < ev->nseen; i++) {
+		const char *name = rp_input_name(&inputs[ev->seen[i].input]);
+
+		fputs(i == 1 ? "    also in    " : "               ", out);
+		od_escape_text(out, name, strlen(name), "");
+		fprintf(out, ":%llu\n", (unsigned long long)ev->seen[i].line);
+	}
 	if (ev->nranks > 1 || ev->occurrences > 1) {
 		fprintf(out, "    seen       %llu time%s", (unsigned long long)
 		    ev->occurrences, ev->occurrences == 1 ? "" : "s");
@@ -465,6 +474,20 @@ rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
 	uint64_t dropped = od_events_dropped(set);
 	const od_event *first;
 
+	int k, nread = 0;
+
+	for (k = 0; k < ninputs; k++)
+		nread += !inputs[k].failed;
+	/* An input that could not be read is never one with no OOM: with
+	 * nothing found and nothing read, the errors said it all. */
+	if (n == 0 && nread == 0)
+		return;
+	if (n == 0 && nread < ninputs) {
+		fprintf(out, "oomdoc: no out-of-memory failure found in the %d "
+		    "input%s read to the end (%d could not be read)\n", nread,
+		    nread == 1 ? "" : "s", ninputs - nread);
+		return;
+	}
 	if (n == 0) {
 		fputs("oomdoc: no out-of-memory failure found", out);
 	} else {
@@ -487,4 +510,50 @@ rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
 		fprintf(out, "%llu more events were not kept (the limit is %d "
 		    "distinct events)\n", (unsigned long long)dropped,
 		    OD_EVENTS_MAX);
+}
+
+/*
+ * The triage summary: input | events | kind | top cause | fingerprint,
+ * the columns padded to their widest cell (names beyond 60 columns push
+ * the row, they are not cut).  An input that could not be read says so in
+ * its events column: it is never shown as one with no event.
+ */
+void
+rp_text_summary(FILE *out, const od_summary_row *rows, int n)
+{
+	int i, wn = 5, wk = 4, wc = 9;
+
+	for (i = 0; i < n; i++) {
+		int l = (int)strlen(rp_row_name(&rows[i]));
+
+		wn = l > wn ? (l > 60 ? 60 : l) : wn;
+		if (rows[i].kind != NULL && (int)strlen(rows[i].kind) > wk)
+			wk = (int)strlen(rows[i].kind);
+		if ((int)strlen(rows[i].top_cause) > wc)
+			wc = (int)strlen(rows[i].top_cause);
+	}
+	fprintf(out, "%-*s  %-14s  %-*s  %-*s  %s\n", wn, "input", "events",
+	    wk, "kind", wc, "top cause", "fingerprint");
+	for (i = 0; i < n; i++) {
+		const od_summary_row *r = &rows[i];
+		const char *name = rp_row_name(r);
+		char ev[32];
+		int l = (int)strlen(name);
+
+		if (r->failed && r->events == 0)
+			snprintf(ev, sizeof ev, "not read");
+		else if (r->events == r->failures)
+			snprintf(ev, sizeof ev, "%llu%s",
+			    (unsigned long long)r->events, r->failed ? "+?" : "");
+		else
+			snprintf(ev, sizeof ev, "%llu (%llu warn)%s",
+			    (unsigned long long)r->events,
+			    (unsigned long long)(r->events - r->failures),
+			    r->failed ? "+?" : "");
+		od_escape_text(out, name, strlen(name), "");
+		fprintf(out, "%*s  %-14s  %-*s  %-*s  %s\n", l < wn ? wn - l : 0,
+		    "", ev, wk, r->kind != NULL ? r->kind : "-", wc,
+		    r->top_cause[0] != '\0' ? r->top_cause : "-",
+		    r->fingerprint[0] != '\0' ? r->fingerprint : "-");
+	}
 }

@@ -650,6 +650,24 @@ od_scan_feed(od_scanner *sc, const char *data, size_t len)
 }
 
 void
+od_scan_flush(od_scanner *sc)
+{
+	sc_state *st = sc->st;
+	size_t cut = st->len;
+
+	/* Up to the end of the last complete line: a line that has not
+	 * ended may be a message still being written. */
+	while (cut > st->scanned && st->buf[cut - 1] != '\n')
+		cut--;
+	if (cut > st->scanned) {
+		sc_region(st, st->scanned, st->len, cut, 0);
+		st->scanned = cut;
+	}
+	sc_count_to(st, cut);
+	sc_deliver(st, false);
+}
+
+void
 od_scan_finish(od_scanner *sc, od_input *info)
 {
 	sc_state *st = sc->st;

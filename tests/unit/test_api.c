@@ -324,6 +324,53 @@ test_delivered_by_feed(void **state)
 	free(filler.s);
 }
 
+/*
+ * oomdoc_scanner_flush: a pause delivers an event that has had no
+ * lookahead, once its line has ended, never twice; a kill that the next
+ * lines may join waits; what follows the pause is scanned as usual.
+ */
+static void
+test_flush(void **state)
+{
+	static const char pytorch[] = "RuntimeError: CUDA out of memory. Tried "
+	    "to allocate 2.00 MiB (GPU 0; 4.00 GiB total capacity; 1.00 GiB "
+	    "already allocated; 0 bytes free; 1.00 GiB reserved in total by "
+	    "PyTorch)";
+	static const char killed[] = "/var/spool/slurmd/job1/slurm_script: line "
+	    "31: 88213 Killed                  python train.py\n";
+	static const char slurm[] = "slurmstepd: error: Detected 1 oom_kill "
+	    "event in StepId=1.batch. Some of the step tasks have been OOM "
+	    "Killed.\n";
+	run r;
+
+	(void)state;
+	new_scanner(&r);
+	assert_false(oomdoc_scanner_flush(r.sc));      /* no input yet */
+	assert_true(oomdoc_scanner_feed(r.sc, pytorch, sizeof pytorch - 1));
+	/* The line has not ended: it may still be written. */
+	assert_true(oomdoc_scanner_flush(r.sc));
+	assert_int_equal(r.ndelivered, 0);
+	assert_true(oomdoc_scanner_feed(r.sc, "\n", 1));
+	assert_int_equal(r.ndelivered, 0);      /* the feed alone waits */
+	assert_true(oomdoc_scanner_flush(r.sc));
+	assert_int_equal(r.ndelivered, 1);
+	assert_non_null(strstr(r.delivered.s, " 2097152 "));
+	assert_true(oomdoc_scanner_flush(r.sc));
+	assert_int_equal(r.ndelivered, 1);      /* not twice */
+	/* A bare kill waits at a pause for Slurm's word, which joins it. */
+	assert_true(oomdoc_scanner_feed(r.sc, killed, sizeof killed - 1));
+	assert_true(oomdoc_scanner_flush(r.sc));
+	assert_int_equal(r.ndelivered, 1);
+	assert_true(oomdoc_scanner_feed(r.sc, slurm, sizeof slurm - 1));
+	assert_true(oomdoc_scanner_flush(r.sc));
+	end_run(&r);
+	assert_int_equal(r.ndelivered, 2);
+	assert_int_equal(oomdoc_scanner_event_count(r.sc), 2);
+	assert_non_null(strstr(r.delivered.s, "slurm_oom"));
+	assert_string_equal(r.delivered.s, r.final.s);
+	free_run(&r);
+}
+
 /* Two scanners fed in turns give what each gives alone. */
 static void
 test_two_scanners(void **state)
@@ -618,6 +665,7 @@ main(void)
 		cmocka_unit_test(test_chunk_sizes),
 		cmocka_unit_test(test_chunk_sizes_big),
 		cmocka_unit_test(test_delivered_by_feed),
+		cmocka_unit_test(test_flush),
 		cmocka_unit_test(test_two_scanners),
 		cmocka_unit_test(test_two_threads),
 		cmocka_unit_test(test_inputs),

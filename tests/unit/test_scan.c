@@ -395,6 +395,78 @@ test_errors(void **state)
 	od_events_free(set);
 }
 
+/*
+ * Events merged across inputs list every input (event.c): an echo word
+ * for word in another log, and another rank's report with its own
+ * figures in a log of its own.  The filter's limit of events per input
+ * counts an event once an input joins it, and --rank's filter keeps one
+ * rank's reports.
+ */
+static void
+test_inputs_listed(void **state)
+{
+	static const char oom[] = "[rank0]: RuntimeError: CUDA out of memory. "
+	    "Tried to allocate 2.00 MiB (GPU 0; 4.00 GiB total capacity; "
+	    "1.00 GiB already allocated; 10.00 MiB free; 1.00 GiB reserved in "
+	    "total by PyTorch)\n";
+	static const char rank1[] = "x\n[rank1]: RuntimeError: CUDA out of "
+	    "memory. Tried to allocate 6.00 MiB (GPU 1; 4.00 GiB total "
+	    "capacity; 1.00 GiB already allocated; 3.00 MiB free; 1.00 GiB "
+	    "reserved in total by PyTorch)\n";
+	static const char other[] = "[rank0]: RuntimeError: CUDA error: out "
+	    "of memory\n";
+	od_events *set = od_events_new();
+	od_input info;
+	od_event *ev;
+
+	(void)state;
+	od_scan_buffer(sc, oom, strlen(oom), 0, &info, set);
+	od_scan_buffer(sc, oom, strlen(oom), 1, &info, set);
+	od_scan_buffer(sc, rank1, strlen(rank1), 2, &info, set);
+	assert_int_equal(od_events_count(set), 1);
+	ev = od_events_get(set, 0);
+	assert_int_equal(ev->nseen, 3);
+	assert_int_equal(ev->seen[0].input, 0);
+	assert_int_equal(ev->seen[0].line, 1);
+	assert_int_equal(ev->seen[1].input, 1);
+	assert_int_equal(ev->seen[2].input, 2);
+	assert_int_equal(ev->seen[2].line, 2);
+	assert_true(od_event_seen_in(ev, 2));
+	assert_false(od_event_seen_in(ev, 3));
+	od_events_free(set);
+
+	/* One event per input: input 1's echo of input 0's event is its
+	 * one, so its own second failure is not kept; input 0 keeps its
+	 * first only. */
+	set = od_events_new();
+	od_scan_buffer(sc, oom, strlen(oom), 0, &info, set);
+	od_scan_buffer(sc, other, strlen(other), 0, &info, set);
+	assert_int_equal(od_events_count(set), 2);      /* two without it */
+	od_events_free(set);
+	set = od_events_new();
+	od_events_filter(set, -1, -1, 1);
+	od_scan_buffer(sc, oom, strlen(oom), 0, &info, set);
+	od_scan_buffer(sc, other, strlen(other), 0, &info, set);
+	od_scan_buffer(sc, oom, strlen(oom), 1, &info, set);
+	od_scan_buffer(sc, other, strlen(other), 1, &info, set);
+	assert_int_equal(od_events_count(set), 1);
+	assert_int_equal(od_events_get(set, 0)->nseen, 2);
+	assert_int_equal(od_events_dropped(set), 0);
+	od_events_free(set);
+
+	/* Rank 1 only. */
+	set = od_events_new();
+	od_events_filter(set, 1, -1, 0);
+	od_scan_buffer(sc, oom, strlen(oom), 0, &info, set);
+	od_scan_buffer(sc, rank1, strlen(rank1), 1, &info, set);
+	assert_int_equal(od_events_count(set), 1);
+	ev = od_events_get(set, 0);
+	assert_int_equal(ev->rank, 1);
+	assert_int_equal(ev->nseen, 1);
+	assert_int_equal(ev->seen[0].input, 1);
+	od_events_free(set);
+}
+
 int
 main(void)
 {
@@ -406,6 +478,7 @@ main(void)
 		cmocka_unit_test(test_truncated_gzip),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_inputs_listed),
 	};
 
 	return cmocka_run_group_tests_name("scan", tests, setup, teardown);
