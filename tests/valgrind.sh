@@ -9,16 +9,18 @@ oomdoc=$1
 command -v valgrind >/dev/null || { echo "valgrind not found"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# The jobs as NUL-separated (format, log) pairs: a fixture's name may hold
+# spaces (fixtures/hostile has one whose name is itself an attack).
 {
-	for log in fixtures/*/*.log; do echo "json $log"; done
+	for log in fixtures/*/*.log; do printf 'json\0%s\0' "$log"; done
 	for log in fixtures/sample/job.log fixtures/hostile/injection.log \
 	    fixtures/rules/fragmentation-top.log; do
-		echo "text $log"; echo "markdown $log"
+		printf 'text\0%s\0markdown\0%s\0' "$log" "$log"
 	done
 } >"$tmp/jobs"
 # valgrind cannot see into PCRE2's JIT code and reports false errors there.
 export oomdoc tmp OOMDOC_NO_JIT=1
-xargs -P 2 -L 1 sh -c '
+xargs -0 -n 2 -P 2 sh -c '
 	fmt=$0 log=$1
 	valgrind --error-exitcode=99 --leak-check=full \
 	    --errors-for-leak-kinds=definite,indirect --quiet \
