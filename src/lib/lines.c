@@ -19,8 +19,9 @@
  * \r and a written terminal escape \u001b[...m left out), and a
  * notebook's HTML output has its colour spans left out and its entities
  * (&quot;, &gt;, ...) decoded.  Only the contents of a quoted string that
- * holds an escape are decoded, so that a Windows path in a plain line
- * keeps its backslashes.  A decoded '\n' breaks the text's line, not the
+ * holds an escape, and does not start with a Windows drive ("C:\new\..."
+ * in a traceback's File line), are decoded, so that a Windows path keeps
+ * its backslashes.  A decoded '\n' breaks the text's line, not the
  * log's: line numbers stay the log's.
  */
 #include <string.h>
@@ -111,6 +112,17 @@ ln_escaped(const char *s, size_t n)
 	    s[1] != '\0';
 }
 
+/* Whether p starts a Windows path: a drive letter, ':' and one
+ * backslash not doubled. */
+static bool
+ln_drive(const char *p)
+{
+	char c = p[0];
+
+	return ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')) &&
+	    p[1] == ':' && p[2] == '\\' && p[3] != '\\';
+}
+
 /*
  * Finds the quoted strings of the line s[0..n) that hold an escape: a
  * quote (" or ') after ln_opener's characters, up to the same quote not
@@ -135,6 +147,10 @@ ln_regions(const char *s, size_t n, size_t r[][2], int max)
 				esc |= ln_escaped(s + e, n - e);
 				e++;
 			}
+		/* A Windows path ("C:\new\train.py" in a traceback's File
+		 * line) is no escaped string: a repr doubles its backslashes. */
+		if (esc && e - i > 4 && ln_drive(s + i + 1))
+			esc = false;
 		if (esc) {
 			r[nr][0] = i + 1;
 			r[nr][1] = e;

@@ -88,8 +88,10 @@ static void
 test_unescape_and_map(void **state)
 {
 	static const char log[] = "C:\\new x=\"a\\nb\\\"c\\\\\" "
-	    "<span style=\"color: red\">E</span>&gt;F 'g\\u001b[31mh'\n";
-	static const char want[] = "C:\\new x=\"a\nb\"c\\\" E>F 'gh'";
+	    "<span style=\"color: red\">E</span>&gt;F 'g\\u001b[31mh' "
+	    "\"D:\\new\\t.py\"\n";
+	static const char want[] = "C:\\new x=\"a\nb\"c\\\" E>F 'gh' "
+	    "\"D:\\new\\t.py\"";
 	ex_window w = { .buf = log, .len = sizeof log - 1, .line_start = 0,
 	    .line_start_known = true, .hit = 0, .from = 0 };
 	static ln_text j;
