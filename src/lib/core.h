@@ -79,6 +79,9 @@ typedef enum {
 	OD_KIND_RAY,
 	OD_KIND_VLLM_KV_CACHE,
 	OD_KIND_GGML,
+	/* A strong out-of-memory phrase that no recogniser reads
+	 * (recog_fallback.c): low confidence, no figures. */
+	OD_KIND_UNRECOGNISED,
 	OD_KIND_COUNT
 } od_kind;
 

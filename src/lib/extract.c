@@ -8,7 +8,10 @@
  * message of its own that covers the hit.  The earliest message wins, the
  * recogniser first in ex_recognisers a tie; when the winner finds that
  * what starts there is no message after all, it is asked again or left
- * out (its retry), and the others' candidates compete again.  The event
+ * out (its retry), and the others' candidates compete again.  The
+ * fallback (recog_fallback.c) competes only when no other has a
+ * candidate left, and gives way to another's message later on the line.
+ * The event
  * then gets the exception type before the message, its framework, whether
  * the program recovered, the verbatim message and its span in the window.
  */
@@ -21,18 +24,37 @@
 #include "prefix.h"
 
 /* The recognisers, in the order that breaks a tie: a PyTorch message wins
- * over another stack's that starts at the same byte. */
+ * over another stack's that starts at the same byte.  The last is the
+ * fallback, which competes only when no other has a candidate. */
 static const ex_recogniser *const ex_recognisers[] = {
 	&pt_recogniser,
 	&sk_recogniser,
+	&fb_recogniser,
 };
 #define EX_NRECOG ((int)(sizeof ex_recognisers / sizeof ex_recognisers[0]))
+#define EX_FALLBACK (EX_NRECOG - 1)
 
 /* Failed candidates tried again per text, at most. */
 #define EX_TRIES_MAX 8
 
+/* The bytes before an event's end kept to find it again, and how close
+ * after an event a fallback's line is part of that failure's output
+ * (the exception line after a Ray kill, a wrapper's summary after a
+ * ggml message). */
+#define EX_TAIL 32
+#define EX_AFTER_LINES 24
+#define EX_AFTER_BYTES (8u * 1024)
+
 struct ex_ctx {
 	void *self[EX_NRECOG];  /* each recogniser's state */
+	size_t nspecific;       /* anchors[0..nspecific): not the fallback's */
+	/* The last event's end: its window's bytes, the offset there, and
+	 * the bytes before it, which say whether the window still holds
+	 * them there (the scanner moves its buffer on). */
+	const char *last_buf;
+	size_t last_end;
+	char last_tail[EX_TAIL];
+	size_t last_tail_n;
 	px_ctx *px;
 	ex_anchor *anchors;     /* pointers into the recognisers' anchors */
 	size_t nanchors;
@@ -40,7 +62,8 @@ struct ex_ctx {
 	bool nomem;             /* a message could not be kept (ex_nomem) */
 };
 
-/* Collects the recognisers' anchors, each text once. */
+/* Collects the recognisers' anchors, each text once, caseless when any
+ * recogniser wants it so. */
 static bool
 ex_collect_anchors(ex_ctx *x, od_error *err)
 {
@@ -65,7 +88,12 @@ ex_collect_anchors(ex_ctx *x, od_error *err)
 					break;
 			if (k == x->nanchors)
 				x->anchors[x->nanchors++] = a[i];
+			else if (a[i].caseless)
+				/* A caseless anchor finds all the other finds. */
+				x->anchors[k].caseless = true;
 		}
+		if (r == EX_FALLBACK - 1)
+			x->nspecific = x->nanchors;
 	}
 	return true;
 }
@@ -146,6 +174,32 @@ ex_recovered(const char *t, size_t tlen, size_t ms, size_t me)
 	return false;
 }
 
+/*
+ * Whether the prefix stripped from the hit's line, p[0..n), gives an error
+ * severity: glog's E or F with the date ("E1201 "), or a logger's ERROR,
+ * FATAL or CRITICAL.  The fallback's event is fatal then (its line no
+ * longer shows the prefix).
+ */
+static bool
+ex_prefix_failure(const char *p, size_t n)
+{
+	static const char *const levels[] = { "ERROR", "FATAL", "CRITICAL" };
+	size_t i = 0, k;
+
+	while (i < n && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	if (n - i >= 6 && (p[i] == 'E' || p[i] == 'F')) {
+		for (k = 1; k <= 4 && p[i + k] >= '0' && p[i + k] <= '9'; k++)
+			;
+		if (k == 5 && p[i + 5] == ' ')
+			return true;
+	}
+	for (k = 0; k < sizeof levels / sizeof levels[0]; k++)
+		if (memmem(p, n, levels[k], strlen(levels[k])) != NULL)
+			return true;
+	return false;
+}
+
 /* Starts ev again from a clean event, keeping the prefix's timestamp. */
 static void
 ex_reset(od_event *ev)
@@ -157,6 +211,61 @@ ex_reset(od_event *ev)
 	memcpy(ev->timestamp, ts, sizeof ts);
 }
 
+/* The first place at or after from where anchor a occurs in t[0..tlen),
+ * or tlen. */
+static size_t
+ex_anchor_next(const ex_anchor *a, const char *t, size_t tlen, size_t from)
+{
+	size_t n = strlen(a->text), at, k;
+	const char *p;
+
+	if (n == 0 || from >= tlen || tlen - from < n)
+		return tlen;
+	if (!a->caseless) {
+		p = memmem(t + from, tlen - from, a->text, n);
+		return p != NULL ? (size_t)(p - t) : tlen;
+	}
+	for (at = from; at + n <= tlen; at++) {
+		for (k = 0; k < n; k++) {
+			char c = t[at + k], d = a->text[k];
+
+			if (c >= 'A' && c <= 'Z')
+				c = (char)(c - 'A' + 'a');
+			if (d >= 'A' && d <= 'Z')
+				d = (char)(d - 'A' + 'a');
+			if (c != d)
+				break;
+		}
+		if (k == n)
+			return at;
+	}
+	return tlen;
+}
+
+/*
+ * Whether a message of another recogniser covers a later hit in the
+ * joined text: then the fallback gives way, and the scanner's later hit
+ * reads that message (TensorFlow's "ResourceExhaustedError: Graph
+ * execution error:" two lines before its "OOM when allocating tensor").
+ */
+static bool
+ex_later_message(ex_ctx *x, size_t ht)
+{
+	const char *t = x->text.text;
+	size_t tlen = x->text.len, at, a, st;
+	int r;
+
+	for (a = 0; a < x->nspecific; a++)
+		for (at = ex_anchor_next(&x->anchors[a], t, tlen, ht + 1);
+		    at < tlen; at = ex_anchor_next(&x->anchors[a], t, tlen,
+		    at + 1))
+			for (r = 0; r < EX_FALLBACK; r++)
+				if (ex_recognisers[r]->find(x->self[r], t, tlen, at,
+				    0, &st) >= 0)
+					return true;
+	return false;
+}
+
 /*
  * One round over the joined text: the earliest candidate of all the
  * recognisers that covers the hit at ht reads the message.  Returns true
@@ -164,26 +273,40 @@ ex_reset(od_event *ev)
  * tried reads on into the lines after its match.
  */
 static bool
-ex_arbitrate(ex_ctx *x, size_t ht, od_event *ev, size_t *ms, size_t *me,
-    bool *follows)
+ex_arbitrate(ex_ctx *x, size_t ht, bool fallback_ok, od_event *ev, size_t *ms,
+    size_t *me, bool *follows)
 {
 	const char *t = x->text.text;
 	size_t tlen = x->text.len, start[EX_NRECOG];
 	uint64_t skip[EX_NRECOG];
 	int cand[EX_NRECOG], r, tries;
+	bool asked = false;
 
+	/* The fallback is asked only when it could win (below). */
 	for (r = 0; r < EX_NRECOG; r++) {
 		skip[r] = 0;
-		cand[r] = ex_recognisers[r]->find(x->self[r], t, tlen, ht, 0,
-		    &start[r]);
+		cand[r] = r == EX_FALLBACK ? -1 : ex_recognisers[r]->find(
+		    x->self[r], t, tlen, ht, 0, &start[r]);
 	}
 	for (tries = 0; tries < EX_TRIES_MAX; tries++) {
 		const ex_recogniser *rec;
 		int best = -1;
 
-		for (r = 0; r < EX_NRECOG; r++)
+		for (r = 0; r < EX_FALLBACK; r++)
 			if (cand[r] >= 0 && (best < 0 || start[r] < start[best]))
 				best = r;
+		/* The fallback, last: when no other has a candidate, and no
+		 * other reads a message later on the line. */
+		if (best < 0 && fallback_ok && !asked) {
+			asked = true;
+			cand[EX_FALLBACK] = ex_recognisers[EX_FALLBACK]->find(
+			    x->self[EX_FALLBACK], t, tlen, ht, 0,
+			    &start[EX_FALLBACK]);
+			if (cand[EX_FALLBACK] >= 0 && ex_later_message(x, ht))
+				cand[EX_FALLBACK] = -1;
+		}
+		if (best < 0 && cand[EX_FALLBACK] >= 0)
+			best = EX_FALLBACK;
 		if (best < 0)
 			return false;
 		rec = ex_recognisers[best];
@@ -203,6 +326,40 @@ ex_arbitrate(ex_ctx *x, size_t ht, od_event *ev, size_t *ms, size_t *me,
 	return false;
 }
 
+/*
+ * Whether the hit's line is close after the last event (at most
+ * EX_AFTER_LINES lines and EX_AFTER_BYTES bytes after its end, in the same
+ * window): a fallback's line there is more output of that failure.
+ */
+static bool
+ex_after_event(const ex_ctx *x, const ex_window *w)
+{
+	size_t n = x->last_tail_n, i, lines = 0;
+
+	if (x->last_buf != w->buf || x->last_end > w->line_start ||
+	    x->last_end < n || w->line_start - x->last_end > EX_AFTER_BYTES ||
+	    memcmp(w->buf + x->last_end - n, x->last_tail, n) != 0)
+		return false;
+	for (i = x->last_end; i < w->line_start; i++)
+		if (w->buf[i] == '\n' && ++lines > EX_AFTER_LINES)
+			return false;
+	return true;
+}
+
+/* Keeps where the event just read ends (ex_after_event). */
+static void
+ex_remember(ex_ctx *x, const ex_window *w, size_t end)
+{
+	size_t n = end < EX_TAIL ? end : EX_TAIL;
+
+	if (end > w->len)
+		end = w->len, n = end < EX_TAIL ? end : EX_TAIL;
+	x->last_buf = w->buf;
+	x->last_end = end;
+	x->last_tail_n = n;
+	memcpy(x->last_tail, w->buf + end - n, n);
+}
+
 bool
 ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 {
@@ -210,9 +367,10 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 	uint64_t nl;
 	const char *t = x->text.text;
 	int rank = -1, pass;
-	bool ok = false;
+	bool ok = false, fallback_ok;
 
 	ev->timestamp[0] = '\0';
+	fallback_ok = !w->line_start_known || !ex_after_event(x, w);
 	content = w->line_start;
 	if (w->line_start_known)
 		content += px_strip(x->px, w->buf + w->line_start,
@@ -240,7 +398,7 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 		ln_join(&x->text, x->px, w, s, lines);
 		/* The hit's place in the text, which has no escapes. */
 		ht = ln_unmap(&x->text, w->hit);
-		ok = ex_arbitrate(x, ht, ev, &ms, &me, &follows);
+		ok = ex_arbitrate(x, ht, fallback_ok, ev, &ms, &me, &follows);
 		/* Done unless more lines could change the outcome. */
 		if (x->text.nseg < lines || (ok && !follows &&
 		    me < x->text.seg[x->text.nseg - 1].t))
@@ -252,6 +410,9 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 		return false;
 	if (rank >= 0 && ev->rank < 0)
 		ev->rank = rank;
+	if (ev->kind == OD_KIND_UNRECOGNISED && !ev->fatal &&
+	    ex_prefix_failure(w->buf + w->line_start, content - w->line_start))
+		ev->fatal = true;
 	if (ex_recovered(t, x->text.len, ms, me))
 		ev->fatal = false;
 	if (ev->exception[0] == '\0')
@@ -284,6 +445,7 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 	ln_map(&x->text, me, &b, &nl);
 	span->end = b > w->hit ? b : w->hit + 1;
 	span->lines = nl;
+	ex_remember(x, w, span->end);
 	return true;
 }
 

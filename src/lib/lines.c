@@ -12,6 +12,17 @@
  * left out of the joined text, so that `ESC [31m` before an exception's
  * name does not become part of it, while the window, and so every offset
  * and line number, stays as the log has it.
+ *
+ * Text inside text is unwrapped the same way: a message quoted in a JSON
+ * string, a Python repr ('...\n...') or a Rust panic string, with its
+ * line breaks written as \n, has its escapes decoded (\n, \t, \", \', \\;
+ * \r and a written terminal escape \u001b[...m left out), and a
+ * notebook's HTML output has its colour spans left out and its entities
+ * (&quot;, &gt;, ...) decoded.  Only the contents of a quoted string that
+ * holds an escape, and does not start with a Windows drive ("C:\new\..."
+ * in a traceback's File line), are decoded, so that a Windows path keeps
+ * its backslashes.  A decoded '\n' breaks the text's line, not the
+ * log's: line numbers stay the log's.
  */
 #include <string.h>
 
@@ -70,35 +81,245 @@ ln_escape(const char *s, size_t n)
 	return i < n && p[i] >= 0x30 && p[i] <= 0x7e ? i + 1 : 0;
 }
 
-/*
- * Appends s[0..n), the window's bytes from offset b, to the joined text
- * as line number `line`, leaving its escape sequences out (a gap each).
- * Returns the bytes left out.
- */
-static size_t
-ln_append_line(ln_text *j, const char *s, size_t n, size_t b, int line)
+/* Quoted strings with escapes decoded on one line, at most; those after
+ * them stay as they are. */
+#define LN_REGIONS_MAX 64
+/* The longest HTML tag left out. */
+#define LN_TAG_MAX 256
+
+/* Whether c may come just before a string's opening quote: the line's
+ * start, a blank, or the punctuation before a value or an argument. */
+static bool
+ln_opener(const char *s, size_t i)
 {
-	size_t i = 0, out = 0;
+	char c;
 
-	while (i < n) {
-		const char *esc = memchr(s + i, 0x1b, n - i);
-		size_t k = esc != NULL ? (size_t)(esc - s) : n, e;
+	if (i == 0)
+		return true;
+	c = s[i - 1];
+	/* Python's prefixes: b'...', r"...", u'...', f"...". */
+	if (strchr("bBrRuUfF", c) != NULL && c != '\0' && (i == 1 ||
+	    strchr(" \t([{,:=", s[i - 2]) != NULL))
+		return true;
+	return strchr(" \t([{,:=", c) != NULL && c != '\0';
+}
 
-		ln_append(j, s + i, k - i);
-		if (k == n)
-			break;
-		e = ln_escape(s + k, n - k);
-		if (e == 0 || j->ngap == LN_GAPS_MAX) {
-			ln_append(j, s + k, 1);
-			i = k + 1;
+/* Whether s[0..n) starts with an escape that ln_decode reads. */
+static bool
+ln_escaped(const char *s, size_t n)
+{
+	return n >= 2 && s[0] == '\\' && strchr("nrt\"'\\ux0", s[1]) != NULL &&
+	    s[1] != '\0';
+}
+
+/* Whether p starts a Windows path: a drive letter, ':' and one
+ * backslash not doubled. */
+static bool
+ln_drive(const char *p)
+{
+	char c = p[0];
+
+	return ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')) &&
+	    p[1] == ':' && p[2] == '\\' && p[3] != '\\';
+}
+
+/*
+ * Finds the quoted strings of the line s[0..n) that hold an escape: a
+ * quote (" or ') after ln_opener's characters, up to the same quote not
+ * escaped, or the line's end.  Their contents go into r[] as start and
+ * end pairs; returns how many.
+ */
+static int
+ln_regions(const char *s, size_t n, size_t r[][2], int max)
+{
+	size_t i = 0, k, e;
+	int nr = 0;
+	bool esc;
+
+	while (i < n && nr < max) {
+		if ((s[i] != '"' && s[i] != '\'') || !ln_opener(s, i)) {
+			i++;
 			continue;
 		}
+		esc = false;
+		for (e = i + 1; e < n && s[e] != s[i]; e++)
+			if (s[e] == '\\' && e + 1 < n) {
+				esc |= ln_escaped(s + e, n - e);
+				e++;
+			}
+		/* A Windows path ("C:\new\train.py" in a traceback's File
+		 * line) is no escaped string: a repr doubles its backslashes. */
+		if (esc && e - i > 4 && ln_drive(s + i + 1))
+			esc = false;
+		if (esc) {
+			r[nr][0] = i + 1;
+			r[nr][1] = e;
+			nr++;
+		}
+		k = e + 1;
+		i = k;
+	}
+	return nr;
+}
+
+/*
+ * Reads the escape at s[0..n) of a quoted string: \n, \t, \", \', \\ give
+ * one byte (*out), \r none; a terminal escape written \u001b, \x1b or
+ * \033 and the CSI after it none (a notebook's coloured traceback saved
+ * as JSON).  Returns the bytes read, 0 when none is read there; *nout is
+ * 0 or 1.
+ */
+static size_t
+ln_decode(const char *s, size_t n, char *out, size_t *nout)
+{
+	static const char *const esc[] = { "\\u001b", "\\u001B", "\\x1b",
+		"\\x1B", "\\033" };
+	size_t i, k;
+
+	*nout = 0;
+	if (!ln_escaped(s, n))
+		return 0;
+	for (i = 0; i < sizeof esc / sizeof esc[0]; i++) {
+		size_t l = strlen(esc[i]);
+
+		if (n < l + 2 || memcmp(s, esc[i], l) != 0 || s[l] != '[')
+			continue;
+		/* A CSI: parameters 0x30-0x3f, then a final 0x40-0x7e. */
+		for (k = l + 1; k < n && k < l + 1 + 64; k++) {
+			unsigned char c = (unsigned char)s[k];
+
+			if (c >= 0x40 && c <= 0x7e)
+				return k + 1;
+			if (c < 0x20 || c > 0x3f)
+				return 0;
+		}
+		return 0;
+	}
+	switch (s[1]) {
+	case 'n': *out = '\n'; break;
+	case 't': *out = '\t'; break;
+	case '"': case '\'': case '\\': *out = s[1]; break;
+	case 'r': return 2;
+	default: return 0;
+	}
+	*nout = 1;
+	return 2;
+}
+
+/*
+ * Reads the HTML at s[0..n): a colour span's tags (<span ...>, </span>,
+ * and <font>, <b>, <pre>, <code> as notebooks' HTML outputs have them)
+ * give nothing, the entities &quot; &gt; &lt; &amp; &#39; &#x27; &nbsp;
+ * one byte.  Returns the bytes read, 0 when none is read there.
+ */
+static size_t
+ln_html(const char *s, size_t n, char *out, size_t *nout)
+{
+	static const struct {
+		const char *name;
+		char c;
+	} ent[] = {
+		{ "&quot;", '"' }, { "&gt;", '>' }, { "&lt;", '<' },
+		{ "&amp;", '&' }, { "&#39;", '\'' }, { "&#x27;", '\'' },
+		{ "&nbsp;", ' ' },
+	};
+	static const char *const tags[] = { "span", "font", "b", "pre", "code" };
+	size_t i, k, l;
+
+	*nout = 0;
+	if (s[0] == '&') {
+		for (i = 0; i < sizeof ent / sizeof ent[0]; i++) {
+			l = strlen(ent[i].name);
+			if (n >= l && memcmp(s, ent[i].name, l) == 0) {
+				*out = ent[i].c;
+				*nout = 1;
+				return l;
+			}
+		}
+		return 0;
+	}
+	if (s[0] != '<')
+		return 0;
+	k = n > 1 && s[1] == '/' ? 2 : 1;
+	for (i = 0; i < sizeof tags / sizeof tags[0]; i++) {
+		l = strlen(tags[i]);
+		if (n < k + l + 1 || strncmp(s + k, tags[i], l) != 0 ||
+		    (s[k + l] != '>' && s[k + l] != ' '))
+			continue;
+		for (k += l; k < n && k < LN_TAG_MAX && s[k] != '>' &&
+		    s[k] != '<'; k++)
+			;
+		return k < n && s[k] == '>' ? k + 1 : 0;
+	}
+	return 0;
+}
+
+/*
+ * Appends s[0..n), the window's bytes from offset b, to the joined text
+ * as line number `line`, leaving its terminal escape sequences out,
+ * decoding the escapes of its quoted strings (ln_decode: a traceback in
+ * a JSON string, a Python repr, a Rust panic string) and its HTML
+ * (ln_html): a gap each where the text's bytes and the window's part.
+ * s[-before..0) is the start of its line, read only to find its quoted
+ * strings.  Returns how many fewer bytes the text has than s.
+ */
+static size_t
+ln_append_line(ln_text *j, const char *s, size_t n, size_t b, int line,
+    size_t before)
+{
+	size_t r[LN_REGIONS_MAX][2], i = 0, out = 0;
+	int nr = 0, ri = 0;
+	bool html = memchr(s, '<', n) != NULL || memchr(s, '&', n) != NULL;
+	bool bs = memchr(s, '\\', n) != NULL;
+
+	/* A line with nothing to read goes in whole. */
+	if (!html && !bs && memchr(s, 0x1b, n) == NULL) {
+		ln_append(j, s, n);
+		return 0;
+	}
+	/* The strings are found from the line's start, `before` bytes
+	 * before s, so that a hit deep in a long JSON string is known to be
+	 * inside it; their bounds are then made relative to s. */
+	if (bs)
+		nr = ln_regions(s - before, n + before, r, LN_REGIONS_MAX);
+	for (ri = 0; ri < nr; ri++) {
+		r[ri][0] = r[ri][0] > before ? r[ri][0] - before : 0;
+		r[ri][1] = r[ri][1] > before ? r[ri][1] - before : 0;
+	}
+	ri = 0;
+
+	while (i < n) {
+		size_t e = 0, no = 0;
+		char c = 0;
+
+		while (ri < nr && r[ri][1] <= i)
+			ri++;
+		if (j->ngap < LN_GAPS_MAX) {
+			if (s[i] == 0x1b)
+				e = ln_escape(s + i, n - i);
+			else if (s[i] == '\\' && ri < nr && i >= r[ri][0])
+				e = ln_decode(s + i, r[ri][1] - i, &c, &no);
+			else if (html && (s[i] == '<' || s[i] == '&'))
+				e = ln_html(s + i, n - i, &c, &no);
+		}
+		if (e == 0) {
+			/* Up to the next byte that may start something read. */
+			size_t k = i + 1;
+
+			while (k < n && s[k] != 0x1b && s[k] != '\\' &&
+			    (!html || (s[k] != '<' && s[k] != '&')))
+				k++;
+			ln_append(j, s + i, k - i);
+			i = k;
+			continue;
+		}
+		ln_append(j, &c, no);
 		j->gap[j->ngap].t = j->len;
-		j->gap[j->ngap].b = b + k + e;
+		j->gap[j->ngap].b = b + i + e;
 		j->gap[j->ngap].line = line;
 		j->ngap++;
-		out += e;
-		i = k + e;
+		out += e - no;
+		i += e;
 	}
 	return out;
 }
@@ -139,6 +360,21 @@ ln_word_char(char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
 	    (c >= 'A' && c <= 'Z') || c == '.' || c == '-' || c == '_';
+}
+
+/* The longest part of the first line before the joined text's start that
+ * is read to find its quoted strings. */
+#define LN_BEFORE_MAX (64u * 1024)
+
+/* How many bytes of the first line come before offset p of the window:
+ * none when its start is not in the window, or too far back. */
+static size_t
+ln_before(const ex_window *w, size_t p)
+{
+	if (!w->line_start_known || w->line_start > p ||
+	    p - w->line_start > LN_BEFORE_MAX)
+		return 0;
+	return p - w->line_start;
 }
 
 /*
@@ -182,7 +418,7 @@ ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s, int max_lines)
 		j->nseg++;
 		/* The width a console saw: without the escapes. */
 		prev_len = eol - begin - ln_append_line(j, w->buf + p, eol - p,
-		    p, j->nseg - 1);
+		    p, j->nseg - 1, j->nseg == 1 ? ln_before(w, p) : 0);
 		if (eol >= w->len)
 			break;
 		if (w->buf[eol] == '\r' && eol + 1 < w->len &&

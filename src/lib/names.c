@@ -46,6 +46,9 @@ static const struct {
 	    "vLLM: no memory left for the KV cache", "vllm" },
 	[OD_KIND_GGML] = { "ggml", "llama.cpp/ggml could not allocate a buffer",
 	    "ggml" },
+	/* No framework: nothing but the phrase says who printed it. */
+	[OD_KIND_UNRECOGNISED] = { "unrecognised",
+	    "An out-of-memory phrase in no format oomdoc knows", NULL },
 };
 
 const char *

@@ -62,20 +62,23 @@ static const char sk_k8s_weak[] = "the pod's last state 'Reason: OOMKilled' "
 
 static const sk_spec sk_specs[] = {
 	/* The CUDA runtime and driver.  The "Search for" suffix is PyTorch's
-	 * own (c10/cuda/CUDAMiscFunctions.cpp). */
+	 * own (c10/cuda/CUDAMiscFunctions.cpp).  The blank after "error:" may
+	 * be missing, as a user's copy has it (bluer555/CR-GAN#8,
+	 * "RuntimeError: CUDA error:out of memory"). */
 	{ .kind = OD_KIND_CUDA_RAW, .conf = OD_CONF_HIGH,
-	  .anchors = "CUDA error: out of memory",
+	  .anchors = "CUDA error: out of memory|CUDA error:out of memory",
 	  .pattern =
-	    "CUDA error: out of memory\\s*Search for .(?<error>"
+	    "CUDA error: ?out of memory\\s*Search for .(?<error>"
 	    "cudaErrorMemoryAllocation). in \\S+(?: for more information\\.)?",
 	  .framework = "pytorch" },
 	{ .kind = OD_KIND_CUDA_RAW, .conf = OD_CONF_HIGH,
 	  .anchors =
-	    "CUDA error: out of memory|CUDA driver error: out of memory|"
+	    "CUDA error: out of memory|CUDA error:out of memory|"
+	    "CUDA driver error: out of memory|"
 	    "CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation|"
 	    "cudaMalloc failed: out of memory|Failed to cudaMalloc",
 	  .pattern =
-	    "(?:CUDA error: out of memory|CUDA driver error: out of memory|"
+	    "(?:CUDA error: ?out of memory|CUDA driver error: out of memory|"
 	    "(?<error>CUDA_ERROR_OUT_OF_MEMORY)(?:: out of memory)?|"
 	    "cudaMalloc failed: out of memory)"
 	    "(?:\\s*Search for .(?<error>cudaErrorMemoryAllocation). in \\S+"

@@ -11,7 +11,11 @@
  *   pt_recogniser   PyTorch's caching allocator, a clause grammar in C
  *                   (recog_pytorch.c);
  *   sk_recogniser   every other stack, a table of patterns whose named
- *                   groups say which field they fill (recog_stacks.c).
+ *                   groups say which field they fill (recog_stacks.c);
+ *   fb_recogniser   the fallback: a strong out-of-memory phrase that no
+ *                   other recogniser reads, an `unrecognised` event of low
+ *                   confidence with no figures (recog_fallback.c), tried
+ *                   only when no other recogniser has a candidate.
  *
  * A recogniser names its candidates (the starters of a grammar, the rows
  * of a table) by small integers below RG_CANDIDATES_MAX, so that the
@@ -69,6 +73,7 @@ typedef struct {
 
 extern const ex_recogniser pt_recogniser;
 extern const ex_recogniser sk_recogniser;
+extern const ex_recogniser fb_recogniser;
 
 /*
  * Searches t[0..tlen) for the earliest match of re (compiled with

@@ -372,10 +372,14 @@ test_near_misses(void **state)
 	static const char *const texts[] = {
 		"help: use --grad-ckpt to avoid CUDA out of memory errors\n",
 		"Tried to allocate 384.00 MiB on shared pool.\n",
-		"MPS backend out of memory (MPS allocated: 1.00 GiB)\n",
 		"warning: PYTORCH_CUDA_ALLOC_CONF expandable_segments ignored\n",
 		"|  0  NVIDIA A100  | 30731MiB / 32510MiB |\n",
 		"the GPU has a total capacity of 80 GB\n",
+	};
+	/* Cut messages with a strong phrase: no recogniser's, but the
+	 * fallback's low-confidence event (recog_fallback.c). */
+	static const char *const cut[] = {
+		"MPS backend out of memory (MPS allocated: 1.00 GiB)\n",
 		"CUDA out of memory.\n",
 	};
 	size_t i;
@@ -384,7 +388,169 @@ test_near_misses(void **state)
 	for (i = 0; i < sizeof texts / sizeof texts[0]; i++) {
 		od_events *set = scan(texts[i], NULL);
 
-		assert_int_equal(od_events_count(set), 0);
+		if (od_events_count(set) != 0)
+			fail_msg("an event in: %s", texts[i]);
+		od_events_free(set);
+	}
+	for (i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+		od_events *set = scan(cut[i], NULL);
+
+		assert_int_equal(od_events_count(set), 1);
+		assert_int_equal(od_events_get(set, 0)->kind,
+		    OD_KIND_UNRECOGNISED);
+		od_events_free(set);
+	}
+}
+
+/*
+ * The fallback: a strong phrase that no recogniser reads is a low-
+ * confidence `unrecognised` event with the phrase and no figures, fatal
+ * only when the line says it failed; the quiet cases give nothing; a
+ * recogniser's message wins, on the same line or in the lines after.
+ */
+static void
+test_fallback(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *phrase;     /* NULL: no event */
+		bool fatal;
+	} cases[] = {
+		{ "RuntimeError: CUDA error(2): out of memory\n", "out of memory",
+		  true },
+		{ "E1201 10:00:00.1 12 alloc.cc:9] pool: Out of memory\n",
+		  "Out of memory", true },
+		{ "worker 3 reported OutOfMemory on gpu 1\n", "OutOfMemory",
+		  false },
+		{ "mmap of shard 3 failed: Cannot allocate memory\n",
+		  "Cannot allocate memory", true },
+		{ "fork: Cannot allocate memory\n", "Cannot allocate memory",
+		  true },
+		{ "ERROR: failed to allocate 2.00 GiB for the KV pool\n",
+		  "failed to allocate", true },
+		{ "status: RESOURCE_EXHAUSTED while compiling\n",
+		  "RESOURCE_EXHAUSTED", false },
+		/* Quiet: advice, recovery, source code, a search, a setting,
+		 * an option, a phrase that needs more. */
+		{ "INFO: if you run out of memory, lower --batch-size\n", NULL,
+		  false },
+		{ "out of memory on step 4, retrying with batch 8\n", NULL,
+		  false },
+		{ "    except torch.cuda.OutOfMemoryError:\n", NULL, false },
+		{ "  # catch out of memory here\n", NULL, false },
+		{ "+ grep -c \"out of memory\" run.log\n", NULL, false },
+		{ "retry_on: [UNAVAILABLE, RESOURCE_EXHAUSTED]\n", NULL, false },
+		{ "  --offload   move weights to CPU when out of memory\n", NULL,
+		  false },
+		{ "the pool logs Cannot allocate memory now and then\n", NULL,
+		  false },
+		{ "warning: failed to allocate a port\n", NULL, false },
+		{ "The caller indicates that this is not a failure: out of "
+		  "memory\n", NULL, false },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		od_events *set = scan(cases[i].text, NULL);
+		od_event *ev;
+
+		if (cases[i].phrase == NULL) {
+			if (od_events_count(set) != 0)
+				fail_msg("an event in: %s", cases[i].text);
+			od_events_free(set);
+			continue;
+		}
+		if (od_events_count(set) != 1)
+			fail_msg("no one event in: %s", cases[i].text);
+		ev = od_events_get(set, 0);
+		assert_int_equal(ev->kind, OD_KIND_UNRECOGNISED);
+		assert_int_equal(ev->confidence, OD_CONF_LOW);
+		assert_string_equal(ev->error, cases[i].phrase);
+		assert_int_equal(ev->fatal, cases[i].fatal);
+		assert_non_null(ev->verify_hint);
+		/* No figures: none was read. */
+		assert_true(ev->mem.requested == OD_UNKNOWN &&
+		    ev->mem.total == OD_UNKNOWN && ev->mem.free == OD_UNKNOWN);
+		od_events_free(set);
+	}
+}
+
+/* The fallback gives way: to a recogniser's message later on its line,
+ * in the lines after it, and to the event just before it. */
+static void
+test_fallback_gives_way(void **state)
+{
+	static const char *const texts[] = {
+		"Error: out of memory; OOM when allocating tensor with shape"
+		    "[8,64] and type float on /job:localhost/device:GPU:0 by "
+		    "allocator GPU_0_bfc\n",
+		"tensorflow.python.framework.errors_impl.ResourceExhaustedError: "
+		    "Graph execution error:\n\nOOM when allocating tensor with "
+		    "shape[8,64] and type float on /job:localhost/device:GPU:0 by "
+		    "allocator GPU_0_bfc\n",
+		"RuntimeError: CUDA error: out of memory\nwrapper: job failed: "
+		    "out of memory\n",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		od_events *set = scan(texts[i], NULL);
+
+		assert_int_equal(od_events_count(set), 1);
+		assert_int_not_equal(od_events_get(set, 0)->kind,
+		    OD_KIND_UNRECOGNISED);
+		od_events_free(set);
+	}
+}
+
+/*
+ * Text inside text (lines.c): a traceback in a JSON string, a repr, a
+ * Rust panic string and a notebook's HTML output are read as the message
+ * they quote, with the log's own line number.
+ */
+static void
+test_unescaped(void **state)
+{
+	static const struct {
+		const char *text;
+		od_kind kind;
+		int64_t requested;
+	} cases[] = {
+		{ "x\n{\"level\": \"error\", \"msg\": \"Traceback (most recent "
+		  "call last):\\n  File \\\"t.py\\\", line 3\\ntorch.OutOfMemoryError"
+		  ": CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a "
+		  "total capacity of 4.00 GiB of which 1.00 GiB is free.\\n\"}\n",
+		  OD_KIND_CUDA_CACHING_ALLOCATOR, INT64_C(2147483648) },
+		{ "x\nerr = OutOfMemoryError('CUDA out of memory. Tried to "
+		  "allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity; 6.49 GiB "
+		  "already allocated; 8.31 MiB free; 6.61 GiB reserved in total "
+		  "by PyTorch)\\n')\n", OD_KIND_CUDA_CACHING_ALLOCATOR,
+		  INT64_C(20971520) },
+		{ "x\nthread 'main' panicked at 'called `Result::unwrap()` on an "
+		  "`Err` value: \"\\\\n\\tCUDA error: out of memory\"', src/main.rs:5:9\n",
+		  OD_KIND_CUDA_RAW, OD_UNKNOWN },
+		{ "x\n<pre><span style=\"color:rgb(205,49,49)\">OutOfMemoryError"
+		  "</span>: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 "
+		  "has a total capacity of 4.00 GiB of which 1.00 GiB is free. "
+		  "Of the allocated memory 2.50 GiB is allocated by PyTorch, and "
+		  "10.00 MiB is reserved by PyTorch but unallocated. See "
+		  "&quot;Memory Management&quot;</pre>\n",
+		  OD_KIND_CUDA_CACHING_ALLOCATOR, INT64_C(2147483648) },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		od_events *set = scan(cases[i].text, NULL);
+		od_event *ev = od_events_get(set, 0);
+
+		if (od_events_count(set) != 1)
+			fail_msg("no one event in case %zu", i);
+		assert_int_equal(ev->kind, cases[i].kind);
+		assert_int_equal(ev->line, 2);
+		assert_true(ev->mem.requested == cases[i].requested);
 		od_events_free(set);
 	}
 }
@@ -885,6 +1051,9 @@ main(void)
 		cmocka_unit_test(test_wrapped_lines),
 		cmocka_unit_test(test_glued_repr_headless_truncated),
 		cmocka_unit_test(test_near_misses),
+		cmocka_unit_test(test_fallback),
+		cmocka_unit_test(test_fallback_gives_way),
+		cmocka_unit_test(test_unescaped),
 		cmocka_unit_test(test_line_numbers),
 		cmocka_unit_test(test_grouping),
 		cmocka_unit_test(test_per_rank),

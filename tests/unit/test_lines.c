@@ -78,6 +78,47 @@ test_join_and_map(void **state)
 	px_free(px);
 }
 
+/*
+ * Text inside text: the escapes of a quoted string that holds one are
+ * decoded, HTML spans left out and entities decoded; every byte of the
+ * text maps back to its byte, or to the escape or entity it came from;
+ * a backslash outside such a string stays.
+ */
+static void
+test_unescape_and_map(void **state)
+{
+	static const char log[] = "C:\\new x=\"a\\nb\\\"c\\\\\" "
+	    "<span style=\"color: red\">E</span>&gt;F 'g\\u001b[31mh' "
+	    "\"D:\\new\\t.py\"\n";
+	static const char want[] = "C:\\new x=\"a\nb\"c\\\" E>F 'gh' "
+	    "\"D:\\new\\t.py\"";
+	ex_window w = { .buf = log, .len = sizeof log - 1, .line_start = 0,
+	    .line_start_known = true, .hit = 0, .from = 0 };
+	static ln_text j;
+	od_error err;
+	px_ctx *px = px_new(false, &err);
+	size_t t, b;
+	uint64_t nl;
+
+	(void)state;
+	assert_non_null(px);
+	ln_join(&j, px, &w, 0, 1);
+	assert_int_equal(j.len, strlen(want));
+	assert_memory_equal(j.text, want, j.len);
+	for (t = 0; t < j.len; t++) {
+		ln_map(&j, t, &b, &nl);
+		assert_int_equal(nl, 0);
+		if (log[b] == j.text[t])
+			assert_int_equal(ln_unmap(&j, b), t);
+		else
+			assert_true(log[b] == '\\' || log[b] == '&');
+	}
+	/* The F after the entity: its own byte. */
+	ln_map(&j, (size_t)(strchr(want, 'F') - want), &b, &nl);
+	assert_int_equal(b, (size_t)(strchr(log, 'F') - log));
+	px_free(px);
+}
+
 /* A coloured rank prefix gives its rank, and its length in the line's
  * own bytes. */
 static void
@@ -208,6 +249,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_escape_lengths),
 		cmocka_unit_test(test_join_and_map),
+		cmocka_unit_test(test_unescape_and_map),
 		cmocka_unit_test(test_coloured_prefix),
 		cmocka_unit_test(test_copy_nul),
 		cmocka_unit_test(test_zstd_frames),

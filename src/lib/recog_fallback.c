@@ -1,0 +1,507 @@
+/*
+ * recog_fallback.c: the last recogniser (fb_recogniser of recogniser.h),
+ * so that no line with a strong out-of-memory phrase goes unseen.
+ *
+ * The other recognisers read the messages of the stacks they know, with
+ * their figures.  A line that says "out of memory", "OutOfMemory",
+ * "OOM when allocating", "RESOURCE_EXHAUSTED", "failed to allocate ...
+ * bytes" or, in a failure, "Cannot allocate memory", but that none of them
+ * reads, becomes an event of kind `unrecognised`: confidence low, no
+ * figures (none is read, so none can be wrong), the phrase in its error
+ * field, the line as its message, and a verify_hint saying what would
+ * confirm it.  The extractor tries it last: any other recogniser's
+ * message wins, wherever it starts (extract.c).
+ *
+ * A phrase is no failure, and gives no event, where the line only talks
+ * about one (each case kept by a fixture in fixtures/no-oom/):
+ *
+ *   advice or a condition before it   "to avoid out of memory errors",
+ *                                      "if you run out of memory", "Fixed
+ *                                      CUDA out of memory when ..."
+ *   a recovery after it                "retrying", "recovered", "skipping",
+ *                                      TF's "this is not a failure"
+ *   source code                        a comment ("# catch ...OutOfMemory"),
+ *                                      `except`, `raise`, `throw`, `catch`
+ *   a command or a quoted search       "+ grep -i "out of memory" *.log",
+ *                                      `"out of memory" in str(e)`
+ *   a setting                          "retry_on: [RESOURCE_EXHAUSTED]",
+ *                                      "oom_policy=OutOfMemory" (a key with
+ *                                      no error, status or message in it)
+ *   an option of a usage text          "  --batch-size N  ... out of memory"
+ *
+ * The event is fatal only when the line says it failed: one of the words
+ * of fb_fatal_words (error, exception, failed, fatal, abort, panic, killed,
+ * cannot, unable, ...) or its prefix an error severity (glog's E or F,
+ * "E1201 12:00:00.1 ...", or a logger's ERROR, FATAL, CRITICAL: extract.c
+ * reads the prefix, which the line here no longer has); otherwise it is a
+ * mention that the program went on after, non-fatal.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "recogniser.h"
+
+/* What a phrase needs around it to count. */
+typedef enum {
+	FB_NEEDS_NOTHING,
+	FB_NEEDS_FAILURE,       /* a failure word, or "call: " before it */
+	FB_NEEDS_MEMORY,        /* memory, bytes, a buffer or a size after it */
+} fb_needs;
+
+typedef struct {
+	const char *text;
+	bool caseless;
+	fb_needs needs;
+} fb_phrase;
+
+/* The phrases, which are also the prefilter's anchors. */
+static const fb_phrase fb_phrases[] = {
+	{ .text = "out of memory", .caseless = true },
+	{ .text = "out of device memory", .caseless = true },
+	{ .text = "OutOfMemory", .caseless = true },
+	{ .text = "OOM when allocating" },
+	{ .text = "RESOURCE_EXHAUSTED" },
+	{ .text = "ResourceExhausted" },
+	{ .text = "Cannot allocate memory", .caseless = true,
+	  .needs = FB_NEEDS_FAILURE },
+	{ .text = "failed to allocate", .caseless = true,
+	  .needs = FB_NEEDS_MEMORY },
+};
+#define FB_N ((int)(sizeof fb_phrases / sizeof fb_phrases[0]))
+
+/* The hint of every event of this recogniser. */
+static const char fb_hint[] = "the message of the program's allocator or "
+    "the traceback around this line, its exit status, or nvidia-smi and "
+    "the kernel log (dmesg -T) at that time: oomdoc saw an out-of-memory "
+    "phrase in no format it knows, so it read no figures";
+
+/* Words before the phrase that make it advice, a condition or history. */
+static const char *const fb_advice_words[] = {
+	"if ", "in case", "avoid", "prevent", "to reduce", "reduce the",
+	"to fix", "fixed", "fixes", "whether", "might ", "may ", "would ",
+	"should ", "could be", "could cause", "can cause", "can lead",
+	"tip:", "hint:", "help", "to handle", "handling", "to detect",
+	"check for", "without ", "never ", "less likely", "in order to",
+	"grep", "search for ", "to catch", "how to", "refer to",
+	"documentation", "not a failure",
+};
+
+/* Words after it that say the program recovered, or it was no failure. */
+static const char *const fb_recovery_words[] = {
+	"not a failure", "retry", "retrying", "recovered", "recovering",
+	"succeeded", "skipping", "trying again", "will try", "falling back",
+	"fall back", "try again",
+	/* IPython's traceback header names the exception; its message
+	 * comes at the traceback's end. */
+	"traceback (most recent call last)",
+};
+
+/* Tokens before it that show source code (a traceback's source line). */
+static const char *const fb_code_words[] = {
+	"except ", "except:", "raise ", "throw ", "catch (", "catch(",
+	"assert ", "elif ", "return ", "def ", "print(",
+};
+
+/* Words that say the line reports a failure. */
+static const char *const fb_fatal_words[] = {
+	"error", "exception", "failed", "failure", "fatal", "abort", "panic",
+	"killed", "crash", "terminat", "cannot", "could not", "unable",
+	"errno",
+};
+
+/* Words in a key that make "key: PHRASE" a report rather than a
+ * setting. */
+static const char *const fb_report_keys[] = {
+	"error", "exception", "fail", "fatal", "status", "reason", "message",
+	"msg", "detail", "what", "cause", "code",
+};
+
+typedef struct {
+	ex_anchor anchors[FB_N];
+	size_t len[FB_N];       /* each phrase's length */
+	char first[FB_N];       /* and its first byte in lower case */
+} fb_set;
+
+static char
+fb_lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+static bool
+fb_letter(char c)
+{
+	c = fb_lower(c);
+	return c >= 'a' && c <= 'z';
+}
+
+/* Whether w (lower case) occurs caselessly in p[0..n), at the start of a
+ * word. */
+static bool
+fb_has_word(const char *p, size_t n, const char *w)
+{
+	size_t wl = strlen(w), i, k;
+
+	for (i = 0; i + wl <= n; i++) {
+		if (i > 0 && fb_letter(p[i - 1]) && fb_letter(w[0]))
+			continue;
+		for (k = 0; k < wl && fb_lower(p[i + k]) == w[k]; k++)
+			;
+		if (k == wl)
+			return true;
+	}
+	return false;
+}
+
+/* Whether p[0..n) contains, caselessly, w (lower case) anywhere. */
+static bool
+fb_has(const char *p, size_t n, const char *w)
+{
+	size_t wl = strlen(w), i, k;
+
+	for (i = 0; i + wl <= n; i++) {
+		for (k = 0; k < wl && fb_lower(p[i + k]) == w[k]; k++)
+			;
+		if (k == wl)
+			return true;
+	}
+	return false;
+}
+
+static bool
+fb_any_word(const char *p, size_t n, const char *const *words, size_t nw)
+{
+	size_t i;
+
+	for (i = 0; i < nw; i++)
+		if (fb_has_word(p, n, words[i]))
+			return true;
+	return false;
+}
+
+static bool
+fb_any(const char *p, size_t n, const char *const *words, size_t nw)
+{
+	size_t i;
+
+	for (i = 0; i < nw; i++)
+		if (fb_has(p, n, words[i]))
+			return true;
+	return false;
+}
+
+#define FB_COUNT(a) (sizeof (a) / sizeof (a)[0])
+
+/* Whether the line l[0..n) reports a failure (the fatal rule above). */
+static bool
+fb_failure_line(const char *l, size_t n, bool count_cannot)
+{
+	size_t i = 0;
+
+	for (i = 0; i < FB_COUNT(fb_fatal_words); i++) {
+		if (!count_cannot && strcmp(fb_fatal_words[i], "cannot") == 0)
+			continue;
+		if (fb_has(l, n, fb_fatal_words[i]))
+			return true;
+	}
+	/* glog's severity letter and date: E1201 or F1201. */
+	for (i = 0; i < n && (l[i] == ' ' || l[i] == '\t'); i++)
+		;
+	return n - i >= 6 && (l[i] == 'E' || l[i] == 'F') &&
+	    l[i + 1] >= '0' && l[i + 1] <= '9' && l[i + 2] >= '0' &&
+	    l[i + 2] <= '9' && l[i + 3] >= '0' && l[i + 3] <= '9' &&
+	    l[i + 4] >= '0' && l[i + 4] <= '9' && l[i + 5] == ' ';
+}
+
+/* Whether what follows the phrase (post[0..n)) names memory or a size. */
+static bool
+fb_memory_after(const char *post, size_t n)
+{
+	size_t i;
+
+	if (n > 80)
+		n = 80;
+	if (fb_has(post, n, "memory") || fb_has(post, n, "bytes") ||
+	    fb_has(post, n, "buffer") || fb_has(post, n, "tensor"))
+		return true;
+	/* A size: digits, maybe a blank, then [KMGT]i?B. */
+	for (i = 0; i + 2 < n; i++) {
+		size_t k = i + 1;
+
+		if (post[i] < '0' || post[i] > '9')
+			continue;
+		if (post[k] == ' ')
+			k++;
+		if (k + 1 < n && strchr("KMGT", post[k]) != NULL &&
+		    post[k] != '\0' && (post[k + 1] == 'B' ||
+		    (post[k + 1] == 'i' && k + 2 < n && post[k + 2] == 'B')))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the phrase at l[p..q) of the line l[0..n) is a setting: after
+ * "key=" or "key: " (maybe with a list's brackets, quotes and other
+ * values between) whose key names no report, on a line that reports no
+ * failure before it.  A key before ':' must look like a setting's (with
+ * '_', '.' or '-': "retry_on", "memory.policy"), so that "worker: out of
+ * memory" stays a report.
+ */
+static bool
+fb_setting(const char *l, size_t p)
+{
+	size_t i = p, ke;
+	size_t kb, k;
+
+	while (i > 0 && (strchr(" \t\"'[{(,|_", l[i - 1]) != NULL ||
+	    (l[i - 1] >= 'A' && l[i - 1] <= 'Z') ||
+	    (l[i - 1] >= '0' && l[i - 1] <= '9')) && l[i - 1] != '\0')
+		i--;
+	if (i == 0 || (l[i - 1] != '=' && l[i - 1] != ':'))
+		return false;
+	ke = i - 1;
+	kb = ke;
+	while (kb > 0 && (fb_letter(l[kb - 1]) || l[kb - 1] == '_' ||
+	    l[kb - 1] == '.' || l[kb - 1] == '-' ||
+	    (l[kb - 1] >= '0' && l[kb - 1] <= '9')))
+		kb--;
+	if (kb == ke || (l[ke] == ':' && memchr(l + kb, '_', ke - kb) == NULL &&
+	    memchr(l + kb, '.', ke - kb) == NULL &&
+	    memchr(l + kb, '-', ke - kb) == NULL))
+		return false;
+	for (k = 0; k < FB_COUNT(fb_report_keys); k++)
+		if (fb_has(l + kb, ke - kb, fb_report_keys[k]))
+			return false;
+	/* A key with no capital is a setting's ("retry_on", "oom_policy");
+	 * a capitalised word is prose or a name ("Reason", "GPU"). */
+	for (k = kb; k < ke; k++)
+		if (l[k] >= 'A' && l[k] <= 'Z')
+			return false;
+	return !fb_failure_line(l, kb, true);
+}
+
+/* Whether the phrase stands quoted alone ("out of memory") on a line
+ * that searches for it or tests it. */
+static bool
+fb_quoted_search(const char *l, size_t n, size_t p, size_t q)
+{
+	char qc;
+
+	if (p == 0 || q >= n || (l[p - 1] != '"' && l[p - 1] != '\''))
+		return false;
+	qc = l[p - 1];
+	if (l[q] != qc)
+		return false;
+	return fb_has(l, n, "grep") || fb_has(l + q, n - q, " in ") ||
+	    fb_has(l + q, n - q, "==") || fb_has(l + q, n - q, "!=");
+}
+
+/* Whether the line is an option of a usage text, or a command shown by a
+ * shell ("+ cmd", "$ cmd"). */
+static bool
+fb_usage_or_command(const char *l, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && (l[i] == ' ' || l[i] == '\t'))
+		i++;
+	if (i + 1 < n && (l[i] == '+' || l[i] == '$') && l[i + 1] == ' ')
+		return true;
+	if (i + 1 < n && l[i] == '-' && (l[i + 1] == '-' ||
+	    fb_letter(l[i + 1])))
+		return i > 0 || l[i + 1] == '-';
+	return fb_has(l, n > 8 ? 8 : n, "usage:");
+}
+
+/* Whether the line l[0..n) is source code before the phrase at p: a
+ * comment or a statement that handles the failure. */
+static bool
+fb_source(const char *l, size_t p)
+{
+	size_t i;
+
+	for (i = 0; i < p; i++)
+		if ((l[i] == '#' || (l[i] == '/' && i + 1 < p &&
+		    l[i + 1] == '/')) && (i == 0 || l[i - 1] == ' ' ||
+		    l[i - 1] == '\t') && i + 1 < p && (l[i + 1] == ' ' ||
+		    l[i + 1] == '/'))
+			return true;
+	return fb_any(l, p, fb_code_words, FB_COUNT(fb_code_words));
+}
+
+/*
+ * Whether the phrase fb_phrases[c] at l[p..q) on the line l[0..n) reports
+ * an out-of-memory failure or mention that no quiet case above covers.
+ */
+static bool
+fb_counts(int c, const char *l, size_t n, size_t p, size_t q)
+{
+	if (fb_any_word(l, p, fb_advice_words, FB_COUNT(fb_advice_words)) ||
+	    fb_any_word(l + q, n - q, fb_recovery_words,
+	    FB_COUNT(fb_recovery_words)) || fb_source(l, p) ||
+	    fb_quoted_search(l, n, p, q) || fb_usage_or_command(l, n) ||
+	    fb_setting(l, p))
+		return false;
+	switch (fb_phrases[c].needs) {
+	case FB_NEEDS_FAILURE:
+		return fb_failure_line(l, n, false) ||
+		    (p >= 2 && l[p - 2] == ':' && l[p - 1] == ' ');
+	case FB_NEEDS_MEMORY:
+		return fb_memory_after(l + q, n - q);
+	case FB_NEEDS_NOTHING:
+		break;
+	}
+	return true;
+}
+
+static void *
+fb_create(bool jit, od_error *err)
+{
+	fb_set *s = calloc(1, sizeof *s);
+	int i;
+
+	(void)jit;
+	if (s == NULL) {
+		od_error_set(err, NULL, 0, 0, "out of memory");
+		return NULL;
+	}
+	for (i = 0; i < FB_N; i++) {
+		s->anchors[i].text = fb_phrases[i].text;
+		s->anchors[i].caseless = fb_phrases[i].caseless;
+		s->len[i] = strlen(fb_phrases[i].text);
+		s->first[i] = fb_lower(fb_phrases[i].text[0]);
+	}
+	return s;
+}
+
+static void
+fb_destroy(void *self)
+{
+	free(self);
+}
+
+static const ex_anchor *
+fb_anchors(const void *self, size_t *n)
+{
+	const fb_set *s = self;
+
+	*n = FB_N;
+	return s->anchors;
+}
+
+/* Whether phrase c occurs at t[at]. */
+static bool
+fb_at(int c, const char *t, size_t tlen, size_t at)
+{
+	const fb_phrase *ph = &fb_phrases[c];
+	size_t n = strlen(ph->text), k;
+
+	if (at + n > tlen)
+		return false;
+	if (!ph->caseless)
+		return memcmp(t + at, ph->text, n) == 0;
+	for (k = 0; k < n; k++)
+		if (fb_lower(t[at + k]) != fb_lower(ph->text[k]))
+			return false;
+	return true;
+}
+
+/* The bounds of the line around t[at]: [*ls, *le). */
+static void
+fb_line(const char *t, size_t tlen, size_t at, size_t *ls, size_t *le)
+{
+	size_t b = at, e = at;
+
+	while (b > 0 && t[b - 1] != '\n' && at - b < RG_BACK)
+		b--;
+	while (e < tlen && t[e] != '\n')
+		e++;
+	*ls = b;
+	*le = e;
+}
+
+/*
+ * The first phrase that covers the hit (starts at most RG_BACK before it
+ * and RG_AHEAD after it, on its line, and ends at or after it) and counts;
+ * the message is its line from at most RG_BACK before the hit.
+ */
+static int
+fb_find(void *self, const char *t, size_t tlen, size_t ht, uint64_t skip,
+    size_t *ms)
+{
+	const fb_set *s = self;
+	size_t ls, le, at, last;
+	int c;
+
+	if (ht >= tlen)
+		return -1;
+	fb_line(t, tlen, ht, &ls, &le);
+	last = ht + RG_AHEAD < le ? ht + RG_AHEAD : le;
+	for (at = ls; at <= last && at < le; at++)
+		for (c = 0; c < FB_N; c++) {
+			size_t q = at + s->len[c];
+
+			/* The first letter first: most places start none. */
+			if (fb_lower(t[at]) != s->first[c] ||
+			    (skip & (UINT64_C(1) << c)) || q < ht || q > le ||
+			    !fb_at(c, t, tlen, at) ||
+			    !fb_counts(c, t + ls, le - ls, at - ls, q - ls))
+				continue;
+			*ms = ls;
+			return c;
+		}
+	return -1;
+}
+
+static bool
+fb_fill(void *self, int c, const char *t, size_t tlen, size_t ms, size_t *me,
+    od_event *ev)
+{
+	size_t e = ms, at, k;
+
+	(void)self;
+	if (c < 0 || c >= FB_N)
+		return false;
+	while (e < tlen && t[e] != '\n')
+		e++;
+	for (at = ms; at < e && !fb_at(c, t, tlen, at); at++)
+		;
+	if (at == e)
+		return false;
+	ev->kind = OD_KIND_UNRECOGNISED;
+	ev->confidence = OD_CONF_LOW;
+	ev->layout = OD_LAYOUT_OTHER_STACK;
+	ev->fatal = fb_failure_line(t + ms, e - ms, true);
+	ev->verify_hint = fb_hint;
+	/* The phrase as the line has it. */
+	rx_copy_text(ev->error, sizeof ev->error, t + at,
+	    strlen(fb_phrases[c].text));
+	/* The exception that raised it: just before the phrase, or the first
+	 * "Name:" of the line ("RuntimeError: CUDA error(2): out of ..."). */
+	rg_exception(t, at, ev->exception);
+	for (k = ms; ev->exception[0] == '\0' && k < at; k++)
+		if (t[k] == ':')
+			rg_exception(t, k + 1, ev->exception);
+	*me = e;
+	return true;
+}
+
+/* Its message is its line, and a line read does not change. */
+static bool
+fb_follows(const void *self, int c)
+{
+	(void)self;
+	(void)c;
+	return false;
+}
+
+const ex_recogniser fb_recogniser = {
+	.create = fb_create,
+	.destroy = fb_destroy,
+	.anchors = fb_anchors,
+	.find = fb_find,
+	.fill = fb_fill,
+	.follows = fb_follows,
+	.retry = false,
+};
