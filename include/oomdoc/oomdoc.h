@@ -185,7 +185,8 @@ bool oomdoc_scanner_feed(oomdoc_scanner *sc, const void *chunk, size_t len);
 bool oomdoc_scanner_flush(oomdoc_scanner *sc);
 
 /* Ends the input: scans what is left and delivers the last events.  False
- * when no input is started or when called from the event callback. */
+ * when no input is started, when called from the event callback, or when
+ * memory ran out while the input was scanned (an event may be missing). */
 bool oomdoc_scanner_finish(oomdoc_scanner *sc);
 
 /*

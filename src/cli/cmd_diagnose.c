@@ -382,7 +382,10 @@ dg_scan(od_scanner *sc, const char *path, int index, od_input *info,
 		wait = (size_t)n < sizeof buf;
 		flushed = false;
 	}
-	od_scan_finish(sc, info);
+	if (!od_scan_finish(sc, info)) {
+		od_error_set(err, info->name, 0, 0, "out of memory");
+		ok = false;
+	}
 	info->compression = in_compression(r);
 	in_close(r);
 	return ok;

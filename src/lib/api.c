@@ -224,11 +224,13 @@ oomdoc_scanner_flush(oomdoc_scanner *h)
 bool
 oomdoc_scanner_finish(oomdoc_scanner *h)
 {
+	bool ok;
+
 	if (h->busy || !h->open)
 		return false;
-	od_scan_finish(h->sc, &h->inputs[h->ninputs - 1]);
+	ok = od_scan_finish(h->sc, &h->inputs[h->ninputs - 1]);
 	h->open = false;
-	return true;
+	return ok;
 }
 
 bool

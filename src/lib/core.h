@@ -448,6 +448,9 @@ bool od_events_open(const od_events *set, size_t i, int input,
     uint64_t next_line);
 od_event *od_events_get(od_events *set, size_t i);
 uint64_t od_events_dropped(const od_events *set);
+/* Whether memory ran out while an event's list of inputs grew since the
+ * last call (the scanner reports it at od_scan_finish); clears it. */
+bool od_events_nomem(od_events *set);
 void od_event_init(od_event *ev);
 void od_event_clear(od_event *ev);
 void od_cause_clear(od_cause *c);
@@ -488,8 +491,10 @@ void od_scan_feed(od_scanner *sc, const char *data, size_t len);
  * pause can be cut there.  The partial last line waits for its end.
  */
 void od_scan_flush(od_scanner *sc);
-/* Scans the rest of the input and fills in info's bytes and lines. */
-void od_scan_finish(od_scanner *sc, od_input *info);
+/* Scans the rest of the input and fills in info's bytes and lines.
+ * False when memory ran out on the way (an event's message could not be
+ * kept): then info->failed is set, and the caller reports it. */
+bool od_scan_finish(od_scanner *sc, od_input *info);
 /*
  * Scans the input opened from path ("-" for standard input) and adds its
  * events to set.  Fills in *info (the caller frees info->name).  Returns

@@ -57,6 +57,7 @@ struct od_events {
 	int want_rank, want_kind, max_per_input;
 	int *per_input;         /* events listing each input, ncount of them */
 	int ncount;
+	bool nomem;             /* an input list could not grow (od_events_nomem) */
 };
 
 #define EV_NEAR_LINES 20        /* lines between two reports of one failure */
@@ -203,9 +204,12 @@ ev_add_seen(od_events *set, od_event *ev, int input, uint64_t line)
 		int cap = ev->seen_cap ? ev->seen_cap * 2 : 2;
 		od_event_seen *n;
 
-		if (ev->nseen >= EV_SEEN_MAX ||
-		    (n = realloc(ev->seen, (size_t)cap * sizeof *n)) == NULL)
+		if (ev->nseen >= EV_SEEN_MAX)
 			return;
+		if ((n = realloc(ev->seen, (size_t)cap * sizeof *n)) == NULL) {
+			set->nomem = true;
+			return;
+		}
 		ev->seen = n;
 		ev->seen_cap = cap;
 	}
@@ -217,8 +221,10 @@ ev_add_seen(od_events *set, od_event *ev, int input, uint64_t line)
 		    2 * set->ncount;
 		int *c = realloc(set->per_input, (size_t)want * sizeof *c);
 
-		if (c == NULL)
+		if (c == NULL) {
+			set->nomem = true;
 			return;
+		}
 		memset(c + set->ncount, 0, (size_t)(want - set->ncount) *
 		    sizeof *c);
 		set->per_input = c;
@@ -897,6 +903,15 @@ od_event *
 od_events_get(od_events *set, size_t i)
 {
 	return i < set->n ? &set->ev[i] : NULL;
+}
+
+bool
+od_events_nomem(od_events *set)
+{
+	bool nomem = set->nomem;
+
+	set->nomem = false;
+	return nomem;
 }
 
 uint64_t

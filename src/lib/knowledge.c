@@ -245,7 +245,8 @@ kn_entry_load(const char *path, yaml_document_t *doc, yaml_node_t *n,
 			kn_err(errs, path, kn, "key '%s' is given twice", k);
 			continue;
 		}
-		*slot = strdup(v);
+		if ((*slot = strdup(v)) == NULL)
+			kn_err(errs, path, vn, "out of memory");
 	}
 	if (e->what == KN_WHAT_COUNT)
 		kn_err(errs, path, n, "a knowledge entry needs a what");

@@ -1267,8 +1267,9 @@ rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
 			/* The knowledge table (knowledge.c), not rules. */
 			bool ok;
 
-			if (s->knowledge == NULL)
-				s->knowledge = kn_new();
+			if (s->knowledge == NULL &&
+			    (s->knowledge = kn_new()) == NULL)
+				rl_err(&lc, NULL, "out of memory");
 			ok = s->knowledge != NULL && kn_load(s->knowledge, path,
 			    &lc.doc, rl_node(&lc,
 			    root->data.mapping.pairs.start->value), errs);

@@ -667,7 +667,7 @@ od_scan_flush(od_scanner *sc)
 	sc_deliver(st, false);
 }
 
-void
+bool
 od_scan_finish(od_scanner *sc, od_input *info)
 {
 	sc_state *st = sc->st;
@@ -675,6 +675,12 @@ od_scan_finish(od_scanner *sc, od_input *info)
 	sc_advance(st, true);
 	info->bytes = st->bytes;
 	info->lines = st->lines + (st->bytes > 0 && st->last != '\n');
+	/* Both flags are read (and so cleared) whatever the first says. */
+	if (ex_nomem(sc->ex) | od_events_nomem(st->set)) {
+		info->failed = true;
+		return false;
+	}
+	return true;
 }
 
 void
@@ -725,13 +731,11 @@ od_scan_path(od_scanner *sc, const char *path, int index, od_input *info,
 			break;
 		sc_commit(sc->st, (size_t)n);
 	}
-	od_scan_finish(sc, info);
-	info->compression = in_compression(r);
-	in_close(r);
-	if (ex_nomem(sc->ex)) {
+	if (!od_scan_finish(sc, info)) {
 		od_error_set(err, info->name, 0, 0, "out of memory");
-		info->failed = true;
 		ok = false;
 	}
+	info->compression = in_compression(r);
+	in_close(r);
 	return ok;
 }

@@ -10,6 +10,11 @@
  * counted: those libraries report their own failures through their
  * return values, which oomdoc checks, but this cannot make them fail.
  *
+ * Only the allocations made once main has started are counted: the
+ * static CUDA runtime of the live layer allocates in its constructors,
+ * before main, where no error can be handled (main is wrapped too, with
+ * --wrap=main, to arm the counter).
+ *
  * The allocations are numbered from 1 in the order they happen; with
  * OOMDOC_FAIL_AT=N in the environment, the Nth returns NULL (errno
  * ENOMEM) and every other succeeds.  With OOMDOC_ALLOC_COUNT set, the
@@ -29,12 +34,15 @@ void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t size);
 char *__real_strdup(const char *s);
 char *__real_strndup(const char *s, size_t n);
+int __real_main(int argc, char **argv, char **envp);
+int __wrap_main(int argc, char **argv, char **envp);
 void *__wrap_malloc(size_t size);
 void *__wrap_calloc(size_t n, size_t size);
 void *__wrap_realloc(void *p, size_t size);
 char *__wrap_strdup(const char *s);
 char *__wrap_strndup(const char *s, size_t n);
 
+static int af_armed;             /* main has started */
 static unsigned long af_count;   /* allocations so far */
 static unsigned long af_fail_at; /* the one to fail; 0 for none */
 static int af_trace;             /* OOMDOC_FAIL_TRACE: print where */
@@ -56,7 +64,7 @@ void __sanitizer_print_stack_trace(void);
 static int
 af_fails(void)
 {
-	if (++af_count != af_fail_at || af_fail_at == 0)
+	if (!af_armed || ++af_count != af_fail_at || af_fail_at == 0)
 		return 0;
 #ifdef AF_HAVE_TRACE
 	if (af_trace)
@@ -115,6 +123,14 @@ af_start(void)
 	af_fail_at = at != NULL ? strtoul(at, NULL, 10) : 0;
 	af_trace = getenv("OOMDOC_FAIL_TRACE") != NULL;
 	json_set_alloc_funcs(__wrap_malloc, af_free);
+}
+
+/* The program's main, once the counter is armed. */
+int
+__wrap_main(int argc, char **argv, char **envp)
+{
+	af_armed = 1;
+	return __real_main(argc, argv, envp);
 }
 
 static void
