@@ -671,12 +671,15 @@ bool
 od_scan_finish(od_scanner *sc, od_input *info)
 {
 	sc_state *st = sc->st;
+	bool lost_message, lost_input;
 
 	sc_advance(st, true);
 	info->bytes = st->bytes;
 	info->lines = st->lines + (st->bytes > 0 && st->last != '\n');
-	/* Both flags are read (and so cleared) whatever the first says. */
-	if (ex_nomem(sc->ex) | od_events_nomem(st->set)) {
+	/* Both are read, and so cleared, whatever the first says. */
+	lost_message = ex_nomem(sc->ex);
+	lost_input = od_events_nomem(st->set);
+	if (lost_message || lost_input) {
 		info->failed = true;
 		return false;
 	}
