@@ -326,28 +326,16 @@ dg_catch_signals(void)
  */
 static bool
 dg_scan(od_scanner *sc, const char *path, int index, od_input *info,
-    od_events *set, int zstd_window_log, bool idle_flush, od_error *err)
+    od_events *set, bool idle_flush, od_error *err)
 {
 	static char buf[DG_CHUNK];
 	bool ok = true, is_stdin = strcmp(path, "-") == 0, wait = true;
 	bool flushed = true;
 	in_reader *r;
 
-	info->name = strdup(path);
-	info->bytes = info->lines = 0;
-	info->compression = "none";
-	if (info->name == NULL) {
-		od_error_set(err, NULL, 0, 0, "out of memory");
-		info->failed = true;
+	r = od_scan_open(sc, path, index, info, set, err);
+	if (r == NULL)
 		return false;
-	}
-	r = in_open(path, err);
-	if (r == NULL) {
-		info->failed = true;
-		return false;
-	}
-	in_set_zstd_window_log(r, zstd_window_log);
-	od_scan_begin(sc, index, set);
 	for (;;) {
 		ssize_t n;
 
@@ -382,13 +370,7 @@ dg_scan(od_scanner *sc, const char *path, int index, od_input *info,
 		wait = (size_t)n < sizeof buf;
 		flushed = false;
 	}
-	if (!od_scan_finish(sc, info)) {
-		od_error_set(err, info->name, 0, 0, "out of memory");
-		ok = false;
-	}
-	info->compression = in_compression(r);
-	in_close(r);
-	return ok;
+	return od_scan_close(sc, r, info, err) && ok;
 }
 
 /* What --format jsonl's delivery needs. */
@@ -498,8 +480,7 @@ dg_per_input(const char *label, dg_config *cfg, rl_set *rules,
 		}
 		od_events_filter(set, cfg->rank, cfg->kind, cfg->max_count);
 		memset(&err, 0, sizeof err);
-		if (!dg_scan(sc, path, i, &inputs[i], set, cfg->zstd_window_log,
-		    jsonl, &err)) {
+		if (!dg_scan(sc, path, i, &inputs[i], set, jsonl, &err)) {
 			cli_error(label, &err);
 			failed = true;
 		}
@@ -568,7 +549,7 @@ dg_report(const char *label, dg_config *cfg, rl_set *rules, od_scanner *sc,
 		memset(&err, 0, sizeof err);
 		nread++;
 		if (!dg_scan(sc, paths != NULL ? paths[i] : "-", i, &inputs[i],
-		    set, cfg->zstd_window_log, false, &err)) {
+		    set, false, &err)) {
 			cli_error(label, &err);
 			failed = true;
 			/* Out of memory: no report (it would be wrong). */

@@ -496,6 +496,19 @@ void od_scan_flush(od_scanner *sc);
  * kept): then info->failed is set, and the caller reports it. */
 bool od_scan_finish(od_scanner *sc, od_input *info);
 /*
+ * The two ends of od_scan_path, for a reader of its own (the command's,
+ * which waits on a pipe and handles signals): od_scan_open fills in
+ * info's name (NULL when memory ran out), opens path with the scanner's
+ * zstd window and begins input index into set; NULL with err filled in
+ * when it cannot.  The caller reads the input with in_read and hands it to
+ * od_scan_feed; od_scan_close then finishes the input, fills in the rest
+ * of info and closes r; false with err filled in when memory ran out.
+ */
+struct in_reader *od_scan_open(od_scanner *sc, const char *path, int index,
+    od_input *info, od_events *set, od_error *err);
+bool od_scan_close(od_scanner *sc, struct in_reader *r, od_input *info,
+    od_error *err);
+/*
  * Scans the input opened from path ("-" for standard input) and adds its
  * events to set.  Fills in *info (the caller frees info->name).  Returns
  * false with err filled in when the input could not be opened or read to

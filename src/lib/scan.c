@@ -696,12 +696,11 @@ od_scan_buffer(od_scanner *sc, const char *data, size_t len, int index,
 	info->compression = "none";
 }
 
-bool
-od_scan_path(od_scanner *sc, const char *path, int index, od_input *info,
+in_reader *
+od_scan_open(od_scanner *sc, const char *path, int index, od_input *info,
     od_events *set, od_error *err)
 {
 	in_reader *r;
-	bool ok = true;
 
 	info->name = strdup(path);
 	info->bytes = 0;
@@ -711,16 +710,40 @@ od_scan_path(od_scanner *sc, const char *path, int index, od_input *info,
 		/* The caller knows it by the name left NULL. */
 		od_error_set(err, NULL, 0, 0, "out of memory");
 		info->failed = true;
-		return false;
+		return NULL;
 	}
 	r = in_open(path, err);
 	if (r == NULL) {
 		info->failed = true;
-		return false;
+		return NULL;
 	}
 	in_set_zstd_window_log(r, sc->zstd_window_log);
-	/* As od_scan_feed, but read straight into the buffer. */
 	od_scan_begin(sc, index, set);
+	return r;
+}
+
+bool
+od_scan_close(od_scanner *sc, in_reader *r, od_input *info, od_error *err)
+{
+	bool ok = od_scan_finish(sc, info);
+
+	if (!ok)
+		od_error_set(err, info->name, 0, 0, "out of memory");
+	info->compression = in_compression(r);
+	in_close(r);
+	return ok;
+}
+
+bool
+od_scan_path(od_scanner *sc, const char *path, int index, od_input *info,
+    od_events *set, od_error *err)
+{
+	in_reader *r = od_scan_open(sc, path, index, info, set, err);
+	bool ok = true;
+
+	if (r == NULL)
+		return false;
+	/* As od_scan_feed, but read straight into the buffer. */
 	for (;;) {
 		size_t room;
 		char *p = sc_room(sc->st, &room);
@@ -734,11 +757,5 @@ od_scan_path(od_scanner *sc, const char *path, int index, od_input *info,
 			break;
 		sc_commit(sc->st, (size_t)n);
 	}
-	if (!od_scan_finish(sc, info)) {
-		od_error_set(err, info->name, 0, 0, "out of memory");
-		ok = false;
-	}
-	info->compression = in_compression(r);
-	in_close(r);
-	return ok;
+	return od_scan_close(sc, r, info, err) && ok;
 }
