@@ -47,6 +47,7 @@
 #include "extract.h"
 #include "input.h"
 #include "lines.h"
+#include "structured.h"
 #include "core.h"
 
 #define SC_BUF_SIZE (2u * 1024 * 1024)
@@ -92,7 +93,13 @@ struct od_scanner {
 	size_t hits_base;               /* offset of the scanned piece */
 	size_t last_end;                /* largest hit end of the call */
 	int zstd_window_log;            /* for od_scan_path's inputs */
+	/* The structured-line reader in front of the buffer (structured.c),
+	 * and od_scan_path's read buffer (SC_CHUNK bytes). */
+	sl_reader *sl;
+	char *chunk;
 };
+
+#define SC_CHUNK (128u * 1024)
 
 /* The state of one input's scan. */
 typedef struct sc_state {
@@ -143,6 +150,8 @@ od_scanner_new(bool jit, od_error *err)
 
 	if (sc == NULL || (sc->buf = malloc(SC_BUF_SIZE)) == NULL ||
 	    (sc->clean = malloc(SC_TRACEBACK)) == NULL ||
+	    (sc->chunk = malloc(SC_CHUNK)) == NULL ||
+	    (sc->sl = sl_new()) == NULL ||
 	    (sc->st = calloc(1, sizeof *sc->st)) == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
 		od_scanner_free(sc);
@@ -212,6 +221,8 @@ od_scanner_free(od_scanner *sc)
 	cx_free(sc->cx);
 	free(sc->buf);
 	free(sc->clean);
+	free(sc->chunk);
+	sl_free(sc->sl);
 	free(sc->st);
 	free(sc);
 }
@@ -437,6 +448,15 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 		od_event_clear(&ev);
 		return;
 	}
+	/* The labels of the record the event's line came from, over those
+	 * of a prefix. */
+	{
+		const od_labels *lab = sl_labels_at(st->sc->sl,
+		    st->base + w.line_start);
+
+		if (lab != NULL)
+			ev.labels = *lab;
+	}
 	sc_count_to(st, w.line_start);
 	sc_context_catch_up(st, lo);
 	ev.input = st->index;
@@ -617,6 +637,8 @@ od_scanner_on_event(od_scanner *sc, od_event_fn *fn, void *arg)
 	sc->fn_arg = arg;
 }
 
+static void sc_text(void *arg, const char *data, size_t len);
+
 void
 od_scan_begin(od_scanner *sc, int index, od_events *set)
 {
@@ -631,11 +653,22 @@ od_scan_begin(od_scanner *sc, int index, od_events *set)
 	st->delivered = od_events_count(set);
 	cx_reset(&st->ctx);
 	(void)ex_nomem(sc->ex);
+	sl_begin(sc->sl, sc_text, sc);
 }
 
 void
 od_scan_feed(od_scanner *sc, const char *data, size_t len)
 {
+	sl_feed(sc->sl, data, len);
+}
+
+/* The text of the input (what the structured-line reader makes of it)
+ * into the buffer, and scanned. */
+static void
+sc_text(void *arg, const char *data, size_t len)
+{
+	od_scanner *sc = arg;
+
 	while (len > 0) {
 		size_t room;
 		char *p = sc_room(sc->st, &room);
@@ -673,6 +706,7 @@ od_scan_finish(od_scanner *sc, od_input *info)
 	sc_state *st = sc->st;
 	bool lost_message, lost_input;
 
+	sl_finish(sc->sl);
 	sc_advance(st, true);
 	info->bytes = st->bytes;
 	info->lines = st->lines + (st->bytes > 0 && st->last != '\n');
@@ -743,11 +777,8 @@ od_scan_path(od_scanner *sc, const char *path, int index, od_input *info,
 
 	if (r == NULL)
 		return false;
-	/* As od_scan_feed, but read straight into the buffer. */
 	for (;;) {
-		size_t room;
-		char *p = sc_room(sc->st, &room);
-		ssize_t n = in_read(r, p, room, err);
+		ssize_t n = in_read(r, sc->chunk, SC_CHUNK, err);
 
 		if (n < 0) {
 			ok = false;
@@ -755,7 +786,7 @@ od_scan_path(od_scanner *sc, const char *path, int index, od_input *info,
 		}
 		if (n <= 0)
 			break;
-		sc_commit(sc->st, (size_t)n);
+		od_scan_feed(sc, sc->chunk, (size_t)n);
 	}
 	return od_scan_close(sc, r, info, err) && ok;
 }
