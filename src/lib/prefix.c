@@ -29,8 +29,9 @@ static const char px_pattern[] =
     "|\\[pod/([a-z0-9][a-z0-9.-]{0,252})/([a-z0-9][a-z0-9-]{0,62})?\\][ \\t]"
     /* pdsh (and DeepSpeed's pdsh launcher) "HOST: ": a lowercase host
      * name with a digit in it, so that "RuntimeError: " and
-     * "torch.OutOfMemoryError: " are not read as hosts. */
-    "|((?=[a-z0-9.-]{0,253}\\d)[a-z][a-z0-9-]{0,62}(?:\\.[a-z0-9-]{1,63}){0,4})"
+     * "torch.OutOfMemoryError: " are not read as hosts, and not
+     * Slurm's "slurmstepd-NODE: ", a daemon's name. */
+    "|((?=[a-z0-9.-]{0,253}\\d)(?!slurm)[a-z][a-z0-9-]{0,62}(?:\\.[a-z0-9-]{1,63}){0,4})"
     ":[ \\t]"
     "|[A-Za-z0-9_.-]+[ \\t]+\\|[ \\t]"
     /* vLLM: "(VllmWorkerProcess pid=1234) " and its logger's

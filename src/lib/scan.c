@@ -403,6 +403,7 @@ sc_context(sc_state *st, size_t hit, int id, size_t lo, bool force)
 	st->ctx_done[what] = st->base + e;
 	st->ctx_read[what] = abs;
 	st->ctx_any[what] = true;
+	lineno = sl_input_line(st->sc->sl, lineno - 1) + 1;
 	cx_line(st->sc->cx, what, st->buf + b, e - b, lineno, &st->ctx);
 }
 
@@ -460,8 +461,9 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 	sc_count_to(st, w.line_start);
 	sc_context_catch_up(st, lo);
 	ev.input = st->index;
-	ev.line = st->lines + 1;
-	ev.end_line = ev.line + span.lines;
+	/* Lines of the input, not of the text the records made. */
+	ev.line = sl_input_line(st->sc->sl, st->lines) + 1;
+	ev.end_line = sl_input_line_end(st->sc->sl, st->lines + span.lines) + 1;
 	cx_attach(&st->ctx, &ev);
 	/* The text just before the event, for its traceback and step: at
 	 * most SC_HISTORY bytes, and only for an event not seen before (an
@@ -554,7 +556,8 @@ sc_deliver(sc_state *st, bool end)
 
 	/* An event found later starts at this line or after it. */
 	while (sc->fn != NULL && st->delivered < n && (end ||
-	    !od_events_open(st->set, st->delivered, st->index, st->lines + 1)))
+	    !od_events_open(st->set, st->delivered, st->index,
+	    sl_input_line(sc->sl, st->lines) + 1)))
 		sc->fn(od_events_get(st->set, st->delivered++), sc->fn_arg);
 }
 
@@ -708,8 +711,7 @@ od_scan_finish(od_scanner *sc, od_input *info)
 
 	sl_finish(sc->sl);
 	sc_advance(st, true);
-	info->bytes = st->bytes;
-	info->lines = st->lines + (st->bytes > 0 && st->last != '\n');
+	sl_input(sc->sl, &info->bytes, &info->lines);
 	/* Both are read, and so cleared, whatever the first says. */
 	lost_message = ex_nomem(sc->ex);
 	lost_input = od_events_nomem(st->set);

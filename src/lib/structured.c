@@ -78,6 +78,17 @@ typedef struct {
 	bool any;
 } sl_run;
 
+/*
+ * A run of text lines from text on: with step, text line text + k came
+ * from input line in + k; without, every one of them from input line in
+ * (the lines of one record).
+ */
+typedef struct {
+	uint64_t text;
+	uint64_t in;
+	bool step;
+} sl_map;
+
 typedef enum { SL_START, SL_PASS, SL_LINE } sl_state;
 
 /* What the last line left open: a Docker record or a CRI line that did
@@ -98,6 +109,14 @@ struct sl_reader {
 	uint64_t nruns;         /* runs started, all told */
 	bool cur_any;           /* the last run has labels */
 	char *msg;              /* a journald byte array's text */
+	/* Lines: the input's ('\n' read, and the bytes), the text's ('\n'
+	 * handed over), and the runs that map one to the other. */
+	uint64_t in_lines, in_bytes;
+	char in_last;
+	uint64_t text_lines;
+	bool text_bol;          /* the text is at a line's start */
+	sl_map *maps;           /* a ring of SL_RUNS */
+	uint64_t nmaps;
 };
 
 bool
@@ -118,8 +137,9 @@ sl_new(void)
 	r->out = malloc(SL_OUT);
 	r->runs = malloc(SL_RUNS * sizeof *r->runs);
 	r->msg = malloc(SL_RECORD_MAX);
+	r->maps = malloc(SL_RUNS * sizeof *r->maps);
 	if (r->line == NULL || r->out == NULL || r->runs == NULL ||
-	    r->msg == NULL) {
+	    r->msg == NULL || r->maps == NULL) {
 		sl_free(r);
 		return NULL;
 	}
@@ -135,6 +155,7 @@ sl_free(sl_reader *r)
 	free(r->out);
 	free(r->runs);
 	free(r->msg);
+	free(r->maps);
 	free(r);
 }
 
@@ -150,6 +171,11 @@ sl_begin(sl_reader *r, sl_emit_fn *fn, void *arg)
 	r->emitted = 0;
 	r->nruns = 0;
 	r->cur_any = false;
+	r->in_lines = r->in_bytes = 0;
+	r->in_last = '\n';
+	r->text_lines = 0;
+	r->text_bol = true;
+	r->nmaps = 0;
 }
 
 static void
@@ -164,7 +190,15 @@ sl_flush(sl_reader *r)
 static void
 sl_put(sl_reader *r, const char *p, size_t n)
 {
+	const char *q = p, *e = p + n;
+
+	while ((q = memchr(q, '\n', (size_t)(e - q))) != NULL) {
+		r->text_lines++;
+		q++;
+	}
 	r->emitted += n;
+	if (n > 0)
+		r->text_bol = p[n - 1] == '\n';
 	if (n >= SL_OUT / 2) {
 		sl_flush(r);
 		r->fn(r->arg, p, n);
@@ -215,12 +249,99 @@ sl_labels_at(const sl_reader *r, uint64_t off)
 	return NULL;
 }
 
+/* The map run in force at text line t (the newest that starts at or
+ * before it), or NULL. */
+static const sl_map *
+sl_map_for(const sl_reader *r, uint64_t t)
+{
+	uint64_t i, oldest = r->nmaps > SL_RUNS ? r->nmaps - SL_RUNS : 0;
+
+	for (i = r->nmaps; i > oldest; i--) {
+		const sl_map *m = &r->maps[(i - 1) % SL_RUNS];
+
+		if (m->text <= t)
+			return m;
+	}
+	/* Forgotten runs: the oldest kept is the best guess left. */
+	return oldest > 0 ? &r->maps[oldest % SL_RUNS] : NULL;
+}
+
+uint64_t
+sl_input_line(const sl_reader *r, uint64_t t)
+{
+	const sl_map *m = sl_map_for(r, t);
+
+	if (m == NULL)
+		return t;
+	if (!m->step || t < m->text)
+		return m->in;
+	return m->in + (t - m->text);
+}
+
+uint64_t
+sl_input_line_end(const sl_reader *r, uint64_t t)
+{
+	const sl_map *m = sl_map_for(r, t + 1);
+	uint64_t first = sl_input_line(r, t);
+
+	/* A run that starts at the next text line, line for line: the
+	 * input lines before its first are this text line's. */
+	if (m != NULL && m->text == t + 1 && m->step && m->in > first)
+		return m->in - 1;
+	return first;
+}
+
+static void
+sl_map_push(sl_reader *r, uint64_t in, bool step)
+{
+	sl_map *m;
+
+	if (r->nmaps > 0) {
+		m = &r->maps[(r->nmaps - 1) % SL_RUNS];
+		/* A run that no text line is in yet is replaced. */
+		if (m->text == r->text_lines) {
+			m->in = in;
+			m->step = step;
+			return;
+		}
+	}
+	m = &r->maps[r->nmaps++ % SL_RUNS];
+	m->text = r->text_lines;
+	m->in = in;
+	m->step = step;
+}
+
+/* At the start of a text line: it is input line in's, and so are the
+ * ones after it, line for line. */
+static void
+sl_sync(sl_reader *r, uint64_t in)
+{
+	const sl_map *m = r->nmaps > 0 ? &r->maps[(r->nmaps - 1) % SL_RUNS] :
+	    NULL;
+
+	if (!r->text_bol)
+		return;
+	if (m == NULL ? r->text_lines == in : (m->step &&
+	    m->in + (r->text_lines - m->text) == in))
+		return;
+	sl_map_push(r, in, true);
+}
+
+void
+sl_input(const sl_reader *r, uint64_t *bytes, uint64_t *lines)
+{
+	*bytes = r->in_bytes;
+	*lines = r->in_lines + (r->in_bytes > 0 && r->in_last != '\n');
+}
+
 /* Ends what the last line left open, before a line of another kind. */
 static void
 sl_close_part(sl_reader *r)
 {
-	if (r->part != SL_PART_NONE)
+	if (r->part != SL_PART_NONE) {
 		sl_put(r, "\n", 1);
+		sl_sync(r, r->in_lines);
+	}
 	r->part = SL_PART_NONE;
 }
 
@@ -497,20 +618,36 @@ sl_put_message(sl_reader *r, const char *m, size_t n)
 	return ended;
 }
 
-/* Starts a record's line: what was open closed, the labels, the time. */
+/*
+ * Starts a record's line: what was open closed, the labels, the time.
+ * flat: the record's text has several lines, every one of them the
+ * record's input line.
+ */
 static void
-sl_record_start(sl_reader *r, const od_labels *lab, const char *ts)
+sl_record_start(sl_reader *r, const od_labels *lab, const char *ts, bool flat)
 {
 	static const char pad[SL_TS_WIDTH + 1] =
 	    "                                    ";
 	size_t n = strlen(ts);
 
 	sl_close_part(r);
+	if (flat)
+		sl_map_push(r, r->in_lines, false);
 	sl_set_labels(r, lab);
 	if (n == 0)
 		return;
 	sl_put(r, ts, n);
 	sl_put(r, pad, n < SL_TS_WIDTH ? SL_TS_WIDTH - n + 1 : 1);
+}
+
+/* Whether the program's line m[0..n) holds a line break before its
+ * end. */
+static bool
+sl_multiline(const char *m, size_t n)
+{
+	const char *nl = memchr(m, '\n', n);
+
+	return nl != NULL && (size_t)(nl - m) + 1 < n;
 }
 
 /* One Loki entry, for sorting by time. */
@@ -586,12 +723,13 @@ sl_loki_streams(sl_reader *r, const json_t *a)
 		sl_labels_of(e[i].stream, &lab);
 		if (!sl_time_value(t, ts))
 			ts[0] = '\0';
-		sl_record_start(r, &lab, ts);
+		sl_record_start(r, &lab, ts, i == 0);
 		(void)sl_put_message(r, json_string_value(line),
 		    json_string_length(line));
 		sl_put(r, "\n", 1);
 	}
 	free(e);
+	sl_sync(r, r->in_lines + 1);
 	return true;
 }
 
@@ -627,9 +765,39 @@ sl_message(sl_reader *r, const json_t *v, const char **m, size_t *n)
 	return true;
 }
 
+/* The keys of an exception beside the message, in the order tried. */
+static const char *const sl_exc_keys[] = { "exc_info", "exc_text",
+	"exception", "stack_trace", "traceback" };
+
 /* The keys that hold the program's line, in the order they are tried. */
 static const char *const sl_message_keys[] = { "MESSAGE", "log", "line",
 	"message" };
+
+/*
+ * Whether the record that holds its line in v is a shipper's.  "MESSAGE"
+ * is journald's alone; "log", "line" and "message" are also what a
+ * program's own JSON logger writes (python-json-logger's "message" with
+ * "exc_info" beside it, say), whose other fields (a traceback, a setting)
+ * would be lost if only the message were read: such a record is taken
+ * for a shipper's only with a key the shipper adds, and otherwise goes
+ * through as it is.
+ */
+static bool
+sl_shipped(const json_t *root, const json_t *v)
+{
+	static const char *const evidence[] = {
+		"kubernetes", "stream", "source_type", "labels", "date", "time",
+		"timestamp", "logtag", "file", "host",
+	};
+	size_t i;
+
+	if (v == json_object_get(root, "MESSAGE"))
+		return true;
+	for (i = 0; i < sizeof evidence / sizeof evidence[0]; i++)
+		if (json_object_get(root, evidence[i]) != NULL)
+			return true;
+	return false;
+}
 
 /* A JSON record at p[0..n); false when it is none (it goes through). */
 static bool
@@ -637,7 +805,7 @@ sl_json(sl_reader *r, const char *p, size_t n)
 {
 	json_error_t je;
 	json_t *root = json_loadb(p, n, JSON_ALLOW_NUL, &je);
-	const json_t *v = NULL, *data;
+	const json_t *v = NULL, *data, *x;
 	const char *m;
 	size_t mn, i;
 	od_labels lab;
@@ -660,7 +828,7 @@ sl_json(sl_reader *r, const char *p, size_t n)
 	for (i = 0; i < sizeof sl_message_keys / sizeof sl_message_keys[0] &&
 	    v == NULL; i++)
 		v = json_object_get(root, sl_message_keys[i]);
-	if (v == NULL || !sl_message(r, v, &m, &mn))
+	if (v == NULL || !sl_shipped(root, v) || !sl_message(r, v, &m, &mn))
 		goto done;
 	/* Docker's json-file record ({"log", "stream", "time"}, "attrs"
 	 * with --log-opt labels): its line may go on in the next.  A
@@ -671,17 +839,31 @@ sl_json(sl_reader *r, const char *p, size_t n)
 	    json_is_string(json_object_get(root, "time")) &&
 	    json_object_size(root) <= 3 + (json_object_get(root, "attrs") !=
 	    NULL);
+	/* The exception a program's JSON logger put beside the message
+	 * (python-json-logger's "exc_info", others' "exception",
+	 * "stack_trace"): its lines follow the message's, as a text
+	 * formatter prints them. */
+	for (i = 0, x = NULL; i < sizeof sl_exc_keys / sizeof sl_exc_keys[0] &&
+	    x == NULL; i++)
+		if (json_is_string(json_object_get(root, sl_exc_keys[i])))
+			x = json_object_get(root, sl_exc_keys[i]);
 	if (r->part != SL_PART_DOCKER || !docker) {
 		sl_labels(root, &lab);
 		sl_time(root, ts);
-		sl_record_start(r, &lab, ts);
+		sl_record_start(r, &lab, ts, x != NULL || sl_multiline(m, mn));
 	}
 	ended = sl_put_message(r, m, mn);
+	if (x != NULL) {
+		sl_put(r, "\n", 1);
+		ended = sl_put_message(r, json_string_value(x),
+		    json_string_length(x));
+	}
 	if (docker && !ended) {
 		r->part = SL_PART_DOCKER;
 	} else {
 		r->part = SL_PART_NONE;
 		sl_put(r, "\n", 1);
+		sl_sync(r, r->in_lines + 1);
 	}
 	ok = true;
 done:
@@ -723,6 +905,7 @@ sl_cri(sl_reader *r, const char *p, size_t n, bool nl)
 		r->part = SL_PART_NONE;
 		if (nl)
 			sl_put(r, "\n", 1);
+		sl_sync(r, r->in_lines + 1);
 	}
 	return true;
 }
@@ -743,6 +926,7 @@ sl_line(sl_reader *r, const char *p, size_t n, bool nl)
 	sl_put(r, p, n);
 	if (nl)
 		sl_put(r, "\n", 1);
+	sl_sync(r, r->in_lines + 1);
 }
 
 void
@@ -750,6 +934,10 @@ sl_feed(sl_reader *r, const char *p, size_t n)
 {
 	size_t i = 0;
 
+	if (n == 0)
+		return;
+	r->in_bytes += n;
+	r->in_last = p[n - 1];
 	while (i < n) {
 		const char *nl;
 		size_t e;
@@ -772,8 +960,10 @@ sl_feed(sl_reader *r, const char *p, size_t n)
 				e++;
 			sl_put(r, p + i, e - i);
 			i = e;
-			if (nl != NULL)
+			if (nl != NULL) {
+				r->in_lines++;
 				r->state = SL_START;
+			}
 			continue;
 		}
 		if (r->line_len + (e - i) > SL_RECORD_MAX) {
@@ -790,6 +980,7 @@ sl_feed(sl_reader *r, const char *p, size_t n)
 		if (nl != NULL) {
 			i++;
 			sl_line(r, r->line, r->line_len, true);
+			r->in_lines++;
 			r->line_len = 0;
 			r->state = SL_START;
 		}

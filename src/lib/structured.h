@@ -40,6 +40,22 @@ void sl_finish(sl_reader *r);
  */
 const od_labels *sl_labels_at(const sl_reader *r, uint64_t off);
 
+/*
+ * The input's line (0-based) that text line t (0-based, t at most the
+ * text's lines so far) came from: a record's lines are all its line's, a
+ * line joined from split records is its first record's.  Exact for the
+ * last SL_RUNS changes of the relation, a guess before.
+ */
+uint64_t sl_input_line(const sl_reader *r, uint64_t t);
+
+/* The last input line that text line t came from (a line joined from
+ * split records ends on its last record's line). */
+uint64_t sl_input_line_end(const sl_reader *r, uint64_t t);
+
+/* The input's bytes so far, and its lines ('\n', and one more for a
+ * last line without one). */
+void sl_input(const sl_reader *r, uint64_t *bytes, uint64_t *lines);
+
 /* The longest record read; a longer line goes through as it is. */
 #define SL_RECORD_MAX (1024u * 1024)
 /* Changes of labels remembered. */
