@@ -69,8 +69,6 @@
 /* Text handed over in pieces of at most this size (fewer, larger calls
  * into the scanner). */
 #define SL_OUT 65536
-/* A record's time is padded to this width. */
-#define SL_TS_WIDTH 36
 
 typedef struct {
 	uint64_t from;          /* the text's offset where it starts */

@@ -58,6 +58,8 @@ void sl_input(const sl_reader *r, uint64_t *bytes, uint64_t *lines);
 
 /* The longest record read; a longer line goes through as it is. */
 #define SL_RECORD_MAX (1024u * 1024)
+/* A record's time is written padded to this width, then a blank. */
+#define SL_TS_WIDTH 36
 /* Changes of labels remembered. */
 #define SL_RUNS 512
 

@@ -13,7 +13,10 @@
 #   rules.dict        the rule files' keys (src/lib/rules_load.c), the kinds
 #                     (src/lib/names.c), the fact names and YAML's own syntax;
 #   report_read.dict  the JSON report's keys (src/lib/report_fields.c,
-#                     src/live/report_read.c) and the enumerations' names.
+#                     src/live/report_read.c) and the enumerations' names;
+#   structured.dict   the record keys the structured-line reader looks for
+#                     (src/lib/structured.c) and the shapes of its lines
+#                     (CRI prefixes, times, journald's byte arrays).
 set -eu
 bin=$1
 out=tests/fuzz/dict
@@ -98,4 +101,19 @@ kinds=$(sed -n '/^} od_kinds\[/,/^};/p' src/lib/names.c |
 	    "\\u0000" "\\ud800" "9223372036854775807" "-1" "1e999" "0.5" |
 	    entries
 } > "$out/report_read.dict"
+{
+	echo "# Record keys and line shapes for fuzz_structured (written by make_dicts.sh)."
+	{
+		sed -n '/^static const char \*const sl_/,/};/p' \
+		    src/lib/structured.c | grep -o '"[A-Za-z_@]*"'
+		printf '%s\n' '"streams"' '"values"' '"data"' '"result"' \
+		    '"stream"' '"kubernetes"' '"labels"' '"attrs"'
+	} | entries
+	printf '%s\n' "{" "}" "[" "]" ":" "," "null" '"' "\\n" "\\r\\n" \
+	    "\\u0000" "\\u001b[31m" "[27,91,51,49,109]" "[300]" \
+	    "2024-05-01T10:00:00.123456789Z" "2024-05-01T10:00:00+02:00" \
+	    "1714557600123456" "1714557600123456789" "1714557600.5" \
+	    " stdout F " " stderr P " "[pod/p/c] " "node-1: " \
+	    "[rank3]: " "CUDA out of memory" | entries
+} > "$out/structured.dict"
 wc -l "$out"/*.dict
