@@ -94,7 +94,10 @@ dg_help(FILE *out)
 	    "Find the out-of-memory failures in the logs of GPU jobs and show "
 	    "their numbers.\n"
 	    "With no FILE, or when FILE is -, read standard input.  Plain, "
-	    "gzip and zstd\ninput are recognised by their first bytes.\n\n"
+	    "gzip, zstd,\nbzip2 and xz input, UTF-16 with a byte order mark, "
+	    "and the JSON-lines records\nof log shippers (Fluent Bit, Loki, "
+	    "Vector, journald, Docker) and CRI lines are\nrecognised by their "
+	    "bytes (see INPUT in oomdoc(1)).\n\n"
 	    "Options:\n", out);
 	od_options_help(out, dg_options, DG_NOPTS);
 	fputs("\nExit status: 0 if an out-of-memory failure was found, 1 if "

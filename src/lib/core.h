@@ -399,7 +399,7 @@ typedef struct {
 	char *name;             /* owned; "-" shown as "(standard input)" */
 	uint64_t bytes;         /* decompressed bytes read */
 	uint64_t lines;         /* '\n' count, plus one for a last unterminated line */
-	const char *compression;/* "none", "gzip" or "zstd" */
+	const char *compression;/* "none", "gzip", "zstd", "bzip2" or "xz" */
 	bool failed;            /* it could not be read, or not to the end */
 } od_input;
 

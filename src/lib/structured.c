@@ -184,16 +184,12 @@ sl_flush(sl_reader *r)
 	r->out_len = 0;
 }
 
-/* Hands text over: staged when small, straight through when large. */
+/* Hands text over, nls line breaks in it: staged when small, straight
+ * through when large. */
 static void
-sl_put(sl_reader *r, const char *p, size_t n)
+sl_put_lines(sl_reader *r, const char *p, size_t n, uint64_t nls)
 {
-	const char *q = p, *e = p + n;
-
-	while ((q = memchr(q, '\n', (size_t)(e - q))) != NULL) {
-		r->text_lines++;
-		q++;
-	}
+	r->text_lines += nls;
 	r->emitted += n;
 	if (n > 0)
 		r->text_bol = p[n - 1] == '\n';
@@ -206,6 +202,20 @@ sl_put(sl_reader *r, const char *p, size_t n)
 		sl_flush(r);
 	memcpy(r->out + r->out_len, p, n);
 	r->out_len += n;
+}
+
+/* The same, the line breaks counted here. */
+static void
+sl_put(sl_reader *r, const char *p, size_t n)
+{
+	const char *q = p, *e = p + n;
+	uint64_t nls = 0;
+
+	while ((q = memchr(q, '\n', (size_t)(e - q))) != NULL) {
+		nls++;
+		q++;
+	}
+	sl_put_lines(r, p, n, nls);
 }
 
 /* The labels of the line that starts now (NULL: none). */
@@ -869,28 +879,46 @@ done:
 	return ok;
 }
 
-/* A CRI line at p[0..n); false when it is none. */
+/*
+ * Whether p[0..n) is a CRI line: *content is where its content starts,
+ * *partial whether its tag marks it partial.
+ */
 static bool
-sl_cri(sl_reader *r, const char *p, size_t n, bool nl)
+sl_cri_parse(const char *p, size_t n, size_t *content, bool *partial)
 {
-	size_t t = sl_iso_time(p, n), s, tag, c;
-	bool partial = false;
+	size_t t, s, tag, c;
 
-	/* The kubelet writes RFC 3339 with a 'T' and an offset or 'Z'. */
-	if (t == 0 || t >= n || p[t] != ' ' || p[10] != 'T')
+	/* The kubelet writes RFC 3339 with a 'T' and an offset or 'Z': the
+	 * cheap tests first, a plain log's lines start with digits too. */
+	if (n < 30 || p[4] != '-' || p[10] != 'T')
+		return false;
+	t = sl_iso_time(p, n);
+	if (t == 0 || t >= n || p[t] != ' ')
 		return false;
 	s = t + 1;
 	if (n - s < 7 || (memcmp(p + s, "stdout ", 7) != 0 &&
 	    memcmp(p + s, "stderr ", 7) != 0))
 		return false;
 	tag = s + 7;
+	*partial = false;
 	for (c = tag; c < n && c - tag < 16 && ((p[c] >= 'A' && p[c] <= 'Z') ||
 	    p[c] == ':'); c++)
-		partial |= p[c] == 'P';
+		*partial |= p[c] == 'P';
 	if (c == tag || (c < n && p[c] != ' '))
 		return false;
-	if (c < n)
-		c++;
+	*content = c < n ? c + 1 : c;
+	return true;
+}
+
+/* A CRI line at p[0..n); false when it is none. */
+static bool
+sl_cri(sl_reader *r, const char *p, size_t n, bool nl)
+{
+	size_t c;
+	bool partial;
+
+	if (!sl_cri_parse(p, n, &c, &partial))
+		return false;
 	if (r->part == SL_PART_CRI) {
 		sl_put(r, p + c, n - c);
 	} else {
@@ -916,9 +944,9 @@ sl_line(sl_reader *r, const char *p, size_t n, bool nl)
 
 	if (m > 0 && p[m - 1] == '\r')
 		m--;
-	if (p[0] == '{' && sl_json(r, p, m))
+	if (m > 0 && p[0] == '{' && sl_json(r, p, m))
 		return;
-	if (p[0] >= '0' && p[0] <= '9' && sl_cri(r, p, m, nl))
+	if (m > 0 && p[0] >= '0' && p[0] <= '9' && sl_cri(r, p, m, nl))
 		return;
 	sl_plain_start(r);
 	sl_put(r, p, n);
@@ -927,10 +955,44 @@ sl_line(sl_reader *r, const char *p, size_t n, bool nl)
 	sl_sync(r, r->in_lines + 1);
 }
 
+/* Whether the complete line p[0..n) (its "\n" not in n) is one that
+ * goes through as it is: no record, no CRI line. */
+static bool
+sl_plain_line(const char *p, size_t n)
+{
+	size_t c;
+	bool partial;
+
+	if (n > 0 && p[n - 1] == '\r')
+		n--;
+	if (n == 0)
+		return true;
+	if (p[0] == '{')
+		return false;
+	if (p[0] >= '0' && p[0] <= '9')
+		return !sl_cri_parse(p, n, &c, &partial);
+	return true;
+}
+
+/*
+ * Plain lines go through in spans: the bytes from *span to i of the
+ * input, *nls line breaks among them, are handed over at once when a line
+ * of another kind comes or the input's piece ends.
+ */
+static void
+sl_span(sl_reader *r, const char *p, size_t *span, size_t i, uint64_t *nls)
+{
+	if (i > *span)
+		sl_put_lines(r, p + *span, i - *span, *nls);
+	*span = i;
+	*nls = 0;
+}
+
 void
 sl_feed(sl_reader *r, const char *p, size_t n)
 {
-	size_t i = 0;
+	size_t i = 0, span = 0;
+	uint64_t nls = 0;
 
 	if (n == 0)
 		return;
@@ -943,25 +1005,49 @@ sl_feed(sl_reader *r, const char *p, size_t n)
 		if (r->state == SL_START) {
 			char c = p[i];
 
-			if (c == '{' || (c >= '0' && c <= '9')) {
+			nl = memchr(p + i, '\n', n - i);
+			e = nl != NULL ? (size_t)(nl - p) : n;
+			if ((c == '{' || (c >= '0' && c <= '9')) && nl == NULL) {
+				/* A candidate that goes on in the next piece:
+				 * held. */
+				sl_span(r, p, &span, i, &nls);
 				r->state = SL_LINE;
 				r->line_len = 0;
+			} else if (nl != NULL && !sl_plain_line(p + i, e - i)) {
+				/* A record or a CRI line, whole here: read in
+				 * place. */
+				sl_span(r, p, &span, i, &nls);
+				sl_line(r, p + i, e - i, true);
+				r->in_lines++;
+				i = span = e + 1;
+				continue;
 			} else {
-				sl_plain_start(r);
-				r->state = SL_PASS;
+				/* A plain line: it joins the span, after what
+				 * the last line left open. */
+				if (r->part != SL_PART_NONE || r->cur_any) {
+					sl_span(r, p, &span, i, &nls);
+					sl_plain_start(r);
+				}
+				if (nl == NULL) {
+					r->state = SL_PASS;
+					break;
+				}
+				r->in_lines++;
+				nls++;
+				i = e + 1;
+				continue;
 			}
 		}
 		nl = memchr(p + i, '\n', n - i);
 		e = nl != NULL ? (size_t)(nl - p) : n;
 		if (r->state == SL_PASS) {
-			if (nl != NULL)
-				e++;
-			sl_put(r, p + i, e - i);
-			i = e;
-			if (nl != NULL) {
-				r->in_lines++;
-				r->state = SL_START;
-			}
+			/* The rest of a plain line begun in an earlier piece. */
+			if (nl == NULL)
+				break;
+			r->in_lines++;
+			nls++;
+			i = e + 1;
+			r->state = SL_START;
 			continue;
 		}
 		if (r->line_len + (e - i) > SL_RECORD_MAX) {
@@ -970,6 +1056,7 @@ sl_feed(sl_reader *r, const char *p, size_t n)
 			sl_put(r, r->line, r->line_len);
 			r->line_len = 0;
 			r->state = SL_PASS;
+			span = i;
 			continue;
 		}
 		memcpy(r->line + r->line_len, p + i, e - i);
@@ -982,7 +1069,10 @@ sl_feed(sl_reader *r, const char *p, size_t n)
 			r->line_len = 0;
 			r->state = SL_START;
 		}
+		span = i;
 	}
+	if (r->state != SL_LINE)
+		sl_span(r, p, &span, n, &nls);
 	sl_flush(r);
 }
 
