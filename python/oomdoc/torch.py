@@ -20,8 +20,11 @@ allowed), and the free bytes that cudaMemGetInfo gave.  The observer then
      torch.cuda.memory_stats(device) as JSON, beside the log;
   2. writes the message PyTorch is about to raise, from those numbers and
      the allocator's statistics, in PyTorch's own words and rounding
-     (format_size of that file), and diagnoses it with oomdoc (the
-     allowed bytes, when a fraction is set, given as the fact "allowed");
+     (format_size of that file), after the context a log would show
+     before it (the allocator settings of the environment, the GPU's
+     name, the Python stack of the failing allocation), and diagnoses it
+     with oomdoc (the allowed bytes, when a fraction is set, given as the
+     fact "allowed");
   3. prints oomdoc's report on stderr (or the stream given), and returns:
      the exception then propagates as it would have.
 
@@ -42,6 +45,7 @@ import socket
 import stat
 import sys
 import threading
+import traceback
 from typing import Any, Dict, List, Optional, TextIO
 
 from . import RulePaths, diagnose, report
@@ -106,6 +110,34 @@ def _dump_dir(explicit: Optional[str]) -> str:
         if d is not None:
             return d
     return os.getcwd()
+
+
+# The allocator settings PyTorch reads (c10/core/AllocatorConfig.cpp and
+# c10/cuda/CUDAAllocatorConfig.cpp of PyTorch 2.x).
+_ALLOC_VARS = ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF",
+               "PYTORCH_HIP_ALLOC_CONF")
+
+
+def _context_lines(torch: Any, device: int) -> List[str]:
+    """The lines a log shows before the message and that oomdoc reads for
+    context, with this process's values: the allocator settings of its
+    environment, the GPU's name (torch.cuda.get_device_name), and the
+    Python stack of the allocation that failed, which is the traceback
+    the exception will print (without this module's frames)."""
+    lines = ["%s=%s\n" % (v, os.environ[v]) for v in _ALLOC_VARS
+             if os.environ.get(v)]
+    try:
+        lines.append("GPU %d: %s\n" % (device,
+                                        torch.cuda.get_device_name(device)))
+    except Exception:
+        pass
+    here = os.path.abspath(__file__)
+    frames = [f for f in traceback.extract_stack()
+              if os.path.abspath(f.filename) != here]
+    if frames:
+        lines.append("Traceback (most recent call last):\n")
+        lines += traceback.format_list(frames)
+    return lines
 
 
 class Attachment:
@@ -200,8 +232,11 @@ class Attachment:
         if allowed is not None:
             facts.setdefault("allowed", allowed)
         name = "PyTorch out-of-memory observer, GPU %d" % device
-        # As the traceback's last line will show it.
-        text = "torch.OutOfMemoryError: " + message + "\n"
+        # The context a log would show before the message, as this
+        # process knows it, then the message as the traceback's last line
+        # will show it.
+        text = "".join(_context_lines(torch, device)) + \
+            "torch.OutOfMemoryError: " + message + "\n"
         rep = diagnose(text, rules=self.rules,
                        default_rules=self.default_rules, facts=facts,
                        name=name)

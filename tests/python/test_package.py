@@ -159,8 +159,10 @@ torch.state.update(allocated=70 * GIB, reserved=75 * GIB)
 if sys.argv[1] == "fraction":
     torch.state["allowed"] = 20 * GIB
 msg = oomdoc.torch.oom_message(0, 12 * GIB, 80 * GIB, 2 * GIB, 70 * GIB, 75 * GIB)
-try:
+def backward():
     torch.fail(0, 12 * GIB, 2 * GIB, msg)
+try:
+    backward()
 except torch.OutOfMemoryError:
     print(json.dumps(att.failures, default=str))
     raise
@@ -169,19 +171,24 @@ except torch.OutOfMemoryError:
 
 class TorchHook(unittest.TestCase):
     def run_child(self, d, case):
-        env = dict(os.environ, PYTHONPATH=STUB)
+        """Runs CHILD as d/train.py, standard error into d/job.log."""
+        env = dict(os.environ, PYTHONPATH=STUB,
+                   PYTORCH_CUDA_ALLOC_CONF="max_split_size_mb:512")
         env.pop("OOMDOC_DUMP_DIR", None)
         log = os.path.join(d, "job.log")
+        script = os.path.join(d, "train.py")
+        with open(script, "w") as f:
+            f.write(CHILD)
         with open(log, "w") as err:
-            p = subprocess.run([sys.executable, "-c", CHILD, case], env=env,
+            p = subprocess.run([sys.executable, script, case], env=env,
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=err,
                                text=True)
         with open(log) as f:
-            return p, json.loads(p.stdout.splitlines()[0]), f.read()
+            return p, json.loads(p.stdout.splitlines()[0]), f.read(), script
 
     def test_observer(self):
         with tempfile.TemporaryDirectory() as d:
-            p, failures, log = self.run_child(d, "plain")
+            p, failures, log, script = self.run_child(d, "plain")
             # The exception propagated after the observer ran.
             self.assertNotEqual(p.returncode, 0)
             self.assertEqual(len(failures), 1)
@@ -209,6 +216,19 @@ class TorchHook(unittest.TestCase):
             self.assertEqual(m["free_bytes"], 2 * GIB)
             self.assertEqual(m["allocated_bytes"], 70 * GIB)
             self.assertEqual(m["reserved_unallocated_bytes"], 5 * GIB)
+            # The context of the process: its allocator setting, and the
+            # stack of the failing allocation (the child's backward(),
+            # then the stub's fail(), which stands for PyTorch's C++).
+            cx = f["report"]["events"][0]["context"]
+            self.assertEqual(cx["alloc_conf"], "max_split_size_mb:512")
+            self.assertEqual([(x["file"], x["function"], x["code"])
+                              for x in cx["frames"]][-3:],
+                             [(script, "<module>", "backward()"),
+                              (script, "backward",
+                               "torch.fail(0, 12 * GIB, 2 * GIB, msg)"),
+                              (os.path.join(STUB, "torch", "__init__.py"),
+                               "fail", "obs(device, requested, third, free)")])
+            self.assertEqual(cx["phase"], "backward")
             # The observer's message is the one PyTorch raised.
             self.assertIn("torch.OutOfMemoryError: " + f["message"] + "\n",
                           log[log.index("Traceback"):])
@@ -224,7 +244,7 @@ class TorchHook(unittest.TestCase):
 
     def test_fraction(self):
         with tempfile.TemporaryDirectory() as d:
-            _, failures, _ = self.run_child(d, "fraction")
+            _, failures, _, _ = self.run_child(d, "fraction")
             f = failures[0]
             self.assertEqual(f["allowed_bytes"], 20 * GIB)
             self.assertEqual(f["total_bytes"], 80 * GIB)
@@ -233,7 +253,7 @@ class TorchHook(unittest.TestCase):
 
     def test_cpu_build_refused(self):
         with tempfile.TemporaryDirectory() as d:
-            p, out, _ = self.run_child(d, "cpu")
+            p, out, _, _ = self.run_child(d, "cpu")
             self.assertEqual(p.returncode, 0)
             self.assertIn("built without CUDA", out["refused"])
 

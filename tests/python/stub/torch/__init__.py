@@ -61,6 +61,7 @@ def _get_device_properties(device):
 
 cuda = types.SimpleNamespace(
     memory_stats=_memory_stats,
+    get_device_name=lambda device=None: "NVIDIA H100 80GB HBM3",
     get_device_properties=_get_device_properties,
     is_available=lambda: True,
     memory=types.SimpleNamespace(
