@@ -62,5 +62,27 @@ case $out in
 esac
 "$venv/bin/oomdoc" --version || fail=1
 "$venv/bin/python" tests/python/test_package.py || fail=1
+
+# The package from this checkout, on the build tree's shared library (as
+# tests/gpu/run.sh uses it, with no pip): the same report as the program
+# built here, and the build tree's rules.
+if [ -f "$build/liboomdoc.so.0" ] && [ -x "$build/bin/oomdoc" ]; then
+	if ! OOMDOC_LIBRARY=$build/liboomdoc.so.0 PYTHONPATH=$root/python \
+		"$py" - "$build" <<'EOF'
+import json, os, subprocess, sys
+import oomdoc
+build = sys.argv[1]
+assert oomdoc.shipped_rules_dir() == os.path.join(build, "share", "oomdoc", "rules")
+want = json.loads(subprocess.run([os.path.join(build, "bin", "oomdoc"), "--format",
+                                  "json", "fixtures/sample/job.log"],
+                                 capture_output=True, text=True).stdout)
+assert oomdoc.diagnose("fixtures/sample/job.log") == want
+print("python: the checkout's package on OOMDOC_LIBRARY=%s/liboomdoc.so.0" % build)
+EOF
+	then
+		echo "python: the checkout's package on the build tree's library failed" >&2
+		fail=1
+	fi
+fi
 [ $fail -eq 0 ] && echo "python: the package works from a fresh virtual environment"
 exit $fail
