@@ -151,12 +151,14 @@ class Attachment:
     """
 
     def __init__(self, torch: Any, *, record_history: bool,
-                 max_entries: int, dump_dir: Optional[str],
+                 max_entries: int, max_reports: int, dump_dir: Optional[str],
                  stream: Optional[TextIO], rules: Optional[RulePaths],
                  default_rules: bool, facts: Optional[Dict[str, Any]]):
         self._torch = torch
         self.record_history = record_history
         self.max_entries = max_entries
+        self.max_reports = max_reports
+        self.seen = 0
         self.dump_dir = dump_dir
         self.stream = stream
         self.rules = rules
@@ -197,7 +199,19 @@ class Attachment:
                  device_free: int) -> None:
         torch = self._torch
         errors: List[str] = []
-        n = len(self.failures) + 1
+        self.seen += 1
+        n = self.seen
+        if n > self.max_reports:
+            # A program that catches its failures (cuDNN's algorithm search
+            # does, retrying with less workspace) can fail many times:
+            # one line for the first beyond the cap, then nothing.
+            if n == self.max_reports + 1:
+                out = self.stream or sys.stderr
+                out.write("oomdoc.torch: more CUDA out-of-memory failures "
+                          "on GPU %d, not reported (max_reports=%d)\n"
+                          % (device, self.max_reports))
+                out.flush()
+            return
         where = _dump_dir(self.dump_dir)
         base = os.path.join(where, "oomdoc-oom-%s-%d-%d"
                             % (socket.gethostname(), os.getpid(), n))
@@ -244,8 +258,10 @@ class Attachment:
                          default_rules=self.default_rules, facts=facts,
                          name=name)
         out = self.stream or sys.stderr
-        out.write("oomdoc.torch: CUDA out of memory on GPU %d; allocator "
-                  "snapshot: %s; memory_stats: %s\n"
+        out.write("oomdoc.torch: CUDA out of memory on GPU %d (the caching "
+                  "allocator is raising torch.OutOfMemoryError, which the "
+                  "program may still catch); allocator snapshot: %s; "
+                  "memory_stats: %s\n"
                   % (device, snap_path or "not written",
                      stats_path or "not written"))
         for e in errors:
@@ -266,14 +282,17 @@ _current: Optional[Attachment] = None
 
 
 def attach(*, record_history: bool = False, max_entries: int = 100000,
-           dump_dir: Optional[str] = None, stream: Optional[TextIO] = None,
+           max_reports: int = 5, dump_dir: Optional[str] = None, stream: Optional[TextIO] = None,
            rules: Optional[RulePaths] = None, default_rules: bool = True,
            facts: Optional[Dict[str, Any]] = None) -> Attachment:
     """Registers oomdoc's out-of-memory observer with PyTorch and returns
     it.  record_history starts torch.cuda.memory._record_memory_history
     (keeping the last max_entries allocation events, with their stacks),
     which makes the snapshot show what allocated the memory; it costs
-    some speed at every allocation.  rules, default_rules and facts are
+    some speed at every allocation.  The allocator calls the observer at
+    every failure, also those the program catches and retries (cuDNN's
+    algorithm search): the first max_reports are dumped and reported, the
+    one after them gets one line, the rest nothing.  rules, default_rules and facts are
     those of oomdoc.diagnose; stream receives the report (sys.stderr by
     default).  Called again while attached, it returns the attachment in
     place.  Raises RuntimeError when this PyTorch has no CUDA support (a
@@ -289,7 +308,8 @@ def attach(*, record_history: bool = False, max_entries: int = 100000,
                            "CUDA: it has no out-of-memory observer"
                            % getattr(torch, "__version__", "?"))
     att = Attachment(torch, record_history=record_history,
-                     max_entries=max_entries, dump_dir=dump_dir,
+                     max_entries=max_entries, max_reports=max_reports,
+                     dump_dir=dump_dir,
                      stream=stream, rules=rules, default_rules=default_rules,
                      facts=facts)
     if record_history:

@@ -153,7 +153,7 @@ if sys.argv[1] == "cpu":
     except RuntimeError as e:
         print(json.dumps({"refused": str(e)}))
     sys.exit(0)
-att = oomdoc.torch.attach(record_history=True)
+att = oomdoc.torch.attach(record_history=True, max_reports=1)
 assert oomdoc.torch.attach() is att
 torch.state.update(allocated=70 * GIB, reserved=75 * GIB)
 if sys.argv[1] == "fraction":
@@ -161,6 +161,16 @@ if sys.argv[1] == "fraction":
 msg = oomdoc.torch.oom_message(0, 12 * GIB, 80 * GIB, 2 * GIB, 70 * GIB, 75 * GIB)
 def backward():
     torch.fail(0, 12 * GIB, 2 * GIB, msg)
+if sys.argv[1] == "retries":
+    # Failures the program catches, as cuDNN's algorithm search does: only
+    # the first is reported (max_reports=1), the second gets one line.
+    for _ in range(3):
+        try:
+            backward()
+        except torch.OutOfMemoryError:
+            pass
+    print(json.dumps(att.failures, default=str))
+    sys.exit(0)
 try:
     backward()
 except torch.OutOfMemoryError:
@@ -241,6 +251,16 @@ class TorchHook(unittest.TestCase):
                   if e["kind"] == "cuda_caching_allocator"]
             self.assertEqual(len(ev), 1)
             self.assertEqual(ev[0]["occurrences"], 2)
+
+    def test_retries(self):
+        with tempfile.TemporaryDirectory() as d:
+            p, failures, log, _ = self.run_child(d, "retries")
+            self.assertEqual(p.returncode, 0)
+            self.assertEqual(len(failures), 1)
+            self.assertEqual(log.count("oomdoc: 1 out-of-memory event found"), 1)
+            self.assertEqual(log.count("more CUDA out-of-memory failures on GPU 0, "
+                                       "not reported (max_reports=1)"), 1)
+            self.assertEqual(len([f for f in os.listdir(d) if f.endswith(".pickle")]), 1)
 
     def test_fraction(self):
         with tempfile.TemporaryDirectory() as d:
