@@ -66,8 +66,8 @@ def _rule_paths(rules: Optional[RulePaths]) -> List[str]:
     if rules is None:
         return []
     if isinstance(rules, (str, os.PathLike)):
-        return [os.fspath(rules)]  # type: ignore[list-item]
-    return [os.fspath(r) for r in rules]  # type: ignore[misc]
+        return [os.fsdecode(os.fspath(rules))]
+    return [os.fsdecode(os.fspath(r)) for r in rules]
 
 
 def _load_rules(lib: ctypes.CDLL, rules: Optional[RulePaths],
@@ -107,18 +107,14 @@ def _load_rules(lib: ctypes.CDLL, rules: Optional[RulePaths],
         if not ok or errors:
             raise RulesError("; ".join(errors) or "the rules did not load",
                              errors)
-        return h
+        return int(h)
     except BaseException:
         lib.oomdoc_rules_free(h)
         raise
 
 
-def _is_path(source: Source) -> bool:
-    """Whether source names a file (see diagnose for the rule)."""
-    if isinstance(source, os.PathLike):
-        return True
-    if isinstance(source, bytes):
-        return False
+def _is_path(source: str) -> bool:
+    """Whether a str names a file (see diagnose for the rule)."""
     if "\n" in source or "\r" in source:
         return False
     # A string without a line break is a path when it names a file, or
@@ -128,14 +124,17 @@ def _is_path(source: Source) -> bool:
 
 def _scan(lib: ctypes.CDLL, sc: int, source: Source, name: Optional[str]) -> None:
     err = _lib.Error()
-    if _is_path(source):
-        path = os.fspath(source)  # type: ignore[arg-type]
-        bpath = os.fsencode(path)
-        if not lib.oomdoc_scanner_scan_file(sc, bpath, ctypes.byref(err)):
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and
+                                           _is_path(source)):
+        path = os.fsdecode(os.fspath(source))
+        if not lib.oomdoc_scanner_scan_file(sc, os.fsencode(path),
+                                            ctypes.byref(err)):
             raise InputError(err.text() or "cannot read %s" % path)
         return
-    data = source.encode("utf-8", "surrogateescape") \
-        if isinstance(source, str) else bytes(source)
+    if isinstance(source, str):
+        data = source.encode("utf-8", "surrogateescape")
+    else:
+        data = bytes(source)
     label = (name if name is not None else "(text)").encode("utf-8",
                                                           "surrogateescape")
     if not lib.oomdoc_scanner_begin(sc, label, ctypes.byref(err)):
@@ -210,6 +209,8 @@ def diagnose(source: Source, *, rules: Optional[RulePaths] = None,
     Raises InputError when the file cannot be opened or read to its end,
     and RulesError when a rule or a fact has an error.
     """
-    return json.loads(report(source, format="json", rules=rules,
-                             default_rules=default_rules, facts=facts,
-                             name=name))
+    doc: Dict[str, Any] = json.loads(report(source, format="json",
+                                            rules=rules,
+                                            default_rules=default_rules,
+                                            facts=facts, name=name))
+    return doc

@@ -40,7 +40,7 @@ class Error(ctypes.Structure):
         msg = self.message.decode("utf-8", "replace")
         name = self.file.decode("utf-8", "replace")
         if not name:
-            return msg
+            return str(msg)
         if self.line == 0:
             return "%s: %s" % (name, msg)
         return "%s:%d:%d: %s" % (name, self.line, self.col, msg)

@@ -39,6 +39,7 @@ reaches no observer; diagnose the log for those.
 """
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import socket
@@ -219,7 +220,7 @@ class Attachment:
         stats_path: Optional[str] = base + ".stats.json"
         try:
             stats = dict(torch.cuda.memory_stats(device))
-            with open(stats_path, "w") as f:
+            with open(base + ".stats.json", "w") as f:
                 json.dump(stats, f, indent=1, sort_keys=True, default=str)
         except Exception as e:
             errors.append("memory_stats: %s" % e)
@@ -264,8 +265,8 @@ class Attachment:
                   "memory_stats: %s\n"
                   % (device, snap_path or "not written",
                      stats_path or "not written"))
-        for e in errors:
-            out.write("oomdoc.torch: %s\n" % e)
+        for what in errors:
+            out.write("oomdoc.torch: %s\n" % what)
         out.write(printed)
         out.flush()
         self.failures.append({
@@ -298,7 +299,8 @@ def attach(*, record_history: bool = False, max_entries: int = 100000,
     place.  Raises RuntimeError when this PyTorch has no CUDA support (a
     CPU-only build has no out-of-memory observer)."""
     global _current
-    import torch  # the real PyTorch: absolute import
+    # The real PyTorch (this module is oomdoc.torch).
+    torch = importlib.import_module("torch")
 
     if _current is not None and _current.active:
         return _current
