@@ -19,7 +19,7 @@ allowed), and the free bytes that cudaMemGetInfo gave.  The observer then
      allocation history when attach(record_history=True) started it) and
      torch.cuda.memory_stats(device) as JSON, beside the log;
   2. writes the message PyTorch is about to raise, from those numbers and
-     the allocator's statistics, in PyTorch's own words and rounding
+     the allocator's statistics, in PyTorch 2.2's words and rounding
      (format_size of that file), after the context a log would show
      before it (the allocator settings of the environment, the GPU's
      name, the Python stack of the failing allocation), and diagnoses it
@@ -232,12 +232,15 @@ class Attachment:
             errors.append("snapshot: %s" % e)
             snap_path = None
         # The device's capacity: the third number is the allowed bytes
-        # instead when a memory fraction is set.
+        # instead when a memory fraction is set.  The allocator's total
+        # comes from cudaMemGetInfo, as torch.cuda.mem_get_info's does
+        # (the device properties' total_memory is cudaDeviceProp's, which
+        # need not be the same number).
         total = device_total
         try:
-            total = int(torch.cuda.get_device_properties(device).total_memory)
+            total = int(torch.cuda.mem_get_info(device)[1])
         except Exception as e:
-            errors.append("device properties: %s" % e)
+            errors.append("mem_get_info: %s" % e)
         allowed = device_total if device_total < total else None
         allocated = int(stats.get("allocated_bytes.all.current", 0))
         reserved = int(stats.get("reserved_bytes.all.current", 0))

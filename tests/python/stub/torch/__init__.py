@@ -55,14 +55,14 @@ def _dump_snapshot(filename="dump_snapshot.pickle"):
                      "stub_history": state["history"]}, f)
 
 
-def _get_device_properties(device):
-    return types.SimpleNamespace(total_memory=state["total"])
+def _mem_get_info(device=None):
+    return (0, state["total"])
 
 
 cuda = types.SimpleNamespace(
     memory_stats=_memory_stats,
     get_device_name=lambda device=None: "NVIDIA H100 80GB HBM3",
-    get_device_properties=_get_device_properties,
+    mem_get_info=_mem_get_info,
     is_available=lambda: True,
     memory=types.SimpleNamespace(
         _record_memory_history=_record_memory_history,
