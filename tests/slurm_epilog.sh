@@ -2,12 +2,16 @@
 # slurm_epilog.sh: runs contrib/slurm/oomdoc-epilog.sh under a real
 # single-node Slurm (Debian's slurm-wlm and munge): writes a minimal
 # slurm.conf (this host as controller and node, proctrack/linuxproc,
-# task/none, the epilog configured, every state directory under a temp
-# directory), starts munged, slurmctld and slurmd, submits a job that
-# prints a real out-of-memory log and fails, waits (bounded) for the
-# epilog, checks the spool and the job's AdminComment through scontrol,
-# and stops the daemons.  When the daemons cannot start here it prints
-# why and exits 77 (ctest's SKIP_RETURN_CODE); it never fakes scontrol.
+# task/none, the script as TaskEpilog and as Epilog, each with its own
+# spool, every state directory under a temp directory), starts munged,
+# slurmctld and slurmd, submits a job that prints a real out-of-memory log
+# and fails, waits (bounded) for both, checks both spools and the job's
+# AdminComment through scontrol (set by the TaskEpilog while the job ran;
+# the Epilog's update comes after the job finished, which Slurm 22.05
+# refuses), submits a job with no OOM and checks that neither kept a
+# report, and stops the daemons.  When the daemons cannot start here it
+# prints why and exits 77 (ctest's SKIP_RETURN_CODE); it never fakes
+# scontrol.
 #
 # Usage: slurm_epilog.sh OOMDOC
 set -u
@@ -67,14 +71,16 @@ pids+=("$(cat "$T/munge/munged.pid")")
 
 # The epilog: slurmd gives it a small environment, so a wrapper names
 # the program, the spool and scontrol's configuration.
-mkdir -p "$T/spool" "$T/ctld" "$T/d"
-cat >"$T/epilog.sh" <<EOS
+mkdir -p "$T/spool" "$T/spool-epilog" "$T/ctld" "$T/d"
+for w in task-epilog:spool epilog:spool-epilog; do
+	cat >"$T/${w%%:*}.sh" <<EOS
 #!/bin/sh
-export OOMDOC="$OOMDOC" OOMDOC_SPOOL="$T/spool" SLURM_CONF="$T/slurm.conf"
+export OOMDOC="$OOMDOC" OOMDOC_SPOOL="$T/${w#*:}" SLURM_CONF="$T/slurm.conf"
 export PATH="$PATH"
 exec "$ROOT/contrib/slurm/oomdoc-epilog.sh"
 EOS
-chmod 755 "$T/epilog.sh"
+	chmod 755 "$T/${w%%:*}.sh"
+done
 
 cat >"$T/slurm.conf" <<EOS
 ClusterName=oomdoctest
@@ -105,6 +111,7 @@ ReturnToService=2
 SchedulerType=sched/builtin
 SelectType=select/linear
 Epilog=$T/epilog.sh
+TaskEpilog=$T/task-epilog.sh
 MinJobAge=600
 NodeName=$host CPUs=1 RealMemory=100 State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=5 State=UP
@@ -142,38 +149,39 @@ job=$(sbatch --parsable -o "$T/job-%j.out" -D "$T" "$T/job.sh" 2>&1) ||
 job=${job%%;*}
 echo "submitted job $job"
 
-# The epilog's report and comment: 30 s at most.
+# The reports and the comment: 30 s at most.
 for ((i = 0; i < 60; i++)); do
 	comment=$(scontrol show job "$job" 2>/dev/null |
-		sed -n 's/^[[:space:]]*AdminComment=//p')
-	[ -f "$T/spool/$job.json" ] && { [ -n "$comment" ] ||
-		grep -q "_slurm_rpc_update_job: JobId=$job " "$T/slurmctld.log"; } &&
-		break
+		sed -n 's/^[[:space:]]*AdminComment=\(.*[^[:space:]]\)[[:space:]]*$/\1/p')
+	[ -f "$T/spool/$job.json" ] && [ -f "$T/spool-epilog/$job.json" ] &&
+		[ -n "$comment" ] && break
 	sleep 0.5
 done
 scontrol show job "$job" | sed -n '/JobState=\|StdOut=\|AdminComment=/p'
-[ -f "$T/spool/$job.json" ] || fail "no report $T/spool/$job.json"
-grep -q '"schema": "oomdoc.report/2"' "$T/spool/$job.json" ||
-	fail "the spool's report is not an oomdoc report"
 want_cause=$("$OOMDOC" --format json "$ROOT/fixtures/sample/job.log" |
 	sed -n 's/^    "top_cause": "\(.*\)",$/\1/p')
-# The comment: set, or refused by slurmctld because the job had finished
-# (Slurm 22.05 refuses every update of a finished job, AdminComment
-# included, and an Epilog runs after the job finished): then the epilog's
-# request must be in slurmctld's log, from root, for this job.
+for s in spool spool-epilog; do
+	[ -f "$T/$s/$job.json" ] || fail "no report $T/$s/$job.json"
+	grep -q '"schema": "oomdoc.report/2"' "$T/$s/$job.json" ||
+		fail "$s: the report is not an oomdoc report"
+	grep -q "\"top_cause\": \"$want_cause\"" "$T/$s/$job.json" ||
+		fail "$s: the report does not name the top cause $want_cause"
+done
 case $comment in
 "oomdoc: $want_cause fingerprint="[0-9a-f]*" report=$T/spool/$job.json")
-	echo "AdminComment set: $comment" ;;
-"")
-	grep -q "_slurm_rpc_update_job: JobId=$job uid=0: Job has already finished" \
-		"$T/slurmctld.log" ||
-		fail "AdminComment is empty and slurmctld logged no update for job $job"
-	echo "NOTE: slurmctld $(slurmctld -V | cut -d' ' -f2) refused the epilog's AdminComment update: Job has already finished" ;;
+	echo "AdminComment: $comment" ;;
 *) fail "AdminComment is '$comment', not the top cause '$want_cause' and a fingerprint" ;;
 esac
-grep -q "\"top_cause\": \"$want_cause\"" "$T/spool/$job.json" ||
-	fail "the spool's report does not name the top cause $want_cause"
-ls "$T/spool" | grep -q '^\.' && fail "a temporary report was left in the spool"
+fp=${comment#*fingerprint=}
+fp=${fp%% *}
+grep -q "^    \"fingerprint\": \"$fp\"" "$T/spool/$job.json" ||
+	fail "the comment's fingerprint $fp is not the report's"
+if grep -q "_slurm_rpc_update_job: JobId=$job uid=0: Job has already finished" \
+	"$T/slurmctld.log"; then
+	echo "NOTE: slurmctld refused the Epilog's update of the finished job, as 22.05 does"
+fi
+ls -a "$T/spool" "$T/spool-epilog" | grep -q '^\.[^.]' &&
+	fail "a temporary report was left in a spool"
 
 # A job with no out-of-memory failure keeps nothing.
 cat >"$T/ok.sh" <<EOS
@@ -190,6 +198,7 @@ for ((i = 0; i < 60; i++)); do
 	sleep 0.5
 done
 sleep 1
-[ -e "$T/spool/$ok.json" ] && fail "a report was kept for job $ok, which had no OOM"
-echo "PASS: job $job: report in the spool, AdminComment '$comment'; job $ok: none"
+[ -e "$T/spool/$ok.json" ] || [ -e "$T/spool-epilog/$ok.json" ] &&
+	fail "a report was kept for job $ok, which had no OOM"
+echo "PASS: job $job: reports from the TaskEpilog and the Epilog, AdminComment set; job $ok: none"
 exit 0

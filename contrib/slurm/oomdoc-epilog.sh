@@ -1,6 +1,19 @@
 #!/bin/sh
-# oomdoc-epilog.sh: a Slurm Epilog (slurm.conf: Epilog=/path/to/it) that
-# diagnoses a job's out-of-memory failure when the job ends.
+# oomdoc-epilog.sh: a Slurm epilog that diagnoses a job's out-of-memory
+# failure when the job ends.  Configure it in slurm.conf as
+#
+#   TaskEpilog=/path/to/it   run by slurmstepd as the job's user when the
+#                            batch script ends, while the job still runs:
+#                            the comment can be set (Comment; AdminComment
+#                            needs an administrator);
+#   Epilog=/path/to/it       run by slurmd as root after the job finished:
+#                            Slurm 22.05 refuses to update a finished job
+#                            ("Job has already finished"), so the report
+#                            and the syslog line are kept and the refusal
+#                            is logged.
+#
+# As a TaskEpilog it acts for the batch script's task only (no
+# SLURM_STEP_ID), not for every task of every srun step.
 #
 # It finds the job's output with `scontrol show job` (StdOut= and
 # StdErr=), runs oomdoc on it, and on an out-of-memory failure (oomdoc's
@@ -17,13 +30,18 @@
 # wrapper or the defaults below set them):
 #   OOMDOC                the program (default: oomdoc on PATH)
 #   OOMDOC_SPOOL          the report directory (default /var/spool/oomdoc)
-#   OOMDOC_COMMENT_FIELD  AdminComment (default) or Comment
+#   OOMDOC_COMMENT_FIELD  AdminComment (default as root) or Comment
+#                         (default otherwise)
 #   SCONTROL              scontrol (default: scontrol on PATH)
 #   OOMDOC_TIMEOUT        seconds oomdoc may run (default 60)
 
 OOMDOC=${OOMDOC:-oomdoc}
 SPOOL=${OOMDOC_SPOOL:-/var/spool/oomdoc}
-FIELD=${OOMDOC_COMMENT_FIELD:-AdminComment}
+if [ "$(id -u)" -eq 0 ]; then
+	FIELD=${OOMDOC_COMMENT_FIELD:-AdminComment}
+else
+	FIELD=${OOMDOC_COMMENT_FIELD:-Comment}
+fi
 SCONTROL=${SCONTROL:-scontrol}
 TIMEOUT=${OOMDOC_TIMEOUT:-60}
 job=${SLURM_JOB_ID:-${SLURM_JOBID:-}}
@@ -34,6 +52,11 @@ log() {
 
 main() {
 	[ -n "$job" ] || return 0
+	# A TaskEpilog runs after every task: only the batch script's.
+	if [ "${SLURM_SCRIPT_CONTEXT:-}" = epilog_task ] &&
+	    [ -n "${SLURM_STEP_ID:-}" ]; then
+		return 0
+	fi
 	case $FIELD in AdminComment|Comment) ;; *) FIELD=AdminComment ;; esac
 	info=$("$SCONTROL" show job "$job" 2>/dev/null) || return 0
 
