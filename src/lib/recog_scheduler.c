@@ -489,11 +489,13 @@ sc_seff(const char *t, size_t tlen, size_t ls, od_event *ev, size_t *me)
 			if (ev != NULL) {
 				sc_copy(ev->error, sizeof ev->error, t, s, x);
 				if (sc_prefix(t, x, e, " (exit code ")) {
-					char *q;
-					long long v = strtoll(t + x + 12, &q,
-					    10);
+					char num[24], *q;
+					long long v;
 
-					if (q != t + x + 12 && *q == ')') {
+					/* A copy: the text is not NUL-ended. */
+					sc_copy(num, sizeof num, t, x + 12, e);
+					v = strtoll(num, &q, 10);
+					if (q != num && strcmp(q, ")") == 0) {
 						ev->host.exit_code = v;
 						ev->host.has_exit = true;
 					}
@@ -585,7 +587,7 @@ sc_k8s_reason(const char *t, size_t tlen, size_t ls, size_t *ks)
 	    !sc_key_is(t, ka, kb, "reason") || vb - va != 9 ||
 	    memcmp(t + va, "OOMKilled", 9) != 0)
 		return false;
-	*ks = t[ka - 1] == '"' ? ka - 1 : ka;
+	*ks = ka > ls && t[ka - 1] == '"' ? ka - 1 : ka;
 	return true;
 }
 
