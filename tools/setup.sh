@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 packages="build-essential cmake pkg-config libpcre2-dev libvectorscan-dev
 libyaml-dev zlib1g-dev libzstd-dev libjansson-dev libcmocka-dev mandoc valgrind python3
 python3-venv python3-markdown-it python3-linkify-it cmark-gfm gzip zstd jq clang
-libclang-rt-14-dev"
+libclang-rt-14-dev slurm-wlm munge"
 
 missing=""
 for p in $packages; do
