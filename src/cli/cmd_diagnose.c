@@ -43,8 +43,10 @@ enum {
 
 static const od_option dg_options[] = {
 	{ .name = "format", .letter = 'f', .arg = "FORMAT",
-	  .help = "report format: text (default), markdown, json, or jsonl "
-	  "(one event a line, as soon as it is complete)" },
+	  .help = "report format: text (default), markdown, json, jsonl "
+	  "(one event a line, as soon as it is complete), github (GitHub "
+	  "Actions annotations) or prometheus (metrics for node_exporter's "
+	  "textfile collector)" },
 	{ .name = "count", .letter = 'c',
 	  .help = "print the number of failures of each input (NAME:N), "
 	  "and no report" },
@@ -97,6 +99,16 @@ dg_help(FILE *out)
 	    "gzip and zstd\ninput are recognised by their first bytes.\n\n"
 	    "Options:\n", out);
 	od_options_help(out, dg_options, DG_NOPTS);
+	fputs("\nFormats, for example:\n"
+	    "  oomdoc -f markdown job.log > ticket.md   a bug ticket\n"
+	    "  oomdoc -f json job.log | jq .summary     schema oomdoc.report/2 "
+	    "(share/oomdoc/schema)\n"
+	    "  tail -f job.log | oomdoc -f jsonl        each event as it "
+	    "completes\n"
+	    "  oomdoc -f github train.log               GitHub Actions "
+	    "annotations\n"
+	    "  oomdoc -f prometheus job.log > x.prom    node_exporter's "
+	    "textfile collector\n", out);
 	fputs("\nExit status: 0 if an out-of-memory failure was found, 1 if "
 	    "none was (warnings\nalone are not one), 2 on a usage or input "
 	    "error, 3 on an error in the rules,\n128+N after signal N (the "
@@ -173,6 +185,10 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 		case 'f':
 			if (strcmp(optarg, "jsonl") == 0)
 				cfg->report.format = OD_FORMAT_JSONL;
+			else if (strcmp(optarg, "github") == 0)
+				cfg->report.format = OD_FORMAT_GITHUB;
+			else if (strcmp(optarg, "prometheus") == 0)
+				cfg->report.format = OD_FORMAT_PROMETHEUS;
 			else if (!cli_format_parse(optarg, &cfg->report.format))
 				return cli_usage(NULL, "unknown format", optarg);
 			break;
