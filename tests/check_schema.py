@@ -84,11 +84,21 @@ for log in logs:
               json.loads(line))
     check("oomdoc.summary-1", log + " --summary --format json",
           json.loads(run(["--summary", "--format", "json", log])))
-# All the fixtures in one run: events merged across inputs.
+# Standard input, which has no file name.
+with open("fixtures/sample/job.log", "rb") as f:
+    data = f.read()
+for fmt, name in (("json", "oomdoc.report-2"), ("jsonl", "oomdoc.event-2")):
+    out = subprocess.run([oomdoc, "--format", fmt], input=data,
+                         capture_output=True).stdout.decode("utf-8")
+    for k, line in enumerate(out.splitlines() if fmt == "jsonl" else [out]):
+        check(name, "standard input --format %s (%d)" % (fmt, k + 1),
+              json.loads(line))
+# All the fixtures in one run, and an input that cannot be read.
+missing = ["fixtures/no-such-input.log"]
 check("oomdoc.report-2", "all fixtures --format json",
-      json.loads(run(["--format", "json"] + logs)))
+      json.loads(run(["--format", "json"] + logs + missing)))
 check("oomdoc.summary-1", "all fixtures --summary --format json",
-      json.loads(run(["--summary", "--format", "json"] + logs)))
+      json.loads(run(["--summary", "--format", "json"] + logs + missing)))
 
 # Live mode through the fake backend, and the reports it reads back.
 for log in sorted(glob.glob("fixtures/rules/*.log") +
