@@ -93,7 +93,7 @@ check "4. $(wc -l <"$tmp/out") lines, not 3 (an event written twice?)" $?
 cp $F/sample/job.log "$log"
 "$oomdoc" --follow --color never "$log" >"$tmp/text" 2>"$tmp/err" &
 pid=$!
-sleep 1
+sleep 2   # time to read the file, on a loaded machine too
 kill -INT $pid
 wait $pid
 rc=$?
