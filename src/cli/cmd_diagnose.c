@@ -38,13 +38,16 @@
 
 enum {
 	OPT_COLOR = 256, OPT_LIST_ANCHORS, OPT_RULES, OPT_NO_DEFAULT_RULES,
-	OPT_FACT, OPT_ZSTD_WINDOW_LOG, OPT_RANK, OPT_KIND, OPT_SUMMARY
+	OPT_FACT, OPT_ZSTD_WINDOW_LOG, OPT_RANK, OPT_KIND, OPT_SUMMARY,
+	OPT_FOLLOW
 };
 
 static const od_option dg_options[] = {
 	{ .name = "format", .letter = 'f', .arg = "FORMAT",
-	  .help = "report format: text (default), markdown, json, or jsonl "
-	  "(one event a line, as soon as it is complete)" },
+	  .help = "report format: text (default), markdown, json, jsonl "
+	  "(one event a line, as soon as it is complete), github (GitHub "
+	  "Actions annotations) or prometheus (metrics for node_exporter's "
+	  "textfile collector)" },
 	{ .name = "count", .letter = 'c',
 	  .help = "print the number of failures of each input (NAME:N), "
 	  "and no report" },
@@ -59,6 +62,9 @@ static const od_option dg_options[] = {
 	{ .name = "summary", .letter = OPT_SUMMARY,
 	  .help = "print one row per input: events, kind, top cause, "
 	  "fingerprint (a JSON document with --format json)" },
+	{ .name = "follow", .letter = OPT_FOLLOW,
+	  .help = "read the one FILE as it grows, as tail -F does (rotation "
+	  "and truncation too), until SIGINT or SIGTERM" },
 	{ .name = "max-count", .letter = 'm', .arg = "N",
 	  .help = "keep the first N events of each input" },
 	{ .name = "rank", .letter = OPT_RANK, .arg = "N",
@@ -97,6 +103,18 @@ dg_help(FILE *out)
 	    "gzip and zstd\ninput are recognised by their first bytes.\n\n"
 	    "Options:\n", out);
 	od_options_help(out, dg_options, DG_NOPTS);
+	fputs("\nFormats, for example:\n"
+	    "  oomdoc -f markdown job.log > ticket.md   a bug ticket\n"
+	    "  oomdoc -f json job.log | jq .summary     schema oomdoc.report/2 "
+	    "(share/oomdoc/schema)\n"
+	    "  tail -f job.log | oomdoc -f jsonl        each event as it "
+	    "completes\n"
+	    "  oomdoc --follow -f jsonl job.log         the same, following "
+	    "the file as tail -F\n"
+	    "  oomdoc -f github train.log               GitHub Actions "
+	    "annotations\n"
+	    "  oomdoc -f prometheus job.log > x.prom    node_exporter's "
+	    "textfile collector\n", out);
 	fputs("\nExit status: 0 if an out-of-memory failure was found, 1 if "
 	    "none was (warnings\nalone are not one), 2 on a usage or input "
 	    "error, 3 on an error in the rules,\n128+N after signal N (the "
@@ -173,6 +191,10 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 		case 'f':
 			if (strcmp(optarg, "jsonl") == 0)
 				cfg->report.format = OD_FORMAT_JSONL;
+			else if (strcmp(optarg, "github") == 0)
+				cfg->report.format = OD_FORMAT_GITHUB;
+			else if (strcmp(optarg, "prometheus") == 0)
+				cfg->report.format = OD_FORMAT_PROMETHEUS;
 			else if (!cli_format_parse(optarg, &cfg->report.format))
 				return cli_usage(NULL, "unknown format", optarg);
 			break;
@@ -190,6 +212,9 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 			break;
 		case OPT_SUMMARY:
 			cfg->mode = DG_SUMMARY;
+			break;
+		case OPT_FOLLOW:
+			cfg->follow = true;
 			break;
 		case 'm':
 			if ((cfg->max_count = dg_number(optarg, 1)) < 0)
@@ -480,7 +505,9 @@ dg_per_input(const char *label, dg_config *cfg, rl_set *rules,
 		}
 		od_events_filter(set, cfg->rank, cfg->kind, cfg->max_count);
 		memset(&err, 0, sizeof err);
-		if (!dg_scan(sc, path, i, &inputs[i], set, jsonl, &err)) {
+		if (!(cfg->follow ? cli_follow(sc, path, i, &inputs[i], set,
+		    &dg_signal, &err) :
+		    dg_scan(sc, path, i, &inputs[i], set, jsonl, &err))) {
 			cli_error(label, &err);
 			failed = true;
 		}
@@ -548,8 +575,9 @@ dg_report(const char *label, dg_config *cfg, rl_set *rules, od_scanner *sc,
 	for (i = 0; i < ninputs && dg_signal == 0 && !nomem; i++) {
 		memset(&err, 0, sizeof err);
 		nread++;
-		if (!dg_scan(sc, paths != NULL ? paths[i] : "-", i, &inputs[i],
-		    set, false, &err)) {
+		if (!(cfg->follow ? cli_follow(sc, paths[i], i, &inputs[i], set,
+		    &dg_signal, &err) : dg_scan(sc, paths != NULL ? paths[i] :
+		    "-", i, &inputs[i], set, false, &err))) {
 			cli_error(label, &err);
 			failed = true;
 			/* Out of memory: no report (it would be wrong). */
@@ -602,6 +630,14 @@ cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 	}
 
 	nfiles = argc - optind;
+	if (cfg.follow && (nfiles != 1 || strcmp(argv[optind], "-") == 0)) {
+		/* A pipe is read as it comes without it. */
+		rl_free(rules);
+		cli_say(label, "--follow reads one named file, not %s (see "
+		    "oomdoc --help)", nfiles > 1 ? "several" :
+		    "standard input");
+		return OD_EXIT_ERROR;
+	}
 	ninputs = nfiles > 0 ? nfiles : 1;
 	paths = nfiles > 0 ? argv + optind : NULL;
 	inputs = calloc((size_t)ninputs, sizeof *inputs);

@@ -580,7 +580,9 @@ const char *const *od_anchors(const od_scanner *sc);
 /* Reports. */
 typedef enum {
 	OD_FORMAT_TEXT, OD_FORMAT_JSON, OD_FORMAT_MARKDOWN,
-	OD_FORMAT_JSONL         /* one event a line (report_json.c) */
+	OD_FORMAT_JSONL,        /* one event a line (report_json.c) */
+	OD_FORMAT_GITHUB,       /* workflow commands (report_github.c) */
+	OD_FORMAT_PROMETHEUS    /* metrics (report_prometheus.c) */
 } od_report_format;
 typedef struct {
 	od_report_format format;
