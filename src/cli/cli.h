@@ -152,6 +152,7 @@ typedef struct {
 	int max_count;          /* -m: events per input, 0 no limit */
 	int rank;               /* --rank, -1 any */
 	int kind;               /* --kind (an od_kind), -1 any */
+	const char *snapshot;   /* --snapshot: a memory snapshot, or NULL */
 } dg_config;
 
 /* The defaults: text, colour auto, the shipped rules. */
