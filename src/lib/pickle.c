@@ -18,16 +18,19 @@
  * The values are built as jansson values, so that a snapshot saved as
  * JSON goes through the same analysis (snapshot.c).
  *
- * The memo.  Python's pickler memoizes each container when it creates it
- * and fills it at once; a later BINGET of it comes after it is complete.
- * Here a memoized container can be fetched only once it is sealed, that is
- * once it was put inside another container (or it is the result); what a
- * fetch pushes is shared (a reference, not a copy) and frozen: nothing can
- * be added to it.  A container still open cannot be fetched, and DUP does
- * not copy containers, so no container can end up inside itself: the
- * value is a tree whose shared parts are immutable, its size is the
- * number of values made (bounded), and its depth is checked as values are
- * put inside one another.
+ * The memo.  Python's pickler memoizes each object once, at a new slot,
+ * when it creates it, and fills a container at once; a BINGET of it can
+ * come while it still waits on the stack for the APPENDS or SETITEMS that
+ * put it in its parent, but nothing is added to it after.  Here a fetch
+ * pushes a reference to the same value (shared, not copied) that nothing
+ * may be added to, and from the first fetch on nothing may be added to the
+ * original either; a memo slot is written once, in sequence, and DUP does
+ * not copy containers.  A container can then only grow while nothing else
+ * refers to it, and once it is inside another it is never on the stack to
+ * grow again, so no container can end up inside itself: the value is a
+ * tree whose shared parts are immutable, its size is the number of values
+ * made (bounded), and its depth is checked as values are put inside one
+ * another (a memo slot keeps the depth of its value up to date).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -132,12 +135,12 @@ typedef struct {
 	bool frozen;
 } pk_slot;
 
-/* A memo slot: a reference, its depth once sealed, and whether it may be
- * fetched (scalars always; containers once sealed). */
+/* A memo slot: a reference, its depth (kept up to date while it grows),
+ * and whether it was fetched (then it may not grow). */
 typedef struct {
 	json_t *v;
 	int depth;
-	bool sealed;
+	bool fetched;
 } pk_memo;
 
 typedef struct {
@@ -264,31 +267,24 @@ pk_is_container(const json_t *v)
 	return json_is_array(v) || json_is_object(v);
 }
 
-/* The slot s leaves the stack into a container: a memoized container is
- * sealed (it may be fetched from now on, with its depth). */
-static void
-pk_seal(pk_reader *r, const pk_slot *s)
-{
-	if (s->memo >= 0 && (size_t)s->memo < r->nmemo &&
-	    r->memo[s->memo].v == s->v) {
-		r->memo[s->memo].sealed = true;
-		r->memo[s->memo].depth = s->depth;
-	}
-}
-
 /* Whether child may go inside the container of slot parent: the parent
- * is not shared, and the depth stays within its bound (updated). */
+ * is not shared, and the depth stays within its bound (updated, in the
+ * parent's memo slot too). */
 static bool
 pk_may_insert(pk_reader *r, pk_slot *parent, const pk_slot *child)
 {
-	if (parent->frozen)
-		return pk_fail(r, "adds to a container fetched from the memo, "
-		    "which a snapshot never does");
+	if (parent->frozen || (parent->memo >= 0 &&
+	    r->memo[parent->memo].fetched))
+		return pk_fail(r, "adds to a container already fetched from the "
+		    "memo, which a snapshot never does");
 	if (child->depth + 1 > OD_PICKLE_MAX_DEPTH)
 		return pk_fail(r, "containers nested more than %d deep",
 		    OD_PICKLE_MAX_DEPTH);
-	if (child->depth + 1 > parent->depth)
+	if (child->depth + 1 > parent->depth) {
 		parent->depth = child->depth + 1;
+		if (parent->memo >= 0)
+			r->memo[parent->memo].depth = parent->depth;
+	}
 	return pk_count(r);
 }
 
@@ -334,7 +330,6 @@ pk_setitem(pk_reader *r, pk_slot *dict, pk_slot *key, pk_slot *val)
 	k = pk_key(r, key->v);
 	if (k == NULL)
 		return false;
-	pk_seal(r, val);
 	ok = json_object_setn(dict->v, json_string_value(k),
 	    json_string_length(k), val->v) == 0;
 	json_decref(k);
@@ -349,7 +344,6 @@ pk_append(pk_reader *r, pk_slot *list, pk_slot *val)
 		return pk_fail(r, "appends to something not a list");
 	if (!pk_may_insert(r, list, val))
 		return false;
-	pk_seal(r, val);
 	return json_array_append(list->v, val->v) == 0 || pk_nomem(r);
 }
 
@@ -456,7 +450,8 @@ pk_long(pk_reader *r, uint64_t n)
 	}
 }
 
-/* Stores the top in memo slot idx: the next one, or one already used. */
+/* Stores the top in memo slot idx, which must be the next one: a slot is
+ * written once, and an object memoized once. */
 static bool
 pk_put(pk_reader *r, uint64_t idx)
 {
@@ -464,30 +459,26 @@ pk_put(pk_reader *r, uint64_t idx)
 
 	if (r->n == 0)
 		return pk_fail(r, "nothing on the stack to memoize");
-	if (idx > r->nmemo)
+	if (idx != r->nmemo)
 		return pk_fail(r, "memo slot %llu out of sequence (next is %zu)",
 		    (unsigned long long)idx, r->nmemo);
-	if (idx == r->nmemo) {
-		if (r->nmemo >= OD_PICKLE_MAX_MEMO)
-			return pk_fail(r, "more than %d memo slots",
-			    OD_PICKLE_MAX_MEMO);
-		if (r->nmemo == r->memo_cap) {
-			size_t cap = r->memo_cap != 0 ? 2 * r->memo_cap : 64;
-			pk_memo *m = realloc(r->memo, cap * sizeof *m);
-
-			if (m == NULL)
-				return pk_nomem(r);
-			r->memo = m;
-			r->memo_cap = cap;
-		}
-		r->nmemo++;
-	} else
-		json_decref(r->memo[idx].v);
 	top = &r->stack[r->n - 1];
-	r->memo[idx] = (pk_memo){ .v = json_incref(top->v),
-	    .depth = top->depth,
-	    .sealed = top->frozen || !pk_is_container(top->v) };
-	top->memo = (int64_t)idx;
+	if (top->memo >= 0)
+		return pk_fail(r, "memoizes the same object twice");
+	if (r->nmemo >= OD_PICKLE_MAX_MEMO)
+		return pk_fail(r, "more than %d memo slots", OD_PICKLE_MAX_MEMO);
+	if (r->nmemo == r->memo_cap) {
+		size_t cap = r->memo_cap != 0 ? 2 * r->memo_cap : 64;
+		pk_memo *m = realloc(r->memo, cap * sizeof *m);
+
+		if (m == NULL)
+			return pk_nomem(r);
+		r->memo = m;
+		r->memo_cap = cap;
+	}
+	r->memo[r->nmemo] = (pk_memo){ .v = json_incref(top->v),
+	    .depth = top->depth };
+	top->memo = (int64_t)r->nmemo++;
 	return true;
 }
 
@@ -495,16 +486,13 @@ pk_put(pk_reader *r, uint64_t idx)
 static bool
 pk_get(pk_reader *r, uint64_t idx)
 {
-	const pk_memo *m;
+	pk_memo *m;
 
 	if (idx >= r->nmemo)
 		return pk_fail(r, "memo slot %llu was never stored (%zu are)",
 		    (unsigned long long)idx, r->nmemo);
 	m = &r->memo[idx];
-	if (!m->sealed)
-		return pk_fail(r, "fetches memo slot %llu, a container still "
-		    "being built (a recursive structure)",
-		    (unsigned long long)idx);
+	m->fetched = true;
 	return pk_push(r, json_incref(m->v), m->depth, true);
 }
 
@@ -769,7 +757,6 @@ od_pickle_read(const unsigned char *data, size_t len, const char *name,
 		pk_step(&r, &stop);
 	}
 	if (stop && !r.failed) {
-		pk_seal(&r, &r.stack[0]);
 		result = r.stack[0].v;
 		r.n = 0;
 	}

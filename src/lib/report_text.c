@@ -341,8 +341,9 @@ rp_text_snapshot(FILE *out, const od_event *ev)
 
 	if (!s->present)
 		return;
-	fprintf(out, "    memory snapshot, device %d (%lld segments): "
+	fprintf(out, "    memory snapshot, device %d, %lld segment%s: "
 	    "fragmentation %s\n", s->device, (long long)s->segments,
+	    s->segments == 1 ? "" : "s",
 	    v != NULL ? v : "not judged (no request known)");
 	if (s->request >= 0)
 		rp_text_size(out, s->from_trace ? "requested (oom entry)" :
