@@ -345,9 +345,13 @@ dg_snapshot_input(const char *path, int index, od_input *info,
 	}
 	if (od_snapshot_event(root, index, &ev))
 		od_events_add(set, &ev);
+	else if (ev.snap.from_trace) {
+		od_error_set(err, path, 0, 0, "out of memory");
+		info->failed = true;
+	}
 	od_event_clear(&ev);
 	json_decref(root);
-	return true;
+	return !info->failed;
 }
 
 /* How long standard input may be silent before the scanner is asked for

@@ -192,6 +192,14 @@ od_snapshot_load(const char *path, uint64_t *bytes, od_error *err)
 	return root;
 }
 
+/* a + b for two byte counts (neither negative), saturating at INT64_MAX:
+ * a hostile snapshot's sizes may add up past it. */
+static int64_t
+sn_sum(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
 /* An integer member of obj, or OD_UNKNOWN when absent, not a whole
  * number or negative. */
 static int64_t
@@ -304,7 +312,7 @@ sn_verdict(const od_snapshot_facts *s)
 		return OD_SNAP_CONFIRMED;
 	if (s->device_free < 0)
 		return OD_SNAP_UNKNOWN;
-	if (s->inactive + s->device_free >= s->request)
+	if (sn_sum(s->inactive, s->device_free) >= s->request)
 		return OD_SNAP_PARTIAL;
 	return OD_SNAP_REFUTED;
 }
@@ -350,7 +358,8 @@ od_snapshot_measure(const json_t *root, int device, int64_t request,
 			continue;
 		out->segments++;
 		if (sn_int(seg, "total_size") > 0)
-			out->reserved += sn_int(seg, "total_size");
+			out->reserved = sn_sum(out->reserved,
+			    sn_int(seg, "total_size"));
 		if (json_is_boolean(exp))
 			out->expandable = out->expandable == 1 ||
 			    json_is_true(exp);
@@ -369,35 +378,42 @@ od_snapshot_measure(const json_t *root, int device, int64_t request,
 			if (state == NULL || size < 0)
 				continue;
 			if (strcmp(state, "inactive") == 0) {
-				seg_free += size;
+				seg_free = sn_sum(seg_free, size);
 				if (pool && size > out->largest_free)
 					out->largest_free = size;
 				continue;
 			}
 			live = true;
 			if (strcmp(state, "active_pending_free") == 0) {
-				out->pending_free += size;
+				out->pending_free = sn_sum(out->pending_free,
+				    size);
 				out->pending_blocks++;
 				continue;
 			}
 			if (strcmp(state, "active_allocated") != 0)
 				continue;
-			out->allocated += size;
+			out->allocated = sn_sum(out->allocated, size);
 			if (owners != NULL && sn_owner(b, who, sizeof who)) {
 				json_t *sum = json_object_get(owners, who);
 				int64_t was = sum != NULL ? (int64_t)
 				    json_integer_value(sum) : 0;
 
 				out->history = true;
-				json_object_set_new(owners, who,
-				    json_integer((json_int_t)(was + size)));
+				/* Out of memory: no owner rather than a wrong
+				 * one. */
+				if (json_object_set_new(owners, who,
+				    json_integer((json_int_t)sn_sum(was < 0 ? 0 :
+				    was, size))) != 0) {
+					json_decref(owners);
+					owners = NULL;
+				}
 			}
 		}
-		out->inactive += seg_free;
+		out->inactive = sn_sum(out->inactive, seg_free);
 		if (live)
-			out->split_free += seg_free;
+			out->split_free = sn_sum(out->split_free, seg_free);
 	}
-	out->expandable_offer = out->inactive + (device_free > 0 ?
+	out->expandable_offer = sn_sum(out->inactive, device_free > 0 ?
 	    device_free : 0);
 	if (device_free < 0)
 		out->expandable_offer = OD_UNKNOWN;
@@ -444,7 +460,10 @@ od_snapshot_event(const json_t *root, int input, od_event *ev)
 	ev->mem.free = s.device_free;
 	ev->mem.reserved = s.reserved;
 	ev->mem.allocated = s.allocated;
-	ev->mem.reserved_unallocated = s.reserved - s.allocated;
+	/* Allocated blocks lie inside the segments, unless the snapshot
+	 * contradicts itself. */
+	ev->mem.reserved_unallocated = s.reserved >= s.allocated ?
+	    s.reserved - s.allocated : OD_UNKNOWN;
 	if (json_is_string(conf))
 		snprintf(ev->ctx.alloc_conf, sizeof ev->ctx.alloc_conf, "%s",
 		    json_string_value(conf));

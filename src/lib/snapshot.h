@@ -44,8 +44,9 @@ void od_snapshot_measure(const json_t *root, int device, int64_t request,
  * The event of a snapshot alone, from its trace's oom entry: the request,
  * the device's free memory, and PyTorch's reserved and allocated bytes
  * from the segments; input is its index among the run's inputs.  False
- * (ev left empty) when the trace has no oom entry.  ev is initialised
- * here; its message is the caller's to free as any event's is.
+ * (ev left empty) when the trace has no oom entry, or when memory ran out
+ * (then ev->snap.from_trace is set).  ev is initialised here; its message
+ * is the caller's to free as any event's is.
  */
 bool od_snapshot_event(const json_t *root, int input, od_event *ev);
 
