@@ -126,5 +126,13 @@ $d/job.log:2" ] && ok || bad "-c: $c"
 grep -q "pickle\|not a PyTorch memory snapshot" "$tmp/err" &&
 	bad "a JSON report was read as a snapshot" || ok
 
+# A JSON-lines log whose first line names "segments" is not a snapshot:
+# it is read as the log it is.
+printf '%s\n' '{"segments": 3, "msg": "start"}' \
+    '{"msg": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.02 GiB is free."}' \
+    >"$tmp/lines.log"
+c=$("$oomdoc" -c "$tmp/lines.log" 2>&1)
+[ "$c" = 1 ] && ok || bad "JSON lines: $c"
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

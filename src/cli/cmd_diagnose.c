@@ -322,11 +322,13 @@ dg_catch_signals(void)
 /*
  * A memory snapshot named as an input (recognised by its first bytes,
  * od_snapshot_sniff): the event of its trace's oom entry, if it has one,
- * joins set as a log's would.  Fills in *info as dg_scan does.
+ * joins set as a log's would.  Fills in *info as dg_scan does.  JSON that
+ * turns out not to be a snapshot (a JSON-lines log that names the keys)
+ * is left to be read as a log: -1, with *info and *err cleared.
  */
-static bool
-dg_snapshot_input(const char *path, int index, od_input *info,
-    od_events *set, od_error *err)
+static int
+dg_snapshot_input(const char *path, od_sniff kind, int index,
+    od_input *info, od_events *set, od_error *err)
 {
 	json_t *root;
 	od_event ev;
@@ -339,9 +341,15 @@ dg_snapshot_input(const char *path, int index, od_input *info,
 		return false;
 	}
 	root = od_snapshot_load(path, &info->bytes, err);
+	if (root == NULL && kind == OD_SNIFF_JSON && !cli_nomem(err)) {
+		free(info->name);
+		memset(info, 0, sizeof *info);
+		memset(err, 0, sizeof *err);
+		return -1;
+	}
 	if (root == NULL) {
 		info->failed = true;
-		return false;
+		return 0;
 	}
 	if (od_snapshot_event(root, index, &ev))
 		od_events_add(set, &ev);
@@ -376,8 +384,14 @@ dg_scan(od_scanner *sc, const char *path, int index, od_input *info,
 	bool flushed = true;
 	in_reader *r;
 
-	if (!is_stdin && od_snapshot_sniff_path(path))
-		return dg_snapshot_input(path, index, info, set, err);
+	if (!is_stdin) {
+		od_sniff kind = od_snapshot_sniff_path(path);
+		int st = kind == OD_SNIFF_NONE ? -1 :
+		    dg_snapshot_input(path, kind, index, info, set, err);
+
+		if (st >= 0)
+			return st != 0;
+	}
 	r = od_scan_open(sc, path, index, info, set, err);
 	if (r == NULL)
 		return false;

@@ -288,15 +288,22 @@ pk_may_insert(pk_reader *r, pk_slot *parent, const pk_slot *child)
 	return pk_count(r);
 }
 
-/* The text of a dict key: a string as it is, a number, bool or None as
- * its JSON text; NULL (failed) for a container. */
+/* The text of a dict key: a string as it is (without NUL), a number,
+ * bool or None as its JSON text; NULL (failed) for a container. */
 static json_t *
 pk_key(pk_reader *r, json_t *k)
 {
 	char buf[40];
 
-	if (json_is_string(k))
+	if (json_is_string(k)) {
+		/* As in JSON (jansson refuses it there): no NUL in a key. */
+		if (memchr(json_string_value(k), '\0', json_string_length(k)) !=
+		    NULL) {
+			pk_fail(r, "a dict key with a NUL byte");
+			return NULL;
+		}
 		return json_incref(k);
+	}
 	if (json_is_integer(k))
 		snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(k));
 	else if (json_is_real(k))

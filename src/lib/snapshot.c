@@ -87,7 +87,7 @@ od_snapshot_sniff(const unsigned char *data, size_t len)
 	    memmem(data + i, n, "\"device_traces\"", 15) != NULL;
 }
 
-bool
+od_sniff
 od_snapshot_sniff_path(const char *path)
 {
 	unsigned char buf[SN_SNIFF];
@@ -97,14 +97,17 @@ od_snapshot_sniff_path(const char *path)
 
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return false;
+		return OD_SNIFF_NONE;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return false;
+		return OD_SNIFF_NONE;
 	}
 	n = read(fd, buf, sizeof buf);
 	close(fd);
-	return n > 0 && od_snapshot_sniff(buf, (size_t)n);
+	if (n <= 0 || !od_snapshot_sniff(buf, (size_t)n))
+		return OD_SNIFF_NONE;
+	return od_pickle_sniff(buf, (size_t)n) ? OD_SNIFF_PICKLE :
+	    OD_SNIFF_JSON;
 }
 
 json_t *

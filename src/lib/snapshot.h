@@ -16,9 +16,16 @@
  * "segments" or "device_traces". */
 bool od_snapshot_sniff(const unsigned char *data, size_t len);
 
-/* Whether the file at path is a regular file that od_snapshot_sniff
- * takes for a snapshot (opened without blocking; false on any error). */
-bool od_snapshot_sniff_path(const char *path);
+/* What od_snapshot_sniff_path found. */
+typedef enum {
+	OD_SNIFF_NONE,          /* not a snapshot, or not a regular file */
+	OD_SNIFF_PICKLE,        /* a pickle: a snapshot or an error */
+	OD_SNIFF_JSON,          /* JSON that names a snapshot's keys */
+} od_sniff;
+
+/* What the file at path looks like, when it is a regular file (opened
+ * without blocking; OD_SNIFF_NONE on any error). */
+od_sniff od_snapshot_sniff_path(const char *path);
 
 /* Reads data[0..len), a pickle or JSON, as a snapshot: a new reference,
  * or NULL with err filled in (name is the file's, for errors); a value

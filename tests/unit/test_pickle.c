@@ -177,6 +177,8 @@ static const struct {
 	{ "\x80\x02}K\x01s.", 7, "needs 3 values" },
 	/* A dict key that is a list. */
 	{ "\x80\x02}]Ns.", 7, "a dict key that is a container" },
+	/* A key with a NUL, which the JSON form cannot hold either. */
+	{ "\x80\x02}X\x01\x00\x00\x00\x00Ns.", 12, "a NUL byte" },
 };
 
 static void
