@@ -374,11 +374,20 @@ pk_pop_mark(pk_reader *r, size_t *k)
 	return true;
 }
 
+/* Where the stack above the last mark starts: what is below a mark is
+ * out of reach until the mark is popped (Modules/_pickle.c keeps it
+ * apart, on its metastack). */
+static size_t
+pk_base(const pk_reader *r)
+{
+	return r->nmarks > 0 ? r->marks[r->nmarks - 1] : 0;
+}
+
 /* Whether the top holds at least n slots above the last mark. */
 static bool
 pk_have(pk_reader *r, size_t n)
 {
-	size_t base = r->nmarks > 0 ? r->marks[r->nmarks - 1] : 0;
+	size_t base = pk_base(r);
 
 	if (r->n < base + n)
 		return pk_fail(r, "needs %zu values on the stack", n);
@@ -608,7 +617,7 @@ pk_step(pk_reader *r, bool *stop)
 
 		if (!pk_pop_mark(r, &k))
 			return false;
-		if (k == 0)
+		if (k == pk_base(r))
 			return pk_fail(r, "no dict below its MARK");
 		if ((r->n - k) % 2 != 0)
 			return pk_fail(r, "an odd number of keys and values");
@@ -630,7 +639,7 @@ pk_step(pk_reader *r, bool *stop)
 
 		if (!pk_pop_mark(r, &k))
 			return false;
-		if (k == 0)
+		if (k == pk_base(r))
 			return pk_fail(r, "no list below its MARK");
 		for (i = k; i < r->n; i++)
 			if (!pk_append(r, &r->stack[k - 1], &r->stack[i]))

@@ -173,6 +173,8 @@ static const struct {
 	{ "\x80\x02]2a.", 6, "duplicates a container" },
 	/* Stack shapes: APPENDS with no MARK, STOP with two values. */
 	{ "\x80\x02]K\x01" "e.", 7, "no MARK" },
+	/* A list below an inner MARK is out of reach of the outer APPENDS. */
+	{ "\x80\x02](((K\x01" "e.", 9, "no list below its MARK" },
 	{ "\x80\x02NN.", 5, "one value, no mark" },
 	{ "\x80\x02}K\x01s.", 7, "needs 3 values" },
 	/* A dict key that is a list. */
