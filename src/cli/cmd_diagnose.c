@@ -436,14 +436,19 @@ dg_scan(od_scanner *sc, const char *path, int index, od_input *info,
 static json_t *dg_snap;
 
 /* Joins the snapshot of --snapshot to its event of set (snapshot.c),
- * before the rules run; says so when set has none. */
-static void
+ * before the rules run; says so when set has none.  False when memory
+ * ran out (said too). */
+static bool
 dg_join(const char *label, const dg_config *cfg, od_events *set)
 {
-	if (dg_snap == NULL || od_snapshot_join(dg_snap, set) >= 0)
-		return;
-	cli_say(label, "%s: no failure of PyTorch's allocator on the "
-	    "snapshot's device to join it to", cfg->snapshot);
+	long i = dg_snap != NULL ? od_snapshot_join(dg_snap, set) : 0;
+
+	if (i == -2)
+		cli_say(label, "%s: out of memory", cfg->snapshot);
+	else if (i < 0)
+		cli_say(label, "%s: no failure of PyTorch's allocator on the "
+		    "snapshot's device to join it to", cfg->snapshot);
+	return i != -2;
 }
 
 /* What --format jsonl's delivery needs. */
@@ -558,8 +563,8 @@ dg_per_input(const char *label, dg_config *cfg, rl_set *rules,
 			failed = true;
 		}
 		nread++;
-		if (!jsonl)
-			dg_join(label, cfg, set);
+		if (!jsonl && !dg_join(label, cfg, set))
+			failed = true;
 		if (!jsonl)
 			for (e = 0; e < od_events_count(set); e++)
 				if (!rl_apply(rules, od_events_get(set, e),
@@ -631,8 +636,8 @@ dg_report(const char *label, dg_config *cfg, rl_set *rules, od_scanner *sc,
 			nomem = inputs[i].name == NULL || cli_nomem(&err);
 		}
 	}
-	if (!nomem)
-		dg_join(label, cfg, set);
+	if (!nomem && !dg_join(label, cfg, set))
+		failed = nomem = true;
 	for (e = 0; !nomem && e < od_events_count(set); e++)
 		if (!rl_apply(rules, od_events_get(set, e), &cfg->facts)) {
 			cli_say(label, "out of memory");

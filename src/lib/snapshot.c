@@ -320,7 +320,7 @@ sn_verdict(const od_snapshot_facts *s)
 	return OD_SNAP_REFUTED;
 }
 
-void
+bool
 od_snapshot_measure(const json_t *root, int device, int64_t request,
     int64_t device_free, od_snapshot_facts *out)
 {
@@ -332,6 +332,8 @@ od_snapshot_measure(const json_t *root, int device, int64_t request,
 	int dev = device;
 
 	memset(out, 0, sizeof *out);
+	if (owners == NULL)
+		return false;
 	out->present = true;
 	out->expandable = -1;
 	out->owner_bytes = OD_UNKNOWN;
@@ -396,19 +398,18 @@ od_snapshot_measure(const json_t *root, int device, int64_t request,
 			if (strcmp(state, "active_allocated") != 0)
 				continue;
 			out->allocated = sn_sum(out->allocated, size);
-			if (owners != NULL && sn_owner(b, who, sizeof who)) {
+			if (sn_owner(b, who, sizeof who)) {
 				json_t *sum = json_object_get(owners, who);
 				int64_t was = sum != NULL ? (int64_t)
 				    json_integer_value(sum) : 0;
 
 				out->history = true;
-				/* Out of memory: no owner rather than a wrong
-				 * one. */
 				if (json_object_set_new(owners, who,
 				    json_integer((json_int_t)sn_sum(was < 0 ? 0 :
 				    was, size))) != 0) {
 					json_decref(owners);
-					owners = NULL;
+					memset(out, 0, sizeof *out);
+					return false;
 				}
 			}
 		}
@@ -420,7 +421,7 @@ od_snapshot_measure(const json_t *root, int device, int64_t request,
 	    device_free : 0);
 	if (device_free < 0)
 		out->expandable_offer = OD_UNKNOWN;
-	if (owners != NULL) {
+	{
 		const char *key;
 		json_t *v;
 
@@ -438,6 +439,7 @@ od_snapshot_measure(const json_t *root, int device, int64_t request,
 		json_decref(owners);
 	}
 	out->verdict = sn_verdict(out);
+	return true;
 }
 
 bool
@@ -450,7 +452,10 @@ od_snapshot_event(const json_t *root, int input, od_event *ev)
 	int n;
 
 	od_event_init(ev);
-	od_snapshot_measure(root, -1, OD_UNKNOWN, OD_UNKNOWN, &s);
+	if (!od_snapshot_measure(root, -1, OD_UNKNOWN, OD_UNKNOWN, &s)) {
+		ev->snap.from_trace = true;     /* out of memory */
+		return false;
+	}
 	if (!s.from_trace)
 		return false;
 	ev->kind = OD_KIND_CUDA_CACHING_ALLOCATOR;
@@ -504,7 +509,8 @@ od_snapshot_join(const json_t *root, od_events *set)
 	long pick = -1, match = -1;
 	size_t i;
 
-	od_snapshot_measure(root, -1, OD_UNKNOWN, OD_UNKNOWN, &s);
+	if (!od_snapshot_measure(root, -1, OD_UNKNOWN, OD_UNKNOWN, &s))
+		return -2;
 	for (i = 0; i < od_events_count(set); i++) {
 		const od_event *ev = od_events_get(set, i);
 
@@ -524,9 +530,10 @@ od_snapshot_join(const json_t *root, od_events *set)
 
 		/* Without an oom entry, the request and the free memory are
 		 * the message's. */
-		od_snapshot_measure(root, s.from_trace || ev->device < 0 ?
+		if (!od_snapshot_measure(root, s.from_trace || ev->device < 0 ?
 		    s.device : ev->device, ev->mem.requested, ev->mem.free,
-		    &ev->snap);
+		    &ev->snap))
+			return -2;
 	}
 	return pick;
 }

@@ -42,9 +42,9 @@ json_t *od_snapshot_load(const char *path, uint64_t *bytes, od_error *err);
  * trace's last oom entry, else of the first segment) against the request
  * and the device's free memory: those of the oom entry when the trace has
  * one, else request and device_free (OD_UNKNOWN: not known).  Fills *out
- * (out->present set).
+ * (out->present set); false, with *out cleared, when memory ran out.
  */
-void od_snapshot_measure(const json_t *root, int device, int64_t request,
+bool od_snapshot_measure(const json_t *root, int device, int64_t request,
     int64_t device_free, od_snapshot_facts *out);
 
 /*
@@ -61,8 +61,8 @@ bool od_snapshot_event(const json_t *root, int input, od_event *ev);
  * Joins the snapshot to the event of set it belongs to (see oomdoc(1),
  * SNAPSHOTS): a fatal event of PyTorch's allocator on the snapshot's
  * device (or one that names none), the last whose request matches the oom
- * entry's size, else the last one.  Returns its index, or -1 when set has
- * no such event.
+ * entry's size, else the last one.  Returns its index, -1 when set has
+ * no such event, or -2 when memory ran out.
  */
 long od_snapshot_join(const json_t *root, od_events *set);
 
