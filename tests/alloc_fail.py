@@ -47,8 +47,8 @@ CASES = [
     ["--no-default-rules", "--rules", "tests/alloc/rules.yaml",
      "--format", "markdown", "fixtures/stacks/dataloader-worker-killed.log"],
     # A memory snapshot (the pickle reader, the measures, the join) and
-    # one read as an input, with the JSON report.
-    ["--format", "json", "--snapshot", "fixtures/snapshot/fragmentation.pickle",
+    # one read as an input, with the text report.
+    ["--snapshot", "fixtures/snapshot/fragmentation.pickle",
      "fixtures/snapshot/job.log", "fixtures/snapshot/partial.pickle"],
 ]
 

@@ -99,7 +99,9 @@ dg_help(FILE *out)
 	    "Find the out-of-memory failures in the logs of GPU jobs and show "
 	    "their numbers.\n"
 	    "With no FILE, or when FILE is -, read standard input.  Plain, "
-	    "gzip and zstd\ninput are recognised by their first bytes.\n\n"
+	    "gzip and zstd\ninput are recognised by their first bytes, and so "
+	    "is a PyTorch memory snapshot\n(a pickle or its JSON form) named "
+	    "as a FILE.\n\n"
 	    "Options:\n", out);
 	od_options_help(out, dg_options, DG_NOPTS);
 	fputs("\nExit status: 0 if an out-of-memory failure was found, 1 if "
@@ -351,9 +353,15 @@ dg_snapshot_input(const char *path, od_sniff kind, int index,
 		info->failed = true;
 		return 0;
 	}
-	if (od_snapshot_event(root, index, &ev))
+	if (od_snapshot_event(root, index, &ev)) {
 		od_events_add(set, &ev);
-	else if (ev.snap.from_trace) {
+		/* The event's list of inputs could not grow: as the scanner
+		 * says at its finish. */
+		if (od_events_nomem(set)) {
+			od_error_set(err, path, 0, 0, "out of memory");
+			info->failed = true;
+		}
+	} else if (ev.snap.from_trace) {
 		od_error_set(err, path, 0, 0, "out of memory");
 		info->failed = true;
 	}
