@@ -156,6 +156,7 @@ typedef struct {
 	int rank;               /* --rank, -1 any */
 	int kind;               /* --kind (an od_kind), -1 any */
 	bool follow;            /* --follow: the one file, as tail -F */
+	const char *snapshot;   /* --snapshot: a memory snapshot, or NULL */
 } dg_config;
 
 /* The defaults: text, colour auto, the shipped rules. */

@@ -35,11 +35,13 @@
 #include "input.h"
 #include "live.h"
 #include "report.h"
+#include "snapshot.h"
 
 enum {
 	OPT_COLOR = 256, OPT_LIST_ANCHORS, OPT_RULES, OPT_NO_DEFAULT_RULES,
 	OPT_FACT, OPT_ZSTD_WINDOW_LOG, OPT_RANK, OPT_KIND, OPT_SUMMARY,
-	OPT_FOLLOW
+	OPT_FOLLOW,
+	OPT_SNAPSHOT
 };
 
 static const od_option dg_options[] = {
@@ -80,6 +82,9 @@ static const od_option dg_options[] = {
 	  .help = "do not load the shipped rules" },
 	{ .name = "fact", .letter = OPT_FACT, .arg = "NAME=VALUE",
 	  .help = "give a fact the log lacks, e.g. batch_size=32 (repeatable)" },
+	{ .name = "snapshot", .letter = OPT_SNAPSHOT, .arg = "FILE",
+	  .help = "join this PyTorch memory snapshot (pickle or JSON) to the "
+	  "logs' failure on its device" },
 	{ .name = "zstd-window-log", .letter = OPT_ZSTD_WINDOW_LOG, .arg = "N",
 	  .help = "read zstd frames whose window is up to 2^N bytes (default "
 	  "23: 8 MiB; 10 to 31)" },
@@ -100,7 +105,9 @@ dg_help(FILE *out)
 	    "Find the out-of-memory failures in the logs of GPU jobs and show "
 	    "their numbers.\n"
 	    "With no FILE, or when FILE is -, read standard input.  Plain, "
-	    "gzip and zstd\ninput are recognised by their first bytes.\n\n"
+	    "gzip and zstd\ninput are recognised by their first bytes, and so "
+	    "is a PyTorch memory snapshot\n(a pickle or its JSON form) named "
+	    "as a FILE.\n\n"
 	    "Options:\n", out);
 	od_options_help(out, dg_options, DG_NOPTS);
 	fputs("\nFormats, for example:\n"
@@ -249,6 +256,9 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 				    "is 32, at", optarg);
 			cfg->rules.paths[cfg->rules.npaths++] = optarg;
 			break;
+		case OPT_SNAPSHOT:
+			cfg->snapshot = optarg;
+			break;
 		case OPT_NO_DEFAULT_RULES:
 			cfg->rules.shipped = false;
 			break;
@@ -336,6 +346,55 @@ dg_catch_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 }
 
+/*
+ * A memory snapshot named as an input (recognised by its first bytes,
+ * od_snapshot_sniff): the event of its trace's oom entry, if it has one,
+ * joins set as a log's would.  Fills in *info as dg_scan does.  JSON that
+ * turns out not to be a snapshot (a JSON-lines log that names the keys)
+ * is left to be read as a log: -1, with *info and *err cleared.
+ */
+static int
+dg_snapshot_input(const char *path, od_sniff kind, int index,
+    od_input *info, od_events *set, od_error *err)
+{
+	json_t *root;
+	od_event ev;
+
+	memset(info, 0, sizeof *info);
+	info->compression = "none";
+	info->name = strdup(path);
+	if (info->name == NULL) {
+		od_error_set(err, path, 0, 0, "out of memory");
+		return false;
+	}
+	root = od_snapshot_load(path, &info->bytes, err);
+	if (root == NULL && kind == OD_SNIFF_JSON && !cli_nomem(err)) {
+		free(info->name);
+		memset(info, 0, sizeof *info);
+		memset(err, 0, sizeof *err);
+		return -1;
+	}
+	if (root == NULL) {
+		info->failed = true;
+		return 0;
+	}
+	if (od_snapshot_event(root, index, &ev)) {
+		od_events_add(set, &ev);
+		/* The event's list of inputs could not grow: as the scanner
+		 * says at its finish. */
+		if (od_events_nomem(set)) {
+			od_error_set(err, path, 0, 0, "out of memory");
+			info->failed = true;
+		}
+	} else if (ev.snap.from_trace) {
+		od_error_set(err, path, 0, 0, "out of memory");
+		info->failed = true;
+	}
+	od_event_clear(&ev);
+	json_decref(root);
+	return !info->failed;
+}
+
 /* How long standard input may be silent before the scanner is asked for
  * what it has (od_scan_flush), in --format jsonl. */
 #define DG_IDLE_MS 500
@@ -358,6 +417,14 @@ dg_scan(od_scanner *sc, const char *path, int index, od_input *info,
 	bool flushed = true;
 	in_reader *r;
 
+	if (!is_stdin) {
+		od_sniff kind = od_snapshot_sniff_path(path);
+		int st = kind == OD_SNIFF_NONE ? -1 :
+		    dg_snapshot_input(path, kind, index, info, set, err);
+
+		if (st >= 0)
+			return st != 0;
+	}
 	r = od_scan_open(sc, path, index, info, set, err);
 	if (r == NULL)
 		return false;
@@ -396,6 +463,25 @@ dg_scan(od_scanner *sc, const char *path, int index, od_input *info,
 		flushed = false;
 	}
 	return od_scan_close(sc, r, info, err) && ok;
+}
+
+/* The snapshot of --snapshot, read before the logs (NULL: none). */
+static json_t *dg_snap;
+
+/* Joins the snapshot of --snapshot to its event of set (snapshot.c),
+ * before the rules run; says so when set has none.  False when memory
+ * ran out (said too). */
+static bool
+dg_join(const char *label, const dg_config *cfg, od_events *set)
+{
+	long i = dg_snap != NULL ? od_snapshot_join(dg_snap, set) : 0;
+
+	if (i == -2)
+		cli_say(label, "%s: out of memory", cfg->snapshot);
+	else if (i < 0)
+		cli_say(label, "%s: no failure of PyTorch's allocator on the "
+		    "snapshot's device to join it to", cfg->snapshot);
+	return i != -2;
 }
 
 /* What --format jsonl's delivery needs. */
@@ -512,6 +598,8 @@ dg_per_input(const char *label, dg_config *cfg, rl_set *rules,
 			failed = true;
 		}
 		nread++;
+		if (!jsonl && !dg_join(label, cfg, set))
+			failed = true;
 		if (!jsonl)
 			for (e = 0; e < od_events_count(set); e++)
 				if (!rl_apply(rules, od_events_get(set, e),
@@ -584,6 +672,8 @@ dg_report(const char *label, dg_config *cfg, rl_set *rules, od_scanner *sc,
 			nomem = inputs[i].name == NULL || cli_nomem(&err);
 		}
 	}
+	if (!nomem && !dg_join(label, cfg, set))
+		failed = nomem = true;
 	for (e = 0; !nomem && e < od_events_count(set); e++)
 		if (!rl_apply(rules, od_events_get(set, e), &cfg->facts)) {
 			cli_say(label, "out of memory");
@@ -622,10 +712,24 @@ cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 	if (st >= 0)
 		return st;
 
+	if (cfg.snapshot != NULL && cfg.report.format == OD_FORMAT_JSONL &&
+	    cfg.mode == DG_REPORT)
+		return cli_usage(NULL, "--snapshot is joined after the whole log "
+		    "is read, which --format jsonl does not wait for:",
+		    "--snapshot");
+	if (cfg.snapshot != NULL) {
+		dg_snap = od_snapshot_load(cfg.snapshot, NULL, &err);
+		if (dg_snap == NULL) {
+			cli_error(label, &err);
+			return OD_EXIT_ERROR;
+		}
+	}
+
 	/* The rules first: a broken rule file stops the run (status 3). */
 	st = cli_rules_open(label, &cfg.rules, &rules);
 	if (st >= 0) {
 		rl_free(rules);
+		json_decref(dg_snap);
 		return st;
 	}
 
@@ -649,6 +753,8 @@ cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 		free(inputs);
 		od_scanner_free(sc);
 		rl_free(rules);
+		json_decref(dg_snap);
+		dg_snap = NULL;
 		return OD_EXIT_ERROR;
 	}
 	od_scanner_set_zstd_window_log(sc, cfg.zstd_window_log);
@@ -671,5 +777,7 @@ cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 	free(inputs);
 	od_scanner_free(sc);
 	rl_free(rules);
+	json_decref(dg_snap);
+	dg_snap = NULL;
 	return status;
 }

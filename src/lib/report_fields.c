@@ -15,6 +15,7 @@
 #include "account.h"
 #include "report.h"
 #include "report_json.h"
+#include "snapshot.h"
 
 #define JF_AT(field) offsetof(od_event, field)
 #define JF_CHARS(k, field) { .key = k, .type = OD_JSON_CHARS, \
@@ -829,6 +830,66 @@ static const od_json_field jf_context[] = {
 	{ .type = OD_JSON_END },
 };
 
+static json_t *jf_object(const od_json_field *t, const void *base,
+    const od_json_ctx *cx);
+static bool jf_fill(const od_json_field *t, void *base, const json_t *obj,
+    od_json_ctx *cx);
+
+static const char *
+jf_verdict(int v)
+{
+	const char *n = od_snapshot_verdict_name((od_snap_verdict)v);
+
+	return n != NULL ? n : "unknown";
+}
+
+/* The figures of a memory snapshot joined to the event (snapshot.c). */
+static const od_json_field jf_snapshot[] = {
+	{ .key = "verdict", .type = OD_JSON_ENUM, .at = JF_AT(snap.verdict),
+	  .name = jf_verdict, .count = OD_SNAP_INCONCLUSIVE + 1 },
+	{ .key = "device", .type = OD_JSON_INT, .at = JF_AT(snap.device) },
+	{ .key = "from_trace", .type = OD_JSON_BOOL,
+	  .at = JF_AT(snap.from_trace) },
+	JF_FIGURE("request_bytes", snap.request),
+	JF_FIGURE("device_free_bytes", snap.device_free),
+	JF_FIGURE("segments", snap.segments),
+	JF_FIGURE("reserved_bytes", snap.reserved),
+	JF_FIGURE("allocated_bytes", snap.allocated),
+	JF_FIGURE("inactive_bytes", snap.inactive),
+	JF_FIGURE("largest_free_bytes", snap.largest_free),
+	JF_FIGURE("split_free_bytes", snap.split_free),
+	JF_FIGURE("pending_free_bytes", snap.pending_free),
+	JF_FIGURE("pending_free_blocks", snap.pending_blocks),
+	JF_FIGURE("expandable_offer_bytes", snap.expandable_offer),
+	{ .key = "expandable", .type = OD_JSON_TRISTATE,
+	  .at = JF_AT(snap.expandable) },
+	{ .key = "history", .type = OD_JSON_BOOL, .at = JF_AT(snap.history) },
+	JF_CHARS("owner", snap.owner),
+	JF_FIGURE("owner_bytes", snap.owner_bytes),
+	{ .type = OD_JSON_END },
+};
+
+/* The snapshot's object, null when none was joined. */
+static json_t *
+jf_snapshot_get(const void *base, const od_json_ctx *cx)
+{
+	const od_event *ev = base;
+
+	return ev->snap.present ? jf_object(jf_snapshot, base, cx) :
+	    json_null();
+}
+
+static bool
+jf_snapshot_set(void *base, const json_t *v, od_json_ctx *cx)
+{
+	od_event *ev = base;
+
+	if (!json_is_object(v))
+		return true;
+	ev->snap.present = true;
+	return jf_fill(jf_snapshot, base, v, cx);
+}
+
 const od_json_field od_event_fields[] = {
 	{ .key = "kind", .type = OD_JSON_CUSTOM, .get = jf_kind_get,
 	  .set = jf_kind_set },
@@ -867,6 +928,8 @@ const od_json_field od_event_fields[] = {
 	{ .key = "memory", .type = OD_JSON_OBJECT, .fields = jf_memory },
 	{ .key = "host", .type = OD_JSON_OBJECT, .fields = jf_host },
 	{ .key = "context", .type = OD_JSON_OBJECT, .fields = jf_context },
+	{ .key = "snapshot", .type = OD_JSON_CUSTOM, .get = jf_snapshot_get,
+	  .set = jf_snapshot_set },
 	{ .key = "causes", .type = OD_JSON_CUSTOM, .get = jf_causes_get,
 	  .set = jf_causes_set },
 	JF_CHARS("fingerprint", fingerprint),
