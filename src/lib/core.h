@@ -286,7 +286,7 @@ typedef struct {
 
 #define OD_CAUSES_MAX 8
 #define OD_FIXES_MAX 12
-#define OD_EVIDENCE_MAX 6
+#define OD_EVIDENCE_MAX 10
 
 #define OD_CHANGES_MAX 4
 
