@@ -155,6 +155,12 @@ typedef struct {
 	bool has_exit;
 	int64_t exit_code;      /* 137, -9 */
 	char signal[24];        /* "Killed", "Bus error", "SIGKILL" */
+	/* Where the scheduler ran it (recog_scheduler.c): the Slurm job id,
+	 * the Kubernetes pod, its namespace and the container; "" unknown. */
+	char job[32];
+	char pod[64];
+	char namespace[64];
+	char container[64];
 } od_host;
 
 #define OD_FRAMES_MAX 5
@@ -243,11 +249,44 @@ typedef struct {
 	uint64_t memcg_line;    /* where it was, for the kill just after */
 	bool ecc;               /* an uncorrectable ECC error was reported */
 	char gpu_model[24];     /* the NVIDIA model the log names: "A100" */
+	/* The last line about the end of a distributed run (context.c,
+	 * CX_AFTER), for the scanner to give to the run's first failure
+	 * (od_events_after): what it was (an od_after_what, 0 when none is
+	 * pending), the rank it names (-1 unknown), and whether torchrun's
+	 * "Root Cause" block is open (its next "rank :" line is the root
+	 * cause's). */
+	int after_what;
+	int after_rank;
+	bool root_cause_open;
 } od_logctx;
+
+/* The lines that follow a failure in a distributed run. */
+typedef enum {
+	OD_AFTER_NONE,
+	OD_AFTER_WATCHDOG,      /* an NCCL watchdog timeout or abort */
+	OD_AFTER_SIGTERM,       /* torchrun's "closing signal SIGTERM" */
+	OD_AFTER_ROOT_CAUSE,    /* the rank of ChildFailedError's Root Cause */
+} od_after_what;
+
+/*
+ * What the log shows after the run's first failure, counted on that
+ * event (event.c, od_events_after): other ranks' NCCL watchdog reports,
+ * torchrun stopping the ranks still running, and the rank its
+ * ChildFailedError table calls the root cause.  All of it follows from
+ * the failure; none of it is a failure of its own.
+ */
+typedef struct {
+	int watchdog;           /* NCCL watchdog lines after the failure */
+	int watchdog_rank;      /* the first one's rank, -1 unknown */
+	int64_t watchdog_line;  /* its line, -1 none */
+	int sigterm;            /* "closing signal SIGTERM" lines */
+	int root_cause_rank;    /* -1: no Root Cause block, or no rank */
+	int64_t root_cause_line;
+} od_aftermath;
 
 #define OD_CAUSES_MAX 8
 #define OD_FIXES_MAX 12
-#define OD_EVIDENCE_MAX 6
+#define OD_EVIDENCE_MAX 10
 
 #define OD_CHANGES_MAX 4
 
@@ -323,6 +362,37 @@ typedef struct {
 	uint64_t line;
 } od_event_seen;
 
+/* What the snapshot's verdict on fragmentation is (snapshot.c). */
+typedef enum {
+	OD_SNAP_UNKNOWN,        /* no request to judge against */
+	OD_SNAP_CONFIRMED,      /* no free block fit; the free blocks together did */
+	OD_SNAP_PARTIAL,        /* they did with the device's free memory */
+	OD_SNAP_REFUTED,        /* not even every free byte together did */
+	OD_SNAP_INCONCLUSIVE,   /* a free block that fit was there */
+} od_snap_verdict;
+
+/*
+ * The figures of a PyTorch memory snapshot joined to an event
+ * (snapshot.c): every byte count of the one device, OD_UNKNOWN where the
+ * snapshot does not give it.  Plain values, no heap.
+ */
+typedef struct {
+	bool present;
+	int device;
+	bool from_trace;        /* request and device_free from an oom entry */
+	int64_t request, device_free;
+	int64_t segments, reserved, allocated;
+	int64_t inactive;       /* every inactive block's bytes */
+	int64_t largest_free;   /* the largest inactive block of the pool */
+	int64_t split_free;     /* inactive bytes in segments with live blocks */
+	int64_t pending_free, pending_blocks;   /* active_pending_free */
+	int64_t expandable_offer;       /* inactive + device_free */
+	int expandable;         /* -1 unknown, else any segment is_expandable */
+	od_snap_verdict verdict;
+	bool history;           /* the blocks carry frames */
+	char owner[160];        /* the frame owning the most live bytes */
+	int64_t owner_bytes;
+} od_snapshot_facts;
 /*
  * Where a line came from, as a log shipper's record or a prefix names it
  * (structured.c, prefix.c): the Kubernetes pod, container and namespace,
@@ -390,8 +460,10 @@ typedef struct oomdoc_event {
 	uint64_t peer_line;     /* the line of the last rank's report joined */
 	int peer_input;         /* and its input (peer_line 0: none) */
 	bool first_failure;     /* the run's first failure, of several */
+	od_aftermath after;     /* what followed it (the first failure only) */
 	const char *secondary;  /* static: why it follows from the first
 	                         * failure, NULL when it does not */
+	od_snapshot_facts snap; /* a memory snapshot's figures (snapshot.c) */
 } od_event;
 
 /* One input as the report describes it. */
@@ -464,6 +536,14 @@ bool od_events_known(const od_events *set, const od_event *ev);
 bool od_events_open(const od_events *set, size_t i, int input,
     uint64_t next_line);
 od_event *od_events_get(od_events *set, size_t i);
+/*
+ * A line about the end of a distributed run (an od_after_what, with the
+ * rank it names or -1), at line of input: counted on the run's first
+ * failure when it comes after that failure, and making it the story's
+ * first failure; ignored when no failure came before it.
+ */
+void od_events_after(od_events *set, int what, int rank, int input,
+    uint64_t line);
 uint64_t od_events_dropped(const od_events *set);
 /* Whether memory ran out while an event's list of inputs grew since the
  * last call (the scanner reports it at od_scan_finish); clears it. */
@@ -549,7 +629,9 @@ const char *const *od_anchors(const od_scanner *sc);
 /* Reports. */
 typedef enum {
 	OD_FORMAT_TEXT, OD_FORMAT_JSON, OD_FORMAT_MARKDOWN,
-	OD_FORMAT_JSONL         /* one event a line (report_json.c) */
+	OD_FORMAT_JSONL,        /* one event a line (report_json.c) */
+	OD_FORMAT_GITHUB,       /* workflow commands (report_github.c) */
+	OD_FORMAT_PROMETHEUS    /* metrics (report_prometheus.c) */
 } od_report_format;
 typedef struct {
 	od_report_format format;

@@ -81,6 +81,8 @@ od_event_init(od_event *ev)
 	ev->confidence = OD_CONF_HIGH;
 	ev->framework = NULL;
 	ev->step = -1;
+	ev->after.watchdog_rank = ev->after.root_cause_rank = -1;
+	ev->after.watchdog_line = ev->after.root_cause_line = -1;
 	cx_reset(&ev->ctx);
 }
 
@@ -440,7 +442,10 @@ ev_near(const od_event *old, const od_event *ev)
 	if (EV_DIFF_STR(old->tensor_shape, ev->tensor_shape) ||
 	    EV_DIFF_STR(old->dtype, ev->dtype) ||
 	    EV_DIFF_STR(old->allocator, ev->allocator) ||
-	    EV_DIFF_STR(old->host.process, ev->host.process))
+	    EV_DIFF_STR(old->host.process, ev->host.process) ||
+	    EV_DIFF_STR(old->host.job, ev->host.job) ||
+	    EV_DIFF_STR(old->host.pod, ev->host.pod) ||
+	    EV_DIFF_STR(old->host.container, ev->host.container))
 		return false;
 	return !EV_DIFF(a->requested, b->requested) &&
 	    !EV_DIFF(a->total, b->total) && !EV_DIFF(a->free, b->free) &&
@@ -505,6 +510,10 @@ ev_absorb(od_event *old, od_event *ev)
 	}
 	EV_FILL_STR(host.process);
 	EV_FILL_STR(host.signal);
+	EV_FILL_STR(host.job);
+	EV_FILL_STR(host.pod);
+	EV_FILL_STR(host.namespace);
+	EV_FILL_STR(host.container);
 	EV_FILL_STR(error);
 	EV_FILL_STR(tensor_shape);
 	EV_FILL_STR(dtype);
@@ -858,6 +867,43 @@ od_events_add(od_events *set, od_event *ev)
 	ev_remember(set, old, ev);
 	ev_story(set, old, false);
 	od_event_init(ev);
+}
+
+void
+od_events_after(od_events *set, int what, int rank, int input,
+    uint64_t line)
+{
+	od_event *first;
+	od_aftermath *a;
+
+	if (set == NULL || set->first == 0)
+		return;
+	first = &set->ev[set->first - 1];
+	/* Before the failure, in its own input: not its aftermath. */
+	if (first->input == input && line <= first->line)
+		return;
+	a = &first->after;
+	switch (what) {
+	case OD_AFTER_WATCHDOG:
+		if (a->watchdog++ == 0) {
+			a->watchdog_rank = rank;
+			a->watchdog_line = (int64_t)line;
+		}
+		break;
+	case OD_AFTER_SIGTERM:
+		a->sigterm++;
+		break;
+	case OD_AFTER_ROOT_CAUSE:
+		/* The first table's: a restarted job prints one per run. */
+		if (a->root_cause_line >= 0)
+			return;
+		a->root_cause_rank = rank;
+		a->root_cause_line = (int64_t)line;
+		break;
+	default:
+		return;
+	}
+	first->first_failure = true;
 }
 
 bool

@@ -14,6 +14,7 @@
 #include "context.h"
 #include "facts.h"
 #include "knowledge.h"
+#include "snapshot.h"
 
 typedef enum {
 	F_BYTES, F_NUM, F_STR, F_BOOL
@@ -34,7 +35,8 @@ enum {
 	/* Host. */
 	FC_HOST_PID, FC_HOST_PROCESS, FC_HOST_TOTAL_VM, FC_HOST_ANON_RSS,
 	FC_HOST_FILE_RSS, FC_HOST_SHMEM_RSS, FC_HOST_LIMIT, FC_HOST_USAGE,
-	FC_HOST_EXIT_CODE, FC_HOST_SIGNAL,
+	FC_HOST_EXIT_CODE, FC_HOST_SIGNAL, FC_HOST_JOB, FC_HOST_POD,
+	FC_HOST_NAMESPACE, FC_HOST_CONTAINER,
 	/* The event. */
 	FC_KIND, FC_FRAMEWORK, FC_FORMAT, FC_CONFIDENCE, FC_FATAL,
 	FC_DEVICE, FC_RANK, FC_RANKS_FAILED, FC_OCCURRENCES,
@@ -59,6 +61,12 @@ enum {
 	FC_SUM_OOMS, FC_SUM_RETRIES, FC_SUM_NON_RELEASABLE,
 	FC_VLLM_WEIGHTS, FC_VLLM_KV_CACHE, FC_VLLM_KV_TOKENS, FC_VLLM_MAX_LEN,
 	FC_VLLM_CONCURRENCY,
+	/* A PyTorch memory snapshot joined to the event (snapshot.c). */
+	FC_SNAP_VERDICT, FC_SNAP_REQUEST, FC_SNAP_DEVICE_FREE, FC_SNAP_SEGMENTS,
+	FC_SNAP_RESERVED, FC_SNAP_ALLOCATED, FC_SNAP_INACTIVE,
+	FC_SNAP_LARGEST_FREE, FC_SNAP_SPLIT_FREE, FC_SNAP_PENDING_FREE,
+	FC_SNAP_EXPANDABLE_OFFER, FC_SNAP_EXPANDABLE, FC_SNAP_OWNER,
+	FC_SNAP_OWNER_BYTES,
 	FC_COUNT
 };
 
@@ -104,6 +112,10 @@ static const struct {
 	[FC_HOST_USAGE] = { "host.usage", F_BYTES },
 	[FC_HOST_EXIT_CODE] = { "host.exit_code", F_NUM },
 	[FC_HOST_SIGNAL] = { "host.signal", F_STR },
+	[FC_HOST_JOB] = { "host.job", F_STR },
+	[FC_HOST_POD] = { "host.pod", F_STR },
+	[FC_HOST_NAMESPACE] = { "host.namespace", F_STR },
+	[FC_HOST_CONTAINER] = { "host.container", F_STR },
 	[FC_KIND] = { "kind", F_STR },
 	[FC_FRAMEWORK] = { "framework", F_STR },
 	[FC_FORMAT] = { "format", F_STR },
@@ -180,6 +192,20 @@ static const struct {
 	[FC_VLLM_KV_TOKENS] = { "vllm.kv_tokens", F_NUM },
 	[FC_VLLM_MAX_LEN] = { "vllm.max_model_len", F_NUM },
 	[FC_VLLM_CONCURRENCY] = { "vllm.max_concurrency", F_NUM },
+	[FC_SNAP_VERDICT] = { "snapshot.verdict", F_STR },
+	[FC_SNAP_REQUEST] = { "snapshot.request", F_BYTES },
+	[FC_SNAP_DEVICE_FREE] = { "snapshot.device_free", F_BYTES },
+	[FC_SNAP_SEGMENTS] = { "snapshot.segments", F_NUM },
+	[FC_SNAP_RESERVED] = { "snapshot.reserved", F_BYTES },
+	[FC_SNAP_ALLOCATED] = { "snapshot.allocated", F_BYTES },
+	[FC_SNAP_INACTIVE] = { "snapshot.inactive", F_BYTES },
+	[FC_SNAP_LARGEST_FREE] = { "snapshot.largest_free", F_BYTES },
+	[FC_SNAP_SPLIT_FREE] = { "snapshot.split_free", F_BYTES },
+	[FC_SNAP_PENDING_FREE] = { "snapshot.pending_free", F_BYTES },
+	[FC_SNAP_EXPANDABLE_OFFER] = { "snapshot.expandable_offer", F_BYTES },
+	[FC_SNAP_EXPANDABLE] = { "snapshot.expandable", F_BOOL },
+	[FC_SNAP_OWNER] = { "snapshot.owner", F_STR },
+	[FC_SNAP_OWNER_BYTES] = { "snapshot.owner_bytes", F_BYTES },
 };
 
 static int
@@ -413,6 +439,36 @@ fc_readings(const od_event *ev, int id, xv_value *out)
 	}
 }
 
+/* Reads a fact of the memory snapshot joined to the event (ids
+ * FC_SNAP_VERDICT and after): all unknown when none was. */
+static bool
+fc_snapshot(const od_snapshot_facts *s, int id, xv_value *out)
+{
+	if (!s->present)
+		return false;
+	switch (id) {
+	case FC_SNAP_VERDICT:
+		return fc_str(out, od_snapshot_verdict_name(s->verdict));
+	case FC_SNAP_REQUEST: return fc_num(out, s->request, true);
+	case FC_SNAP_DEVICE_FREE: return fc_num(out, s->device_free, true);
+	case FC_SNAP_SEGMENTS: return fc_num(out, s->segments, false);
+	case FC_SNAP_RESERVED: return fc_num(out, s->reserved, true);
+	case FC_SNAP_ALLOCATED: return fc_num(out, s->allocated, true);
+	case FC_SNAP_INACTIVE: return fc_num(out, s->inactive, true);
+	case FC_SNAP_LARGEST_FREE: return fc_num(out, s->largest_free, true);
+	case FC_SNAP_SPLIT_FREE: return fc_num(out, s->split_free, true);
+	case FC_SNAP_PENDING_FREE: return fc_num(out, s->pending_free, true);
+	case FC_SNAP_EXPANDABLE_OFFER:
+		return fc_num(out, s->expandable_offer, true);
+	case FC_SNAP_EXPANDABLE: return fc_bool(out, s->expandable);
+	case FC_SNAP_OWNER: return s->history && fc_str(out, s->owner);
+	case FC_SNAP_OWNER_BYTES:
+		return s->history && fc_num(out, s->owner_bytes, true);
+	default:
+		return false;
+	}
+}
+
 /* Reads fact id of ev into out; the facts built as text are written into
  * buf, which out then borrows. */
 static bool
@@ -443,7 +499,11 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 	case FC_OTHER_PROCESSES: return fc_part(out, &a, OD_PART_OTHER_PROCESSES);
 	case FC_USABLE:
 		/* What this process could have had: the device less what the
-		 * others and the non-framework memory took, where known. */
+		 * others, the non-framework memory and the memory the message
+		 * leaves unaccounted took, where known.  Unaccounted memory is
+		 * held by someone (a process the message does not list, or
+		 * this one's context in releases without process lines), so
+		 * it was not this process's to use either. */
 		if (m->total < 0)
 			return false;
 		v = m->total;
@@ -451,6 +511,8 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 			v -= a.part[OD_PART_OTHER_PROCESSES].bytes;
 		if (a.part[OD_PART_NON_FRAMEWORK].known)
 			v -= a.part[OD_PART_NON_FRAMEWORK].bytes;
+		if (a.part[OD_PART_UNACCOUNTED].known)
+			v -= a.part[OD_PART_UNACCOUNTED].bytes;
 		if (m->allowed >= 0 && m->allowed < v)
 			v = m->allowed;
 		return fc_num(out, v > 0 ? v : 0, true);
@@ -510,6 +572,10 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 		out->bytes = false;
 		return true;
 	case FC_HOST_SIGNAL: return fc_str(out, ev->host.signal);
+	case FC_HOST_JOB: return fc_str(out, ev->host.job);
+	case FC_HOST_POD: return fc_str(out, ev->host.pod);
+	case FC_HOST_NAMESPACE: return fc_str(out, ev->host.namespace);
+	case FC_HOST_CONTAINER: return fc_str(out, ev->host.container);
 	case FC_KIND: return fc_str(out, od_kind_name(ev->kind));
 	case FC_FRAMEWORK: return fc_str(out, ev->framework);
 	case FC_FORMAT: return fc_str(out, od_layout_name(ev->layout));
@@ -621,6 +687,8 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 	case FC_XID: return fc_num(out, c->xid, false);
 	case FC_ECC: return fc_bool(out, c->ecc);
 	default:
+		if (id >= FC_SNAP_VERDICT)
+			return fc_snapshot(&ev->snap, id, out);
 		return id >= FC_RD_COUNT && fc_readings(ev, id, out);
 	}
 }

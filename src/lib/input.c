@@ -897,3 +897,21 @@ in_close(in_reader *r)
 	free(r->raw);
 	free(r);
 }
+
+bool
+in_resume(in_reader *r, int *fd)
+{
+	/* Only a plain file's bytes are the text as it was appended; a
+	 * decoder's state ends with its stream.  An error left raw_eof
+	 * false, and done set: it is not resumed. */
+	if (!r->own_fd || r->format != IN_PLAIN || !r->raw_eof ||
+	    r->raw_pos < r->raw_len)
+		return false;
+	r->raw_eof = false;
+	r->done = false;
+	/* The text layer read to the end too: it reads on (a UTF-16 file
+	 * that grows goes on being decoded). */
+	r->tx_eof = false;
+	*fd = r->fd;
+	return true;
+}

@@ -17,6 +17,11 @@ void rp_markdown(FILE *out, const od_report_opts *o, const od_input *inputs,
     int ninputs, od_events *set);
 bool rp_json(FILE *out, const od_report_opts *o, const od_input *inputs,
     int ninputs, od_events *set);
+/* --format github and prometheus: false when out of memory. */
+bool rp_github(FILE *out, const od_report_opts *o, const od_input *inputs,
+    int ninputs, od_events *set);
+bool rp_prometheus(FILE *out, const od_report_opts *o,
+    const od_input *inputs, int ninputs, od_events *set);
 
 /* A summary row's input as the reports show it. */
 const char *rp_row_name(const od_summary_row *r);
@@ -30,6 +35,15 @@ const char *rp_top_cause(od_events *set);
 /* The run's first failure, of several (event.c), or NULL; *index (when
  * not NULL) receives its index. */
 const od_event *rp_first_failure(od_events *set, size_t *index);
+/*
+ * What followed ev, the run's first failure (od_aftermath), as two
+ * sentences without a final period: the secondary reports that came after
+ * it (into after, cap bytes) and what torchrun's ChildFailedError table
+ * names as the root cause (into root); each "" when the log has none.
+ * They hold only numbers and fixed words, so every report prints them as
+ * they are.
+ */
+void rp_aftermath(const od_event *ev, char *after, char *root, size_t cap);
 /* The memory account (account.c) as a bar of RP_BAR_WIDTH cells, the
  * request below it, and the legend of every part with how it was known,
  * each line after indent; nothing without a capacity. */

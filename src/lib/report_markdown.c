@@ -15,6 +15,7 @@
 #include "context.h"
 #include "facts.h"
 #include "report.h"
+#include "snapshot.h"
 
 /* Text from outside as a code span, in prose or in a table cell. */
 static void
@@ -301,6 +302,30 @@ rp_md_figures(FILE *out, const od_event *ev)
 	rp_md_size_row(out, "host anonymous RSS", ev->host.anon_rss);
 	rp_md_size_row(out, "host usage", ev->host.usage);
 	rp_md_size_row(out, "host limit", ev->host.limit);
+	if (ev->snap.present) {
+		/* A joined memory snapshot (snapshot.c); the owner's frame is
+		 * the file's text, so it goes in a code span. */
+		const od_snapshot_facts *sn = &ev->snap;
+		const char *v = od_snapshot_verdict_name(sn->verdict);
+
+		fprintf(out, "| snapshot: fragmentation | %s |\n",
+		    v != NULL ? v : "not judged");
+		rp_md_size_row(out, "snapshot: free blocks", sn->inactive);
+		rp_md_size_row(out, "snapshot: in segments in use",
+		    sn->split_free);
+		rp_md_size_row(out, "snapshot: largest it could take",
+		    sn->largest_free);
+		rp_md_size_row(out, "snapshot: expandable segments' offer",
+		    sn->expandable_offer);
+		if (sn->history && sn->owner[0] != '\0') {
+			char sz[48];
+
+			od_size_format(sn->owner_bytes, sz, sizeof sz);
+			fprintf(out, "| snapshot: most live bytes (%s) | ", sz);
+			rp_md_cell_code(out, sn->owner);
+			fputs(" |\n", out);
+		}
+	}
 	fputc('\n', out);
 }
 
@@ -316,13 +341,30 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
 	 * phase, the exception. */
 	fputs("In ", out);
 	rp_md_code(out, rp_input_name(&inputs[ev->input]));
-	fprintf(out, " line %llu", (unsigned long long)ev->line);
+	if (ev->line > 0)       /* a snapshot's own event has no line */
+		fprintf(out, " line %llu", (unsigned long long)ev->line);
 	if (ev->end_line > ev->line)
 		fprintf(out, " to %llu", (unsigned long long)ev->end_line);
 	if (ev->rank >= 0)
 		fprintf(out, ", rank %d", ev->rank);
 	if (ev->device >= 0)
 		fprintf(out, ", GPU %d", ev->device);
+	if (ev->host.job[0] != '\0') {
+		fputs(", job ", out);
+		rp_md_code(out, ev->host.job);
+	}
+	if (ev->host.pod[0] != '\0') {
+		fputs(", pod ", out);
+		rp_md_code(out, ev->host.pod);
+	}
+	if (ev->host.namespace[0] != '\0') {
+		fputs(" in namespace ", out);
+		rp_md_code(out, ev->host.namespace);
+	}
+	if (ev->host.container[0] != '\0') {
+		fputs(", container ", out);
+		rp_md_code(out, ev->host.container);
+	}
 	if (ev->step >= 0)
 		fprintf(out, ", step %lld", (long long)ev->step);
 	if (ev->phase[0] != '\0')
@@ -340,6 +382,15 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
 			    "and torchrun's \"root cause\" table, may name "
 			    "other ranks)", ev->rank);
 		fputs(".\n\n", out);
+	}
+	if (ev->first_failure) {
+		char after[512], root[512];
+
+		rp_aftermath(ev, after, root, sizeof after);
+		if (after[0] != '\0')
+			fprintf(out, "After it: %s.\n\n", after);
+		if (root[0] != '\0')
+			fprintf(out, "Root cause: %s.\n\n", root);
 	}
 	if (ev->secondary != NULL && first != NULL) {
 		fprintf(out, "It follows from event %zu (line %llu", nfirst,
@@ -396,7 +447,9 @@ rp_markdown(FILE *out, const od_report_opts *o, const od_input *inputs,
 			fprintf(out, ", rank %d", ev->rank);
 		fputs(", in ", out);
 		rp_md_code(out, rp_input_name(&inputs[ev->input]));
-		fprintf(out, " line %llu", (unsigned long long)ev->line);
+		if (ev->line > 0)
+			fprintf(out, " line %llu",
+			    (unsigned long long)ev->line);
 		if (top != NULL) {
 			fputs("; likely cause: ", out);
 			rp_md_code(out, top);

@@ -10,6 +10,7 @@
 #include "context.h"
 #include "facts.h"
 #include "report.h"
+#include "snapshot.h"
 
 static void
 rp_text_size(FILE *out, const char *label, int64_t v)
@@ -312,6 +313,15 @@ rp_text_story(FILE *out, const od_event *ev, const od_event *first,
 			    "other ranks)", ev->rank);
 		fputc('\n', out);
 	}
+	if (ev->first_failure) {
+		char after[512], root[512];
+
+		rp_aftermath(ev, after, root, sizeof after);
+		if (after[0] != '\0')
+			fprintf(out, "    after it   %s\n", after);
+		if (root[0] != '\0')
+			fprintf(out, "    root cause %s\n", root);
+	}
 	if (ev->secondary != NULL && first != NULL) {
 		fprintf(out, "    secondary  follows from #%zu (line %llu",
 		    nfirst, (unsigned long long)first->line);
@@ -359,6 +369,68 @@ rp_text_story(FILE *out, const od_event *ev, const od_event *first,
 		    ev->per_rank_dropped);
 }
 
+/* Where the scheduler ran it: ", job N", ", pod NS/P, container C". */
+static void
+rp_text_sched(FILE *out, const od_event *ev)
+{
+	const od_host *h = &ev->host;
+
+	if (h->job[0] != '\0') {
+		fputs(", job ", out);
+		od_escape_text(out, h->job, strlen(h->job), "");
+	}
+	if (h->pod[0] != '\0') {
+		fputs(", pod ", out);
+		if (h->namespace[0] != '\0') {
+			od_escape_text(out, h->namespace, strlen(h->namespace),
+			    "");
+			fputc('/', out);
+		}
+		od_escape_text(out, h->pod, strlen(h->pod), "");
+	}
+	if (h->container[0] != '\0') {
+		fputs(", container ", out);
+		od_escape_text(out, h->container, strlen(h->container), "");
+	}
+}
+
+/* The figures of a memory snapshot joined to the event (snapshot.c). */
+static void
+rp_text_snapshot(FILE *out, const od_event *ev)
+{
+	const od_snapshot_facts *s = &ev->snap;
+	const char *v = od_snapshot_verdict_name(s->verdict);
+
+	if (!s->present)
+		return;
+	fprintf(out, "    memory snapshot, device %d, %lld segment%s: "
+	    "fragmentation %s\n", s->device, (long long)s->segments,
+	    s->segments == 1 ? "" : "s",
+	    v != NULL ? v : "not judged (no request known)");
+	if (s->request >= 0)
+		rp_text_size(out, s->from_trace ? "requested (oom entry)" :
+		    "requested (message)", s->request);
+	if (s->device_free >= 0)
+		rp_text_size(out, s->from_trace ? "device free (oom entry)" :
+		    "device free (message)", s->device_free);
+	rp_text_size(out, "reserved in segments", s->reserved);
+	rp_text_size(out, "  allocated blocks", s->allocated);
+	rp_text_size(out, "  free blocks", s->inactive);
+	rp_text_size(out, "    in segments in use", s->split_free);
+	rp_text_size(out, "    largest it could take", s->largest_free);
+	if (s->pending_blocks > 0)
+		rp_text_size(out, "  freed, awaiting streams", s->pending_free);
+	rp_text_size(out, "expandable segments' offer", s->expandable_offer);
+	if (s->history && s->owner[0] != '\0') {
+		char sz[48];
+
+		od_size_format(s->owner_bytes, sz, sizeof sz);
+		fprintf(out, "      most live bytes (%s) from ", sz);
+		od_escape_text(out, s->owner, strlen(s->owner), "");
+		fputc('\n', out);
+	}
+}
+
 static void
 rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
     const od_input *inputs, int ninputs, const od_event *first, size_t nfirst)
@@ -373,13 +445,16 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	fputs("    where      ", out);
 	od_escape_text(out, rp_input_name(&inputs[ev->input]),
 	    strlen(rp_input_name(&inputs[ev->input])), "");
-	fprintf(out, ":%llu", (unsigned long long)ev->line);
+	/* A snapshot's own event has no line. */
+	if (ev->line > 0)
+		fprintf(out, ":%llu", (unsigned long long)ev->line);
 	if (ev->end_line > ev->line)
 		fprintf(out, "-%llu", (unsigned long long)ev->end_line);
 	if (ev->rank >= 0)
 		fprintf(out, ", rank %d", ev->rank);
 	if (ev->device >= 0)
 		fprintf(out, ", GPU %d", ev->device);
+	rp_text_sched(out, ev);
 	rp_text_labels(out, &ev->labels);
 	fputc('\n', out);
 	/* The other inputs that reported it (event.c), one a line: an
@@ -490,6 +565,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 		fprintf(out, "      (%d more processes not listed)\n",
 		    m->procs_dropped);
 	rp_bar(out, ev, "    ");
+	rp_text_snapshot(out, ev);
 	rp_text_readings(out, o, ev);
 	rp_text_causes(out, o, ev);
 	fputc('\n', out);

@@ -47,6 +47,7 @@
 #include "extract.h"
 #include "input.h"
 #include "lines.h"
+#include "recogniser.h"
 #include "structured.h"
 #include "core.h"
 
@@ -405,6 +406,13 @@ sc_context(sc_state *st, size_t hit, int id, size_t lo, bool force)
 	st->ctx_any[what] = true;
 	lineno = sl_input_line(st->sc->sl, lineno - 1) + 1;
 	cx_line(st->sc->cx, what, st->buf + b, e - b, lineno, &st->ctx);
+	/* A line about the end of a distributed run goes to the run's first
+	 * failure, which it follows. */
+	if (st->ctx.after_what != OD_AFTER_NONE) {
+		od_events_after(st->set, st->ctx.after_what, st->ctx.after_rank,
+		    st->index, lineno);
+		st->ctx.after_what = OD_AFTER_NONE;
+	}
 }
 
 /* Reads the latest skipped line of each sampled kind, if still here. */
@@ -495,6 +503,7 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 			n = k;
 		}
 		cx_before(st->sc->cx, text, n, &ev);
+		sc_before(text, n, &ev);
 	}
 	st->consumed = span.end;
 	od_events_add(st->set, &ev);
