@@ -152,6 +152,8 @@ typedef struct {
 	int max_count;          /* -m: events per input, 0 no limit */
 	int rank;               /* --rank, -1 any */
 	int kind;               /* --kind (an od_kind), -1 any */
+	bool list_anchors;      /* --list-anchors, printed once the rules
+	                         * (and their recognisers) are loaded */
 } dg_config;
 
 /* The defaults: text, colour auto, the shipped rules. */

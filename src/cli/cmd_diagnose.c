@@ -244,19 +244,9 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 			cfg->zstd_window_log = (int)v;
 			break;
 		}
-		case OPT_LIST_ANCHORS: {
-			od_scanner *sc = od_scanner_new(od_options_jit(), &err);
-			const char *const *a;
-
-			if (sc == NULL) {
-				cli_error(NULL, &err);
-				return OD_EXIT_ERROR;
-			}
-			for (a = od_anchors(sc); *a != NULL; a++)
-				puts(*a);
-			od_scanner_free(sc);
-			return 0;
-		}
+		case OPT_LIST_ANCHORS:
+			cfg->list_anchors = true;
+			break;
 		case 'h':
 			dg_help(stdout);
 			return 0;
@@ -605,7 +595,19 @@ cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 	ninputs = nfiles > 0 ? nfiles : 1;
 	paths = nfiles > 0 ? argv + optind : NULL;
 	inputs = calloc((size_t)ninputs, sizeof *inputs);
-	sc = od_scanner_new(od_options_jit(), &err);
+	/* The scanner reads with the recognisers the rules loaded, which
+	 * outlive it. */
+	sc = od_scanner_new(od_options_jit(), rules->recognisers, &err);
+	if (sc != NULL && inputs != NULL && cfg.list_anchors) {
+		const char *const *a;
+
+		for (a = od_anchors(sc); *a != NULL; a++)
+			puts(*a);
+		free(inputs);
+		od_scanner_free(sc);
+		rl_free(rules);
+		return cli_stdout_ok(label) ? 0 : OD_EXIT_ERROR;
+	}
 	if (inputs == NULL || sc == NULL) {
 		if (sc != NULL || err.msg[0] == '\0')
 			od_error_set(&err, NULL, 0, 0, "out of memory");

@@ -99,7 +99,7 @@ ex_collect_anchors(ex_ctx *x, od_error *err)
 }
 
 ex_ctx *
-ex_new(bool jit, od_error *err)
+ex_new(bool jit, const struct sk_table *recognisers, od_error *err)
 {
 	ex_ctx *x = calloc(1, sizeof *x);
 	int r;
@@ -109,7 +109,7 @@ ex_new(bool jit, od_error *err)
 		return NULL;
 	}
 	for (r = 0; r < EX_NRECOG; r++) {
-		x->self[r] = ex_recognisers[r]->create(jit, err);
+		x->self[r] = ex_recognisers[r]->create(jit, recognisers, err);
 		if (x->self[r] == NULL) {
 			ex_free(x);
 			return NULL;
@@ -278,15 +278,15 @@ ex_arbitrate(ex_ctx *x, size_t ht, bool fallback_ok, od_event *ev, size_t *ms,
 {
 	const char *t = x->text.text;
 	size_t tlen = x->text.len, start[EX_NRECOG];
-	uint64_t skip[EX_NRECOG];
+	rg_skip skip[EX_NRECOG];
 	int cand[EX_NRECOG], r, tries;
 	bool asked = false;
 
 	/* The fallback is asked only when it could win (below). */
 	for (r = 0; r < EX_NRECOG; r++) {
-		skip[r] = 0;
+		memset(&skip[r], 0, sizeof skip[r]);
 		cand[r] = r == EX_FALLBACK ? -1 : ex_recognisers[r]->find(
-		    x->self[r], t, tlen, ht, 0, &start[r]);
+		    x->self[r], t, tlen, ht, NULL, &start[r]);
 	}
 	for (tries = 0; tries < EX_TRIES_MAX; tries++) {
 		const ex_recogniser *rec;
@@ -300,7 +300,7 @@ ex_arbitrate(ex_ctx *x, size_t ht, bool fallback_ok, od_event *ev, size_t *ms,
 		if (best < 0 && fallback_ok && !asked) {
 			asked = true;
 			cand[EX_FALLBACK] = ex_recognisers[EX_FALLBACK]->find(
-			    x->self[EX_FALLBACK], t, tlen, ht, 0,
+			    x->self[EX_FALLBACK], t, tlen, ht, NULL,
 			    &start[EX_FALLBACK]);
 			if (cand[EX_FALLBACK] >= 0 && ex_later_message(x, ht))
 				cand[EX_FALLBACK] = -1;
@@ -316,9 +316,10 @@ ex_arbitrate(ex_ctx *x, size_t ht, bool fallback_ok, od_event *ev, size_t *ms,
 			return true;
 		ex_reset(ev);
 		if (rec->retry && cand[best] < RG_CANDIDATES_MAX) {
-			skip[best] |= UINT64_C(1) << cand[best];
+			skip[best].w[cand[best] / 64] |=
+			    UINT64_C(1) << (cand[best] % 64);
 			cand[best] = rec->find(x->self[best], t, tlen, ht,
-			    skip[best], &start[best]);
+			    &skip[best], &start[best]);
 		} else {
 			cand[best] = -1;
 		}

@@ -20,8 +20,10 @@
 
 typedef struct ex_ctx ex_ctx;
 
-/* jit: compile the patterns with PCRE2's JIT. */
-ex_ctx *ex_new(bool jit, od_error *err);
+/* jit: compile the patterns with PCRE2's JIT.  recognisers: the loaded
+ * table of recog_table.h (NULL: none, only PyTorch's grammar and the
+ * fallback), borrowed; it must outlive x and every event x fills. */
+ex_ctx *ex_new(bool jit, const struct sk_table *recognisers, od_error *err);
 void ex_free(ex_ctx *x);
 
 /*

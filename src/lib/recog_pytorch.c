@@ -184,11 +184,12 @@ pt_destroy(void *self)
 }
 
 static void *
-pt_create(bool jit, od_error *err)
+pt_create(bool jit, const struct sk_table *table, od_error *err)
 {
 	pt_ctx *p = calloc(1, sizeof *p);
 	int i;
 
+	(void)table;    /* the grammar is its own */
 	if (p == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
 		return NULL;
@@ -430,8 +431,8 @@ pt_derive(od_event *ev)
 /* The earliest starter that covers the hit; of two at the same byte, the
  * one first in pt_starters. */
 static int
-pt_find(void *self, const char *t, size_t tlen, size_t ht, uint64_t skip,
-    size_t *ms)
+pt_find(void *self, const char *t, size_t tlen, size_t ht,
+    const rg_skip *skip, size_t *ms)
 {
 	pt_ctx *p = self;
 	int best = -1, i;
@@ -439,7 +440,7 @@ pt_find(void *self, const char *t, size_t tlen, size_t ht, uint64_t skip,
 
 	*ms = SIZE_MAX;
 	for (i = 0; i < PT_NSTARTERS; i++) {
-		if (skip & (UINT64_C(1) << i))
+		if (rg_skipped(skip, i))
 			continue;
 		if (rg_cover(p->m, p->re[pt_starters[i]], t, tlen, ht, NULL, &s) &&
 		    s < *ms) {
