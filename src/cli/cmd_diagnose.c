@@ -34,6 +34,7 @@
 #include "cli.h"
 #include "input.h"
 #include "live.h"
+#include "recog_table.h"
 #include "report.h"
 
 enum {
@@ -628,6 +629,18 @@ cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 	else
 		status = dg_per_input(label, &cfg, rules, sc, inputs, ninputs,
 		    paths);
+	/* A recogniser stopped at PCRE2's limits read nothing after that
+	 * (recog_table.h): name it, so that the user checks its pattern. */
+	for (i = od_scanner_stopped(sc, 0); i >= 0;
+	    i = od_scanner_stopped(sc, i + 1)) {
+		const sk_spec *sp = &rules->recognisers->v[i];
+
+		cli_say(label, "%s:%llu:%llu: recogniser '%s' was stopped: its "
+		    "pattern reached PCRE2's match or depth limit %d times, and "
+		    "read nothing after that (see oomdoc rules check)", sp->file,
+		    (unsigned long long)sp->at.line,
+		    (unsigned long long)sp->at.col, sp->id, SK_STRIKES);
+	}
 	if (!cli_stdout_ok(label))
 		status = OD_EXIT_ERROR;
 	if (dg_signal != 0)

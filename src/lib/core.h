@@ -532,6 +532,10 @@ void od_scan_buffer(od_scanner *sc, const char *data, size_t len, int index,
 /* The fixed strings the prefilter looks for out-of-memory messages with,
  * NULL-terminated; owned by sc. */
 const char *const *od_anchors(const od_scanner *sc);
+/* The first of the scanner's recognisers (its table's index, from from
+ * on) that was stopped for reaching PCRE2's limits too often
+ * (recog_table.h), or -1. */
+int od_scanner_stopped(const od_scanner *sc, int from);
 
 /* Reports. */
 typedef enum {

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "extract.h"
+#include "recog_table.h"
 #include "lines.h"
 #include "prefix.h"
 
@@ -135,6 +136,17 @@ ex_free(ex_ctx *x)
 	px_free(x->px);
 	free(x->anchors);
 	free(x);
+}
+
+int
+ex_stopped(const ex_ctx *x, int from)
+{
+	int r;
+
+	for (r = 0; r < EX_NRECOG; r++)
+		if (ex_recognisers[r] == &sk_recogniser)
+			return sk_stopped(x->self[r], from);
+	return -1;
 }
 
 const ex_anchor *

@@ -33,6 +33,10 @@ void ex_free(ex_ctx *x);
  */
 const ex_anchor *ex_anchors(const ex_ctx *x, size_t *n);
 
+/* The first recogniser of the table (recog_table.h), from index from on,
+ * that was stopped at PCRE2's limits (sk_stopped), or -1. */
+int ex_stopped(const ex_ctx *x, int from);
+
 /* What the scanner knows about the place of a hit. */
 typedef struct {
 	const char *buf;        /* the bytes around the hit */

@@ -207,7 +207,7 @@ sk_find(void *self, const char *t, size_t tlen, size_t ht,
 
 	*ms = SIZE_MAX;
 	for (i = 0; i < s->n; i++) {
-		if (rg_skipped(skip, i))
+		if (rg_skipped(skip, i) || s->limits[i] >= SK_STRIKES)
 			continue;
 		if (rg_cover(s->m, s->re[i], t, tlen, ht, sk_quoted_in_source,
 		    &at)) {
@@ -479,6 +479,18 @@ sk_limit_hits(const void *self, int i)
 	const sk_set *s = self;
 
 	return i >= 0 && i < s->n ? s->limits[i] : 0;
+}
+
+int
+sk_stopped(const void *self, int from)
+{
+	const sk_set *s = self;
+	int i;
+
+	for (i = from > 0 ? from : 0; i < s->n; i++)
+		if (s->limits[i] >= SK_STRIKES)
+			return i;
+	return -1;
 }
 
 /* A recogniser whose condition fails is left out, and the others

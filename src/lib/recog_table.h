@@ -145,6 +145,16 @@ bool sk_quoted_in_source(const char *t, size_t ms);
 uint64_t sk_limit_hits(const void *self, int i);
 
 /*
+ * A recogniser whose searches stopped at a limit SK_STRIKES times is
+ * stopped: the scanner no longer runs it, so that a pattern that
+ * backtracks without end costs a bounded time per scanner, whatever the
+ * log.  sk_stopped returns the first stopped recogniser from index from
+ * on, or -1.
+ */
+#define SK_STRIKES 4
+int sk_stopped(const void *self, int from);
+
+/*
  * `oomdoc rules check` for recognisers (recog_check.c): compiles every
  * pattern with jit as the scanner would, checks each anchor against the
  * pattern and the examples, and runs every example through the

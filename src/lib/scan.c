@@ -129,6 +129,12 @@ od_anchors(const od_scanner *sc)
 	return sc->oom_anchors;
 }
 
+int
+od_scanner_stopped(const od_scanner *sc, int from)
+{
+	return ex_stopped(sc->ex, from);
+}
+
 od_scanner *
 od_scanner_new(bool jit, const struct sk_table *recognisers, od_error *err)
 {

@@ -13,7 +13,10 @@
 #   rules.dict        the rule files' keys (src/lib/rules_load.c), the kinds
 #                     (src/lib/names.c), the fact names and YAML's own syntax;
 #   report_read.dict  the JSON report's keys (src/lib/report_fields.c,
-#                     src/live/report_read.c) and the enumerations' names.
+#                     src/live/report_read.c) and the enumerations' names;
+#   recognisers.dict  the recogniser files' keys (src/lib/recog_load.c), the
+#                     kinds, the field names (src/lib/recog_stacks.c), and
+#                     PCRE2's syntax, for fuzz_recognisers.
 set -eu
 bin=$1
 out=tests/fuzz/dict
@@ -98,4 +101,23 @@ kinds=$(sed -n '/^} od_kinds\[/,/^};/p' src/lib/names.c |
 	    "\\u0000" "\\ud800" "9223372036854775807" "-1" "1e999" "0.5" |
 	    entries
 } > "$out/report_read.dict"
+{
+	echo "# Recogniser files' keys, kinds, fields and PCRE2 syntax for fuzz_recognisers (written by make_dicts.sh)."
+	{
+		grep -o '"[a-z_]*"' src/lib/recog_load.c | tr -d '"'
+		echo "$kinds"
+		sed -n '/^const sk_field sk_fields/,/^};/p' src/lib/recog_stacks.c |
+		    grep -o '"[a-z]*"' | tr -d '"'
+		printf '%s\n' "recognisers:" "  - id: " "    kind: " \
+		    "    confidence: " "    anchors:" "      - " "    pattern: " \
+		    "    follow:" "      pattern: " "      lines: " \
+		    "      required: true" "    examples:" "      - text: " \
+		    "        fields: {" "caseless: true" "fatal: false" \
+		    "confirm: " "high" "medium" "low" "(?<" ">" "_b" "_kb" \
+		    "_gib" "_bin" "nonfatal" "(?:" ")?" "\\d+" "\\s+" "\\S+" \
+		    "[\\d.]+" "[^)\\n]*" "(?m)" "(?i)" "(?<!" "(?=" "(?!" \
+		    "+)+" "*)*" "{0,800}?" "\\b" "$" "^" "|" "'" "''" \
+		    "\"" "\\n"
+	} | entries
+} > "$out/recognisers.dict"
 wc -l "$out"/*.dict
