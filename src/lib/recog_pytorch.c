@@ -11,13 +11,15 @@
  * pools, any number of process lines) and are wrapped across lines: every
  * gap between words is \s+, which also matches the '\n' of a wrapped line.
  *
- * Where the line between this grammar and a row of the stacks' table
- * (recog_stacks.c) lies: a message that one pattern reads whole, its
+ * Where the line between this grammar and a recogniser of the stacks'
+ * table (rules/recognisers.yaml, recog_table.h; recogniser.h says it at
+ * length) lies: a message that one pattern reads whole, its
  * named groups filling fields as they are, is a row; a message whose
  * clauses are optional, repeat or may be cut off anywhere, and whose
  * figures mean different things in different releases (the layout decides
  * what "reserved" is, and what the missing figures are derived from), is
- * a grammar here, where each step can say what it read.
+ * a grammar here, where each step can say what it read.  A table entry is
+ * data a user can add; this grammar is code.
  *
  * The messages come from PyTorch's c10/cuda/CUDACachingAllocator.cpp
  * (DeviceCachingAllocator::malloc, which raises the OutOfMemoryError, and
