@@ -204,6 +204,35 @@ sk_name_ok(const char *s)
 	return true;
 }
 
+/* Whether mapping n has a key twice (an error at the second): its value
+ * would be read twice. */
+static bool
+sk_dup_keys(sk_load_ctx *lc, yaml_node_t *n)
+{
+	yaml_node_pair_t *p, *q;
+	bool dup = false;
+
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	    p++) {
+		yaml_node_t *a = sk_node(lc, p->key);
+
+		for (q = n->data.mapping.pairs.start; q < p; q++) {
+			yaml_node_t *b = sk_node(lc, q->key);
+
+			if (a != NULL && b != NULL && a->type == YAML_SCALAR_NODE &&
+			    b->type == YAML_SCALAR_NODE &&
+			    strcmp((const char *)a->data.scalar.value,
+			    (const char *)b->data.scalar.value) == 0) {
+				sk_err(lc, a, "key '%s' appears twice",
+				    (const char *)a->data.scalar.value);
+				dup = true;
+				break;
+			}
+		}
+	}
+	return dup;
+}
+
 /*
  * A pattern: a string, or a list of strings joined.  Sets *at to where it
  * starts.  NULL with an error when it is neither, or too long.
@@ -345,6 +374,8 @@ sk_load_anchors(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 			yaml_node_pair_t *p;
 
 			tn = NULL;
+			if (sk_dup_keys(lc, a))
+				continue;
 			for (p = a->data.mapping.pairs.start;
 			    p < a->data.mapping.pairs.top; p++) {
 				const char *k = sk_scalar(lc, sk_node(lc, p->key),
@@ -392,6 +423,8 @@ sk_load_follow(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 		    "required)");
 		return;
 	}
+	if (sk_dup_keys(lc, n))
+		return;
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	    p++) {
 		yaml_node_t *v = sk_node(lc, p->value);
@@ -451,6 +484,8 @@ sk_load_example(sk_load_ctx *lc, yaml_node_t *n, sk_example *ex)
 		sk_err(lc, n, "an example must be a mapping (text, fields)");
 		return;
 	}
+	if (sk_dup_keys(lc, n))
+		return;
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	    p++) {
 		yaml_node_t *v = sk_node(lc, p->value);
@@ -478,6 +513,8 @@ sk_load_example(sk_load_ctx *lc, yaml_node_t *n, sk_example *ex)
 			    "to values ({} for none)");
 			continue;
 		}
+		if (sk_dup_keys(lc, v))
+			continue;
 		for (q = v->data.mapping.pairs.start;
 		    q < v->data.mapping.pairs.top; q++) {
 			yaml_node_t *fk = sk_node(lc, q->key);
@@ -579,6 +616,8 @@ sk_load_spec(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 		    "confidence, anchors, pattern, examples, ...)");
 		return;
 	}
+	if (sk_dup_keys(lc, n))
+		return;
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	    p++) {
 		yaml_node_t *kn = sk_node(lc, p->key), *v = sk_node(lc, p->value);
