@@ -27,7 +27,7 @@
  * A search that stops at PCRE2's match or depth limit (regex.h) is an
  * error that names the recogniser: its pattern backtracks too much.
  */
-#define _GNU_SOURCE             /* strcasestr, memmem */
+#define _GNU_SOURCE             /* memmem */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
