@@ -332,6 +332,11 @@ sk_compile_check(sk_load_ctx *lc, const sk_spec *sp, const char *pattern,
 	memset(&err, 0, sizeof err);
 	re = rx_compile(wide, RX_DUPNAMES | RX_OFFSET_LIMIT, false, lc->path,
 	    at.line, &err);
+	if (re == NULL && strcmp(err.msg, "out of memory") == 0) {
+		/* Not an error of the pattern: the one line that says so. */
+		sk_err_at(lc, at.line, at.col, "out of memory");
+		return;
+	}
 	if (re == NULL) {
 		const char *msg = strncmp(err.msg, "internal pattern: ", 18) == 0 ?
 		    err.msg + 18 : err.msg;
