@@ -157,6 +157,8 @@ typedef struct {
 	int kind;               /* --kind (an od_kind), -1 any */
 	bool follow;            /* --follow: the one file, as tail -F */
 	const char *snapshot;   /* --snapshot: a memory snapshot, or NULL */
+	bool list_anchors;      /* --list-anchors, printed once the rules
+	                         * (and their recognisers) are loaded */
 } dg_config;
 
 /* The defaults: text, colour auto, the shipped rules. */
