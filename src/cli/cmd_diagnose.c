@@ -106,9 +106,11 @@ dg_help(FILE *out)
 	    "Find the out-of-memory failures in the logs of GPU jobs and show "
 	    "their numbers.\n"
 	    "With no FILE, or when FILE is -, read standard input.  Plain, "
-	    "gzip and zstd\ninput are recognised by their first bytes, and so "
-	    "is a PyTorch memory snapshot\n(a pickle or its JSON form) named "
-	    "as a FILE.\n\n"
+	    "gzip, zstd,\nbzip2 and xz input, UTF-16 with a byte order mark, "
+	    "and the JSON-lines records\nof log shippers (Fluent Bit, Loki, "
+	    "Vector, journald, Docker) and CRI lines are\nrecognised by their "
+	    "bytes (see INPUT in oomdoc(1)), and so is a PyTorch\nmemory "
+	    "snapshot (a pickle or its JSON form) named as a FILE.\n\n"
 	    "Options:\n", out);
 	od_options_help(out, dg_options, DG_NOPTS);
 	fputs("\nFormats, for example:\n"
