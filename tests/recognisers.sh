@@ -36,22 +36,22 @@ for f in tests/recognisers/bad*.yaml tests/recognisers/pathological.yaml; do
 	fi
 done
 
-# A pathological pattern costs a bounded time: PCRE2's limit, not 2^39
-# steps.
-start=$(date +%s%N)
-"$oomdoc" rules check tests/recognisers/pathological.yaml >/dev/null 2>&1
-ms=$((($(date +%s%N) - start) / 1000000))
-[ "$ms" -lt 5000 ] && ok || ko "the pathological pattern took $ms ms"
+# A pathological pattern is stopped by PCRE2's limit, not run for 2^39
+# steps: the proof is the message naming the limit below; the timeouts
+# only keep a regression from hanging the suite (no timing is measured,
+# so a loaded machine cannot fail it).
+timeout 60 "$oomdoc" rules check tests/recognisers/pathological.yaml \
+	>/dev/null 2>&1
+rc=$?
+[ $rc -ne 124 ] && ok || ko "rules check of the pathological pattern ran past 60 s"
 # And a diagnosis with it over lines it backtracks on stops it after
-# SK_STRIKES searches, names it, and ends quickly.
+# SK_STRIKES searches and names it.
 printf 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab\n%.0s' $(seq 2000) >"$tmp/a.log"
-start=$(date +%s%N)
-err=$(timeout 20 "$oomdoc" --no-default-rules --rules \
+err=$(timeout 60 "$oomdoc" --no-default-rules --rules \
 	tests/recognisers/pathological.yaml "$tmp/a.log" 2>&1 >/dev/null)
 rc=$?
-ms=$((($(date +%s%N) - start) / 1000000))
-[ $rc -eq 1 ] && [ "$ms" -lt 5000 ] && ok ||
-	ko "diagnosis with a pathological pattern: status $rc (want 1), $ms ms"
+[ $rc -eq 1 ] && ok ||
+	ko "diagnosis with a pathological pattern: status $rc (want 1; 124 is the hang guard)"
 [ "$err" = "oomdoc: tests/recognisers/pathological.yaml:4:5: recogniser 'runaway' was stopped: its pattern reached PCRE2's match or depth limit 4 times, and read nothing after that (see oomdoc rules check)" ] &&
 	ok || ko "the stopped recogniser's message: $err"
 
