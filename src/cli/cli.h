@@ -130,6 +130,13 @@ bool cli_color_parse(const char *arg, cli_color *out);
 bool cli_color_wanted(cli_color when);
 bool cli_utf8_wanted(void);
 
+/* The text report's width: given (--width) when not 0, else the
+ * terminal's when standard output is one (TIOCGWINSZ), else $COLUMNS
+ * when it is a number from CLI_WIDTH_MIN to CLI_WIDTH_MAX, else 80. */
+#define CLI_WIDTH_MIN 20
+#define CLI_WIDTH_MAX 1000
+int cli_width(int given);
+
 /* --- cmd_diagnose.c: the options that diagnose and rules share -------- */
 
 /* What diagnose prints: the report, or one of grep's modes. */
@@ -152,6 +159,7 @@ typedef struct {
 	int max_count;          /* -m: events per input, 0 no limit */
 	int rank;               /* --rank, -1 any */
 	int kind;               /* --kind (an od_kind), -1 any */
+	int width;              /* --width, 0 when not given */
 } dg_config;
 
 /* The defaults: text, colour auto, the shipped rules. */

@@ -38,7 +38,8 @@
 
 enum {
 	OPT_COLOR = 256, OPT_LIST_ANCHORS, OPT_RULES, OPT_NO_DEFAULT_RULES,
-	OPT_FACT, OPT_ZSTD_WINDOW_LOG, OPT_RANK, OPT_KIND, OPT_SUMMARY
+	OPT_FACT, OPT_ZSTD_WINDOW_LOG, OPT_RANK, OPT_KIND, OPT_SUMMARY,
+	OPT_WIDTH
 };
 
 static const od_option dg_options[] = {
@@ -68,6 +69,12 @@ static const od_option dg_options[] = {
 	  "e.g. host_oom_killer)" },
 	{ .name = "color", .letter = OPT_COLOR, .arg = "WHEN",
 	  .help = "colour the text report: auto (default), always or never" },
+	{ .name = "width", .letter = OPT_WIDTH, .arg = "N",
+	  .help = "wrap the text report at N columns (default: the "
+	  "terminal's, else $COLUMNS, else 80; 20 to 1000)" },
+	{ .name = "verbose", .letter = 'v',
+	  .help = "show each message in full in the text report (it shows "
+	  "about three lines)" },
 	{ .name = "rules", .letter = OPT_RULES, .arg = "PATH",
 	  .help = "load rules from this file or directory too (repeatable)" },
 	{ .name = "no-default-rules", .letter = OPT_NO_DEFAULT_RULES,
@@ -218,6 +225,15 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 				return cli_usage(NULL, "--color takes auto, always "
 				    "or never, not", optarg);
 			break;
+		case OPT_WIDTH:
+			if ((cfg->width = dg_number(optarg, CLI_WIDTH_MIN)) < 0 ||
+			    cfg->width > CLI_WIDTH_MAX)
+				return cli_usage(NULL, "--width takes a number from "
+				    "20 to 1000, not", optarg);
+			break;
+		case 'v':
+			cfg->report.verbose = true;
+			break;
 		case OPT_RULES:
 			if (cfg->rules.npaths == CLI_RULES_MAX)
 				return cli_usage(NULL, "too many --rules; the limit "
@@ -277,6 +293,7 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 	}
 	cfg->report.color = cli_color_wanted(cfg->color);
 	cfg->report.utf8 = cli_utf8_wanted();
+	cfg->report.width = cli_width(cfg->width);
 	return -1;
 }
 

@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -134,6 +135,27 @@ cli_utf8_wanted(void)
 	return v != NULL && (strstr(v, "UTF-8") != NULL ||
 	    strstr(v, "utf-8") != NULL || strstr(v, "UTF8") != NULL ||
 	    strstr(v, "utf8") != NULL);
+}
+
+int
+cli_width(int given)
+{
+	struct winsize ws;
+	const char *v = getenv("COLUMNS");
+
+	if (given > 0)
+		return given;
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+	    ws.ws_col >= CLI_WIDTH_MIN)
+		return ws.ws_col > CLI_WIDTH_MAX ? CLI_WIDTH_MAX : ws.ws_col;
+	if (v != NULL && v[0] != '\0') {
+		char *end;
+		long n = strtol(v, &end, 10);
+
+		if (*end == '\0' && n >= CLI_WIDTH_MIN && n <= CLI_WIDTH_MAX)
+			return (int)n;
+	}
+	return 80;
 }
 
 /* Whether to compile the patterns to machine code (PCRE2's JIT).  Only to

@@ -540,6 +540,12 @@ typedef struct {
 	bool utf8;              /* the text report's sparkline in block
 	                         * characters; ASCII when false */
 	char fingerprint[17];   /* the report's, "" when none */
+	int width;              /* the text report's columns; 0: 80 */
+	bool verbose;           /* the text report's messages in full */
+	/* The facts the user gave (--fact), "NAME=VALUE" each, borrowed;
+	 * the reports show them. */
+	const char *const *facts;
+	int nfacts;
 } od_report_opts;
 /*
  * Writing text taken from a log, escaped for where it goes (escape.c): a

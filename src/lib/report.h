@@ -11,6 +11,34 @@
 
 #define RP_BAR_WIDTH 50
 
+/* The text report's width when none is given (wrap.c). */
+#define RP_WIDTH_DEFAULT 80
+/* The mark of a line's hanging column, which rp_wrap does not write: a
+ * control character, which no text from outside reaches the report as
+ * (escape.c writes it \x01). */
+#define RP_HANG_CHAR '\001'
+#define RP_HANG "\001"
+/* A space that rp_wrap never breaks a line at, written as a space. */
+#define RP_GLUE_CHAR '\002'
+#define RP_GLUE "\002"
+
+/* Writes s[0..n) to out with each line wider than width broken between
+ * words, continued at its hanging column (wrap.c). */
+void rp_wrap(FILE *out, const char *s, size_t n, int width);
+
+/* A buffer that text is written to and rp_wrap'ed to out when it is
+ * closed: rp_wrap_open returns the stream to write to (out itself, which
+ * is then written unwrapped, when no buffer could be made); rp_wrap_close
+ * writes and frees what was written. */
+typedef struct {
+	FILE *out, *f;
+	char *buf;
+	size_t len;
+	int width;
+} rp_wrapbuf;
+FILE *rp_wrap_open(rp_wrapbuf *b, FILE *out, int width);
+void rp_wrap_close(rp_wrapbuf *b);
+
 void rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
     int ninputs, od_events *set);
 void rp_markdown(FILE *out, const od_report_opts *o, const od_input *inputs,
