@@ -160,6 +160,7 @@ typedef struct {
 	int rank;               /* --rank, -1 any */
 	int kind;               /* --kind (an od_kind), -1 any */
 	int width;              /* --width, 0 when not given */
+	const char *fact_args[FC_USER_MAX];     /* each --fact, as given */
 } dg_config;
 
 /* The defaults: text, colour auto, the shipped rules. */

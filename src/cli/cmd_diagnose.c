@@ -248,6 +248,7 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 				cli_say(NULL, "%s (see oomdoc --help)", err.msg);
 				return OD_EXIT_ERROR;
 			}
+			cfg->fact_args[cfg->facts.n - 1] = optarg;
 			break;
 		case OPT_ZSTD_WINDOW_LOG: {
 			char *end;
@@ -294,6 +295,8 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 	cfg->report.color = cli_color_wanted(cfg->color);
 	cfg->report.utf8 = cli_utf8_wanted();
 	cfg->report.width = cli_width(cfg->width);
+	cfg->report.facts = cfg->fact_args;
+	cfg->report.nfacts = cfg->facts.n;
 	return -1;
 }
 

@@ -565,6 +565,10 @@ bool od_escape_invisible(unsigned cp);
  * any inside it, padded as CommonMark needs), on one line; with table, a
  * '|' is escaped for a GFM table cell. */
 void od_escape_markdown_code(FILE *out, const char *s, size_t n, bool table);
+/* A rule's prose with the values it was rendered with (a title, an
+ * explanation) as Markdown: plain words as prose, anything else (an
+ * identifier, a path, a setting) in code spans, on one line. */
+void od_escape_markdown_prose(FILE *out, const char *s, size_t n);
 /* Text from outside as a fenced block with the info string info, closed
  * and followed by a blank line. */
 void od_escape_markdown_fence(FILE *out, const char *info, const char *s,
