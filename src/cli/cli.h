@@ -45,6 +45,12 @@ struct cli_command {
 int cmd_diagnose(const cli_command *cmd, int argc, char **argv);
 int cmd_rules(const cli_command *cmd, int argc, char **argv);
 int cmd_live(const cli_command *cmd, int argc, char **argv);
+int cmd_completions(const cli_command *cmd, int argc, char **argv);
+
+/* The option tables of diagnosis (and rules) and of live mode, for the
+ * completions: *n receives the number of options. */
+const od_option *dg_option_table(int *n);
+const od_option *lv_option_table(int *n);
 
 /* --- errors.c: diagnostics, each one line on standard error ----------- */
 
@@ -125,8 +131,8 @@ bool cli_format_parse(const char *arg, od_report_format *out);
 typedef enum { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER } cli_color;
 bool cli_color_parse(const char *arg, cli_color *out);
 
-/* Whether the text report is coloured: always, or auto and standard
- * output is a terminal; never while NO_COLOR is set and not empty. */
+/* Whether the text report is coloured: always; or auto, standard output
+ * is a terminal, NO_COLOR is unset or empty and TERM is not "dumb". */
 bool cli_color_wanted(cli_color when);
 bool cli_utf8_wanted(void);
 

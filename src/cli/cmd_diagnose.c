@@ -45,7 +45,8 @@ enum {
 static const od_option dg_options[] = {
 	{ .name = "format", .letter = 'f', .arg = "FORMAT",
 	  .help = "report format: text (default), markdown, json, or jsonl "
-	  "(one event a line, as soon as it is complete)" },
+	  "(one event a line, as soon as it is complete)",
+	  .values = "text markdown json jsonl" },
 	{ .name = "count", .letter = 'c',
 	  .help = "print the number of failures of each input (NAME:N), "
 	  "and no report" },
@@ -68,7 +69,8 @@ static const od_option dg_options[] = {
 	  .help = "keep only the events of this kind (as in the JSON report, "
 	  "e.g. host_oom_killer)" },
 	{ .name = "color", .letter = OPT_COLOR, .arg = "WHEN",
-	  .help = "colour the text report: auto (default), always or never" },
+	  .help = "colour the text report: auto (default), always or never",
+	  .values = "auto always never" },
 	{ .name = "width", .letter = OPT_WIDTH, .arg = "N",
 	  .help = "wrap the text report at N columns (default: the "
 	  "terminal's, else $COLUMNS, else 80; 20 to 1000)" },
@@ -93,15 +95,28 @@ static const od_option dg_options[] = {
 
 #define DG_NOPTS ((int)(sizeof dg_options / sizeof dg_options[0]))
 
+const od_option *
+dg_option_table(int *n)
+{
+	*n = DG_NOPTS;
+	return dg_options;
+}
+
 static void
 dg_help(FILE *out)
 {
 	fputs("Usage: oomdoc [OPTION]... [FILE]...\n"
 	    "       oomdoc rules check|list|show|facts [OPTION]... [PATH|ID]...\n"
+	    "       oomdoc live [OPTION]... [LOG|REPORT.json|-]\n"
+	    "       oomdoc probe [OPTION]...\n"
+	    "       oomdoc completions bash|zsh|fish\n"
 	    "Find the out-of-memory failures in the logs of GPU jobs and show "
 	    "their numbers.\n"
 	    "With no FILE, or when FILE is -, read standard input.  Plain, "
 	    "gzip and zstd\ninput are recognised by their first bytes.\n\n"
+	    "Subcommands (each takes --help): rules (check, list and show the "
+	    "rules), live\n(confirm causes on a GPU), probe (check a GPU), "
+	    "completions (shell completion\nscripts).\n\n"
 	    "Options:\n", out);
 	od_options_help(out, dg_options, DG_NOPTS);
 	fputs("\nExit status: 0 if an out-of-memory failure was found, 1 if "
@@ -280,16 +295,9 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 		case 'V':
 			dg_version(stdout);
 			return 0;
-		case ':':
-			return cli_usage(NULL, "this option needs an argument:",
-			    arg);
 		default:
-			/* getopt sets optopt to a known option's code when
-			 * only its argument was wrong. */
-			if (od_options_known(dg_options, DG_NOPTS, optopt))
-				return cli_usage(NULL, "this option takes no "
-				    "argument:", arg);
-			return cli_usage(NULL, "unknown option", arg);
+			return od_options_error(NULL, dg_options, DG_NOPTS, c,
+			    arg);
 		}
 	}
 	cfg->report.color = cli_color_wanted(cfg->color);
@@ -622,6 +630,11 @@ cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 	}
 
 	nfiles = argc - optind;
+	/* A log typed at a terminal is seldom meant: say what is waited
+	 * for, and how to end it. */
+	if (nfiles == 0 && isatty(STDIN_FILENO))
+		cli_say(label, "reading a log from the terminal; end it with "
+		    "Ctrl-D, or name a file or pipe one in (see oomdoc --help)");
 	ninputs = nfiles > 0 ? nfiles : 1;
 	paths = nfiles > 0 ? argv + optind : NULL;
 	inputs = calloc((size_t)ninputs, sizeof *inputs);

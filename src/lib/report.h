@@ -60,8 +60,13 @@ const char *rp_top_cause(od_events *set);
 const od_event *rp_first_failure(od_events *set, size_t *index);
 /* The memory account (account.c) as a bar of RP_BAR_WIDTH cells, the
  * request below it, and the legend of every part with how it was known,
- * each line after indent; nothing without a capacity. */
-void rp_bar(FILE *out, const od_event *ev, const char *indent);
+ * each line after indent; nothing without a capacity.  With color, each
+ * part's marks in a colour of their own (SGR sequences). */
+void rp_bar(FILE *out, const od_event *ev, const char *indent, bool color);
+
+/* The SGR colour of a confidence ("high" green, "medium" yellow, "low"
+ * red), for the text report. */
+const char *rp_confidence_color(od_confidence c);
 
 /* The line that says how many bytes a cause accounts for and how much of
  * the shortfall they explain; nothing when it accounts for none known. */

@@ -363,7 +363,7 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
 	rp_md_per_rank(out, ev, inputs);
 	if (m->total > 0) {
 		fputs("```text\n", out);
-		rp_bar(out, ev, "");
+		rp_bar(out, ev, "", false);
 		fputs("```\n\n", out);
 	}
 	rp_md_details_end(out);

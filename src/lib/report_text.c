@@ -191,8 +191,10 @@ rp_text_causes(FILE *out, const od_report_opts *o, const od_event *ev)
 	for (i = 0; i < ev->ncauses; i++) {
 		const od_cause *c = &ev->causes[i];
 
-		fprintf(out, "    %d. " RP_HANG "%s%s%s (%s, score %.2f): ", i + 1, bold,
-		    c->rule, off, od_confidence_name(c->confidence), c->score);
+		fprintf(out, "    %d. " RP_HANG "%s%s%s (%s%s%s, score %.2f): ",
+		    i + 1, bold, c->rule, off, o->color ?
+		    rp_confidence_color(c->confidence) : "",
+		    od_confidence_name(c->confidence), off, c->score);
 		od_escape_text(out, c->title, strlen(c->title), "");
 		fputc('\n', out);
 		rp_explains(out, "       ", c, ev);
@@ -505,8 +507,9 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	if (ev->layout != OD_LAYOUT_OTHER_STACK)
 		fprintf(out, "    format     %s\n", od_layout_name(ev->layout));
 	if (ev->confidence != OD_CONF_HIGH) {
-		fprintf(out, "    confidence " RP_HANG "%s", od_confidence_name(
-		    ev->confidence));
+		fprintf(out, "    confidence " RP_HANG "%s%s%s", o->color ?
+		    rp_confidence_color(ev->confidence) : "",
+		    od_confidence_name(ev->confidence), off);
 		if (ev->verify_hint != NULL)
 			fprintf(out, ": to confirm, look for %s",
 			    ev->verify_hint);
@@ -575,7 +578,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	if (m->procs_dropped > 0)
 		fprintf(out, "      (%d more processes not listed)\n",
 		    m->procs_dropped);
-	rp_bar(out, ev, "    ");
+	rp_bar(out, ev, "    ", o->color);
 	rp_text_readings(out, o, ev);
 	rp_text_causes(out, o, ev);
 	fputc('\n', out);
