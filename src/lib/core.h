@@ -575,7 +575,7 @@ void od_escape_markdown_fence(FILE *out, const char *info, const char *s,
     size_t n);
 /* Writes the report; false when memory ran out (the JSON report is then
  * not written at all: a document with a part missing would still parse,
- * and be wrong). */
+ * and be wrong; the text report stops after its last complete part). */
 bool od_report_write(FILE *out, const od_report_opts *opts,
     const od_input *inputs, int ninputs, od_events *set);
 /* One event as one line of JSON (the event object of the JSON report),

@@ -269,7 +269,7 @@ od_report_write(FILE *out, const od_report_opts *opts, const od_input *inputs,
 			    od_events_get(set, i)))
 				fputs("oomdoc: out of memory\n", stderr);
 	} else
-		rp_text(out, opts, inputs, ninputs, set);
+		return rp_text(out, opts, inputs, ninputs, set);
 	return true;
 }
 

@@ -27,9 +27,8 @@
 void rp_wrap(FILE *out, const char *s, size_t n, int width);
 
 /* A buffer that text is written to and rp_wrap'ed to out when it is
- * closed: rp_wrap_open returns the stream to write to (out itself, which
- * is then written unwrapped, when no buffer could be made); rp_wrap_close
- * writes and frees what was written. */
+ * closed: rp_wrap_open returns the stream to write to, NULL when memory
+ * ran out; rp_wrap_close writes and frees what was written. */
 typedef struct {
 	FILE *out, *f;
 	char *buf;
@@ -39,7 +38,9 @@ typedef struct {
 FILE *rp_wrap_open(rp_wrapbuf *b, FILE *out, int width);
 void rp_wrap_close(rp_wrapbuf *b);
 
-void rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
+/* The text report; false when memory ran out (what was complete before
+ * is written). */
+bool rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
     int ninputs, od_events *set);
 void rp_markdown(FILE *out, const od_report_opts *o, const od_input *inputs,
     int ninputs, od_events *set);

@@ -584,7 +584,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	fputc('\n', out);
 }
 
-void
+bool
 rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
     int ninputs, od_events *set)
 {
@@ -600,16 +600,17 @@ rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
 	/* An input that could not be read is never one with no OOM: with
 	 * nothing found and nothing read, the errors said it all. */
 	if (n == 0 && nread == 0)
-		return;
+		return true;
 	/* Each part is wrapped as it is complete: the heading, then each
 	 * event, so that a long report starts at once. */
-	out = rp_wrap_open(&wb, real, o->width);
+	if ((out = rp_wrap_open(&wb, real, o->width)) == NULL)
+		return false;
 	if (n == 0 && nread < ninputs) {
 		fprintf(out, "oomdoc: no out-of-memory failure found in the %d "
 		    "input%s read to the end (%d could not be read)\n", nread,
 		    nread == 1 ? "" : "s", ninputs - nread);
 		rp_wrap_close(&wb);
-		return;
+		return true;
 	}
 	if (n == 0) {
 		fputs("oomdoc: no out-of-memory failure found", out);
@@ -628,7 +629,8 @@ rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
 	rp_wrap_close(&wb);
 	first = rp_first_failure(set, &nfirst);
 	for (i = 0; i < n; i++) {
-		out = rp_wrap_open(&wb, real, o->width);
+		if ((out = rp_wrap_open(&wb, real, o->width)) == NULL)
+			return false;
 		rp_text_event(out, o, i + 1, od_events_get(set, i), inputs,
 		    ninputs, first, nfirst + 1);
 		rp_wrap_close(&wb);
@@ -637,6 +639,7 @@ rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
 		fprintf(real, "%llu more events were not kept (the limit is %d "
 		    "distinct events)\n", (unsigned long long)dropped,
 		    OD_EVENTS_MAX);
+	return true;
 }
 
 /*

@@ -152,7 +152,7 @@ rp_wrap_open(rp_wrapbuf *b, FILE *out, int width)
 	b->out = out;
 	b->width = width;
 	b->f = open_memstream(&b->buf, &b->len);
-	return b->f != NULL ? b->f : out;
+	return b->f;
 }
 
 void
