@@ -18,8 +18,11 @@
 
 Usage: tests/cli_papercuts.py OOMDOC   (from the repository root)
 """
+import fcntl
 import os
 import pty
+import struct
+import termios
 import re
 import select
 import shutil
@@ -47,11 +50,15 @@ def run(args, env=None, stdin=subprocess.DEVNULL):
                           stdin=stdin)
 
 
-def on_tty(args, env, stdin_tty=False, stdout_tty=True, wait=10.0):
-    """Runs args with standard output (or input) on a pseudo-terminal;
-    returns (what the terminal got, standard error).  With stdin_tty the
-    terminal is closed once standard error has said something."""
+def on_tty(args, env, stdin_tty=False, stdout_tty=True, wait=10.0, cols=0):
+    """Runs args with standard output (or input) on a pseudo-terminal of
+    cols columns (0: the pty's default, none); returns (what the terminal
+    got, standard error).  With stdin_tty the terminal is closed once
+    standard error has said something."""
     master, slave = pty.openpty()
+    if cols:
+        fcntl.ioctl(slave, termios.TIOCSWINSZ,
+                    struct.pack("HHHH", 40, cols, 0, 0))
     e = dict(os.environ)
     e.pop("NO_COLOR", None)
     e.update(env)
@@ -189,6 +196,15 @@ def main():
     out, _ = on_tty([oomdoc, SAMPLE], {"TERM": "xterm", "NO_COLOR": "1"})
     check("fingerprint" in out and "\033[" not in out,
           "colour with NO_COLOR")
+
+    # The width of the terminal, over COLUMNS.
+    out, _ = on_tty([oomdoc, "--color", "never", SAMPLE],
+                    {"COLUMNS": "100"}, cols=60)
+    lines = out.replace("\r", "").split("\n")
+    check("fingerprint" in out and max(len(l) for l in lines) <= 60 and
+          max(len(l) for l in lines) > 50,
+          "the report on a terminal of 60 columns: lines of %d" %
+          max(len(l) for l in lines))
 
     # The facts given.
     r = run([oomdoc, "--fact", "batch_size=8", "--fact", "accum_steps=2",
