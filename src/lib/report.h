@@ -85,7 +85,8 @@ int rp_sparkline(const od_logctx *c, int rank, bool utf8, char *buf,
     size_t cap);
 /* The readings block of an event for a terminal (report_text.c): the
  * sparkline with its least and largest readings, the growth over the
- * steps, the ranks, and the allocator's and vLLM's own figures. */
+ * steps, the ranks, and the allocator's and vLLM's own figures.  Its
+ * lines carry RP_HANG marks: out is a buffer of rp_wrap_open. */
 void rp_text_readings(FILE *out, const od_report_opts *o,
     const od_event *ev);
 
