@@ -2,8 +2,9 @@
 # Runs the examples of the man page (the .Dl lines of EXAMPLES) and of the
 # README (the lines of the ```sh blocks under "## Examples"), each in a
 # scratch directory that holds the files they name: job.log (the bundled
-# sample), slurm-81723.out.gz, rank0.log and rank1.log, and a stand-in
-# kubectl that prints the sample.  Each example must exit 0 and print
+# sample), slurm-81723.out.gz, rank0.log and rank1.log, and stand-ins:
+# kubectl that prints the sample (a pod's YAML for "get pod") and sacct
+# that prints a sacct table (fixtures/stacks).  Each example must exit 0 and print
 # something (unless it writes to a file), and nothing may appear on
 # standard error.
 #
@@ -17,9 +18,16 @@ mkdir "$tmp/bin"
 ln -s "$oomdoc" "$tmp/bin/oomdoc"
 cat >"$tmp/bin/kubectl" <<EOS
 #!/bin/sh
-cat "$root/fixtures/sample/job.log"
+case "\$*" in
+"get pod "*) cat "$root/fixtures/stacks/kubectl-get-pod-yaml-oomkilled.log" ;;
+*) cat "$root/fixtures/sample/job.log" ;;
+esac
 EOS
-chmod +x "$tmp/bin/kubectl"
+cat >"$tmp/bin/sacct" <<EOS
+#!/bin/sh
+cat "$root/fixtures/stacks/sacct-plain-out-of-memory.log"
+EOS
+chmod +x "$tmp/bin/kubectl" "$tmp/bin/sacct"
 cp fixtures/sample/job.log "$tmp/job.log"
 gzip -c fixtures/sample/job.log >"$tmp/slurm-81723.out.gz"
 cp fixtures/pytorch/rank_prefix_multi.log "$tmp/rank0.log"

@@ -351,7 +351,7 @@ void oomdoc_rules_apply(const oomdoc_rules *rules, oomdoc_event *ev);
 
 typedef enum {
 	OOMDOC_REPORT_TEXT,
-	OOMDOC_REPORT_JSON,             /* oomdoc.report/1, see oomdoc(1) */
+	OOMDOC_REPORT_JSON,             /* oomdoc.report/2, see oomdoc(1) */
 	OOMDOC_REPORT_MARKDOWN
 } oomdoc_report_format;
 
@@ -364,6 +364,22 @@ typedef enum {
  */
 bool oomdoc_scanner_report(oomdoc_scanner *sc, const oomdoc_rules *rules,
     FILE *out, oomdoc_report_format format, bool color);
+
+/*
+ * The same report as oomdoc_scanner_report, returned as text rather than
+ * written to a stream, for a caller with no FILE * (a binding through
+ * ctypes or cffi).  The text is NUL-terminated and *len (when len is not
+ * NULL) receives its length without the NUL.  It belongs to the caller,
+ * who frees it with oomdoc_free (not free: the library's allocator may not
+ * be the caller's).  NULL, and *len 0, when memory ran out or the format
+ * is invalid.
+ */
+char *oomdoc_scanner_report_string(oomdoc_scanner *sc,
+    const oomdoc_rules *rules, oomdoc_report_format format, bool color,
+    size_t *len);
+
+/* Frees what oomdoc_scanner_report_string returned; NULL does nothing. */
+void oomdoc_free(void *p);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
  * writes the report.  The events' accessors are in api_event.c, the rules'
  * in api_rules.c.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -341,4 +342,41 @@ oomdoc_scanner_report(oomdoc_scanner *h, const oomdoc_rules *rules,
 	rl_report_fingerprint(h->set, o.fingerprint);
 	return od_report_write(out, &o, h->inputs, h->ninputs, h->set) &&
 	    !ferror(out);
+}
+
+/*
+ * The report into a memory stream (POSIX open_memstream, which allocates
+ * with malloc): what the stream holds once closed is the text, or NULL
+ * when writing failed, which a full report never leaves half-written to
+ * a caller.
+ */
+char *
+oomdoc_scanner_report_string(oomdoc_scanner *h, const oomdoc_rules *rules,
+    oomdoc_report_format format, bool color, size_t *len)
+{
+	char *text = NULL;
+	size_t n = 0;
+	FILE *f;
+	bool ok;
+
+	if (len != NULL)
+		*len = 0;
+	f = open_memstream(&text, &n);
+	if (f == NULL)
+		return NULL;
+	ok = oomdoc_scanner_report(h, rules, f, format, color);
+	/* fclose writes the last bytes and sets text and n. */
+	if (fclose(f) != 0 || !ok) {
+		free(text);
+		return NULL;
+	}
+	if (len != NULL)
+		*len = n;
+	return text;
+}
+
+void
+oomdoc_free(void *p)
+{
+	free(p);
 }

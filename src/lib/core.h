@@ -155,6 +155,12 @@ typedef struct {
 	bool has_exit;
 	int64_t exit_code;      /* 137, -9 */
 	char signal[24];        /* "Killed", "Bus error", "SIGKILL" */
+	/* Where the scheduler ran it (recog_scheduler.c): the Slurm job id,
+	 * the Kubernetes pod, its namespace and the container; "" unknown. */
+	char job[32];
+	char pod[64];
+	char namespace[64];
+	char container[64];
 } od_host;
 
 #define OD_FRAMES_MAX 5

@@ -440,7 +440,10 @@ ev_near(const od_event *old, const od_event *ev)
 	if (EV_DIFF_STR(old->tensor_shape, ev->tensor_shape) ||
 	    EV_DIFF_STR(old->dtype, ev->dtype) ||
 	    EV_DIFF_STR(old->allocator, ev->allocator) ||
-	    EV_DIFF_STR(old->host.process, ev->host.process))
+	    EV_DIFF_STR(old->host.process, ev->host.process) ||
+	    EV_DIFF_STR(old->host.job, ev->host.job) ||
+	    EV_DIFF_STR(old->host.pod, ev->host.pod) ||
+	    EV_DIFF_STR(old->host.container, ev->host.container))
 		return false;
 	return !EV_DIFF(a->requested, b->requested) &&
 	    !EV_DIFF(a->total, b->total) && !EV_DIFF(a->free, b->free) &&
@@ -505,6 +508,10 @@ ev_absorb(od_event *old, od_event *ev)
 	}
 	EV_FILL_STR(host.process);
 	EV_FILL_STR(host.signal);
+	EV_FILL_STR(host.job);
+	EV_FILL_STR(host.pod);
+	EV_FILL_STR(host.namespace);
+	EV_FILL_STR(host.container);
 	EV_FILL_STR(error);
 	EV_FILL_STR(tensor_shape);
 	EV_FILL_STR(dtype);

@@ -28,6 +28,7 @@
  * fallback, which competes only when no other has a candidate. */
 static const ex_recogniser *const ex_recognisers[] = {
 	&pt_recogniser,
+	&sc_recogniser,
 	&sk_recogniser,
 	&fb_recogniser,
 };

@@ -34,7 +34,8 @@ enum {
 	/* Host. */
 	FC_HOST_PID, FC_HOST_PROCESS, FC_HOST_TOTAL_VM, FC_HOST_ANON_RSS,
 	FC_HOST_FILE_RSS, FC_HOST_SHMEM_RSS, FC_HOST_LIMIT, FC_HOST_USAGE,
-	FC_HOST_EXIT_CODE, FC_HOST_SIGNAL,
+	FC_HOST_EXIT_CODE, FC_HOST_SIGNAL, FC_HOST_JOB, FC_HOST_POD,
+	FC_HOST_NAMESPACE, FC_HOST_CONTAINER,
 	/* The event. */
 	FC_KIND, FC_FRAMEWORK, FC_FORMAT, FC_CONFIDENCE, FC_FATAL,
 	FC_DEVICE, FC_RANK, FC_RANKS_FAILED, FC_OCCURRENCES,
@@ -104,6 +105,10 @@ static const struct {
 	[FC_HOST_USAGE] = { "host.usage", F_BYTES },
 	[FC_HOST_EXIT_CODE] = { "host.exit_code", F_NUM },
 	[FC_HOST_SIGNAL] = { "host.signal", F_STR },
+	[FC_HOST_JOB] = { "host.job", F_STR },
+	[FC_HOST_POD] = { "host.pod", F_STR },
+	[FC_HOST_NAMESPACE] = { "host.namespace", F_STR },
+	[FC_HOST_CONTAINER] = { "host.container", F_STR },
 	[FC_KIND] = { "kind", F_STR },
 	[FC_FRAMEWORK] = { "framework", F_STR },
 	[FC_FORMAT] = { "format", F_STR },
@@ -510,6 +515,10 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 		out->bytes = false;
 		return true;
 	case FC_HOST_SIGNAL: return fc_str(out, ev->host.signal);
+	case FC_HOST_JOB: return fc_str(out, ev->host.job);
+	case FC_HOST_POD: return fc_str(out, ev->host.pod);
+	case FC_HOST_NAMESPACE: return fc_str(out, ev->host.namespace);
+	case FC_HOST_CONTAINER: return fc_str(out, ev->host.container);
 	case FC_KIND: return fc_str(out, od_kind_name(ev->kind));
 	case FC_FRAMEWORK: return fc_str(out, ev->framework);
 	case FC_FORMAT: return fc_str(out, od_layout_name(ev->layout));

@@ -12,6 +12,8 @@
  *                   (recog_pytorch.c);
  *   sk_recogniser   every other stack, a table of patterns whose named
  *                   groups say which field they fill (recog_stacks.c);
+ *   sc_recogniser   the scheduler's own outputs: sacct tables, seff, a
+ *                   pod as kubectl prints it (recog_scheduler.c);
  *   fb_recogniser   the fallback: a strong out-of-memory phrase that no
  *                   other recogniser reads, an `unrecognised` event of low
  *                   confidence with no figures (recog_fallback.c), tried
@@ -74,6 +76,15 @@ typedef struct {
 extern const ex_recogniser pt_recogniser;
 extern const ex_recogniser sk_recogniser;
 extern const ex_recogniser fb_recogniser;
+extern const ex_recogniser sc_recogniser;
+
+/*
+ * Reads where a Kubernetes kill happened from the text before the event,
+ * buf[0..len) (the scanner's history): the pod, its namespace, the
+ * container and, for a pod object, its memory limit and exit code
+ * (recog_scheduler.c).  Does nothing for other kinds.
+ */
+void sc_before(const char *buf, size_t len, od_event *ev);
 
 /*
  * Searches t[0..tlen) for the earliest match of re (compiled with

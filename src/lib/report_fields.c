@@ -765,6 +765,10 @@ static const od_json_field jf_host[] = {
 	{ .key = "exit_code", .type = OD_JSON_CUSTOM, .get = jf_exit_get,
 	  .set = jf_exit_set },
 	JF_CHARS("signal", host.signal),
+	JF_CHARS("job", host.job),
+	JF_CHARS("pod", host.pod),
+	JF_CHARS("namespace", host.namespace),
+	JF_CHARS("container", host.container),
 	{ .type = OD_JSON_END },
 };
 

@@ -331,6 +331,22 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
 		fprintf(out, ", rank %d", ev->rank);
 	if (ev->device >= 0)
 		fprintf(out, ", GPU %d", ev->device);
+	if (ev->host.job[0] != '\0') {
+		fputs(", job ", out);
+		rp_md_code(out, ev->host.job);
+	}
+	if (ev->host.pod[0] != '\0') {
+		fputs(", pod ", out);
+		rp_md_code(out, ev->host.pod);
+	}
+	if (ev->host.namespace[0] != '\0') {
+		fputs(" in namespace ", out);
+		rp_md_code(out, ev->host.namespace);
+	}
+	if (ev->host.container[0] != '\0') {
+		fputs(", container ", out);
+		rp_md_code(out, ev->host.container);
+	}
 	if (ev->step >= 0)
 		fprintf(out, ", step %lld", (long long)ev->step);
 	if (ev->phase[0] != '\0')

@@ -448,6 +448,31 @@ rp_text_message(FILE *out, const od_report_opts *o, const od_event *ev)
 		fputs(ev->message_cut ? " [...]\n" : "\n", out);
 }
 
+/* Where the scheduler ran it: ", job N", ", pod NS/P, container C". */
+static void
+rp_text_sched(FILE *out, const od_event *ev)
+{
+	const od_host *h = &ev->host;
+
+	if (h->job[0] != '\0') {
+		fputs(", job ", out);
+		od_escape_text(out, h->job, strlen(h->job), "");
+	}
+	if (h->pod[0] != '\0') {
+		fputs(", pod ", out);
+		if (h->namespace[0] != '\0') {
+			od_escape_text(out, h->namespace, strlen(h->namespace),
+			    "");
+			fputc('/', out);
+		}
+		od_escape_text(out, h->pod, strlen(h->pod), "");
+	}
+	if (h->container[0] != '\0') {
+		fputs(", container ", out);
+		od_escape_text(out, h->container, strlen(h->container), "");
+	}
+}
+
 static void
 rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
     const od_input *inputs, int ninputs, const od_event *first, size_t nfirst)
@@ -469,6 +494,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 		fprintf(out, ", rank %d", ev->rank);
 	if (ev->device >= 0)
 		fprintf(out, ", GPU %d", ev->device);
+	rp_text_sched(out, ev);
 	fputc('\n', out);
 	rp_text_context(out, o, ev);
 	rp_text_facts(out, o);

@@ -47,6 +47,7 @@
 #include "extract.h"
 #include "input.h"
 #include "lines.h"
+#include "recogniser.h"
 #include "core.h"
 
 #define SC_BUF_SIZE (2u * 1024 * 1024)
@@ -473,6 +474,7 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 			n = k;
 		}
 		cx_before(st->sc->cx, text, n, &ev);
+		sc_before(text, n, &ev);
 	}
 	st->consumed = span.end;
 	od_events_add(st->set, &ev);

@@ -10,7 +10,8 @@
 #      growth over steps;
 #   3. runs `oomdoc` and `oomdoc live` on each captured log and compares
 #      the top cause (summary.top_cause of --format json) and the live
-#      verdict on it with the induced cause;
+#      verdict on it with the induced cause; and runs one failure with
+#      the Python hook (oomdoc.torch.attach) in the process;
 #   4. writes the results, with the date and the device, to results.md
 #      and results.json (and every log and report beside them) in $OUT
 #      when it is set, else in a new temporary directory.
@@ -54,7 +55,7 @@ if [ $# -ge 1 ]; then
 else
 	log "building oomdoc from $root"
 	if ! timeout 300 cmake -S "$root" -B "$work/build" -DOOMDOC_TESTS=OFF \
-		-DCMAKE_BUILD_TYPE=Release >"$res/build.log" 2>&1 ||
+		-DOOMDOC_SHARED=ON -DCMAKE_BUILD_TYPE=Release >"$res/build.log" 2>&1 ||
 	   ! timeout 300 cmake --build "$work/build" -j "$(nproc)" \
 		>>"$res/build.log" 2>&1; then
 		log "cannot build oomdoc: see build.log"
@@ -285,6 +286,63 @@ check_case fraction memory_fraction_limit confirmed
 log "growth over steps"
 rc=$(run_case growth growth.py)
 check_case growth growth_leak -
+
+# The in-process hook, oomdoc.torch.attach (python/oomdoc, through the
+# shared library: OOMDOC_LIBRARY, else the one built here): the request
+# larger than the device again, with the observer attached and the
+# memory history recorded.  The observer must write the allocator
+# snapshot and memory_stats beside the log (the file standard error goes
+# to), print its report before the traceback, and give the figures that
+# PyTorch's own message gives.
+log "in-process hook (oomdoc.torch)"
+hooklib=${OOMDOC_LIBRARY:-}
+[ -z "$hooklib" ] && [ -f "$work/build/liboomdoc.so.0" ] && hooklib=$work/build/liboomdoc.so.0
+if [ -n "$hooklib" ]; then
+	cat >"$work/hook.py" <<'EOF'
+import oomdoc.torch
+att = oomdoc.torch.attach(record_history=True)
+from common import *
+x = torch.empty(int(1.5 * total), dtype=torch.uint8, device=dev)
+print("no out-of-memory failure")
+EOF
+	cat >"$work/hook_check.py" <<'EOF'
+import glob, json, os, pickle, sys
+import oomdoc
+d = sys.argv[1]
+log = open(os.path.join(d, "hook.log")).read()
+snaps = glob.glob(os.path.join(d, "oomdoc-oom-*-1.pickle"))
+stats = glob.glob(os.path.join(d, "oomdoc-oom-*-1.stats.json"))
+problems = []
+if not snaps or "segments" not in pickle.load(open(snaps[0], "rb")):
+    problems.append("no snapshot")
+if not stats or json.load(open(stats[0])).get("num_ooms", 0) < 1:
+    problems.append("no memory_stats")
+head = log.find("oomdoc: 1 out-of-memory event found in PyTorch out-of-memory observer")
+if head < 0 or head > log.find("Traceback"):
+    problems.append("no report before the traceback")
+# The observer's event and the traceback's: the same figures.
+r = oomdoc.diagnose(os.path.join(d, "hook.log"))
+ev = [e for e in r["events"] if e["kind"] == "cuda_caching_allocator"]
+keys = ["requested_bytes", "total_bytes", "free_bytes", "allocated_bytes",
+        "reserved_unallocated_bytes"]
+if not ev or any([e["memory"][k] for k in keys] !=
+                 [ev[0]["memory"][k] for k in keys] for e in ev):
+    problems.append("figures differ from PyTorch's message")
+top = ev[0]["causes"][0]["rule"] if ev and ev[0]["causes"] else "none"
+print(top if not problems else top + " (" + "; ".join(problems) + ")")
+EOF
+	mkdir -p "$res/hook"
+	(cd "$work" && PYTHONPATH="$root/python" OOMDOC_LIBRARY="$hooklib" \
+		timeout 180 "$py" hook.py) >"$res/hook/hook.log" 2>&1
+	hook=$(PYTHONPATH="$root/python" OOMDOC_LIBRARY="$hooklib" \
+		timeout 60 "$py" "$work/hook_check.py" "$res/hook" 2>&1 | tail -1)
+	ok=no; [ "$hook" = request_exceeds_device ] && ok=yes
+	results+=("hook|request_exceeds_device|$hook|-|-|-|-|$ok")
+	log "hook: $hook: $ok"
+else
+	results+=("hook|request_exceeds_device|no-shared-library|-|-|-|-|no")
+	log "hook: no liboomdoc.so.0 (build with -DOOMDOC_SHARED=ON or set OOMDOC_LIBRARY)"
+fi
 
 # 4. The results.
 pass=0 fail=0

@@ -653,6 +653,25 @@ test_rules_and_report(void **state)
 	assert_null(oomdoc_figure_name(OOMDOC_FIGURE_COUNT));
 	assert_int_equal(oomdoc_event_figure(ev, OOMDOC_FIGURE_COUNT),
 	    OOMDOC_UNKNOWN);
+
+	/* The same report as text the library allocates: byte for byte what
+	 * the stream got, its length given; an invalid format gives NULL. */
+	{
+		size_t slen = 99;
+		char *s = oomdoc_scanner_report_string(r.sc, rules,
+		    OOMDOC_REPORT_JSON, false, &slen);
+
+		assert_non_null(s);
+		assert_int_equal(slen, outlen);
+		assert_int_equal(strlen(s), slen);
+		assert_memory_equal(s, out, outlen);
+		oomdoc_free(s);
+		slen = 99;
+		assert_null(oomdoc_scanner_report_string(r.sc, rules,
+		    (oomdoc_report_format)99, false, &slen));
+		assert_int_equal(slen, 0);
+		oomdoc_free(NULL);
+	}
 	free(out);
 	free_run(&r);
 	oomdoc_rules_free(rules);
