@@ -11,6 +11,14 @@ For each fixtures/*/*.log (and the runs below), in the JSON report:
   ranks, its first row is the event's own rank, line and figures, and an
   event with a table is the first failure when it is the first fatal one.
 
+- what followed the first failure (aftermath) is read back from the log
+  independently: the NCCL watchdog lines and torchrun's "closing signal
+  SIGTERM" lines after the first failure's line are counted, the first
+  watchdog line's rank and line and the rank of the first ChildFailedError
+  table's Root Cause block are found, and they must be the report's; no
+  other event has an aftermath;
+- the hand-made expectations of AFTER below hold.
+
 And one run whose first failure no rule explains, with a rule that fires
 only for torchrun's secondary kill report: the summary then names no
 cause, rather than the secondary report's.
@@ -20,6 +28,7 @@ Usage: check_story.py OOMDOC   (from the repository root)
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -32,6 +41,73 @@ def report(oomdoc, args):
     r = subprocess.run([oomdoc, "--format", "json"] + args,
                        capture_output=True, text=True, timeout=60)
     return json.loads(r.stdout)
+
+
+# Written by hand from the fixtures (the lines as an editor numbers them):
+# nccl_watchdog, its rank, sigterm, root_cause_rank of the first failure.
+AFTER = {
+    "fixtures/stacks/rank-first-failure-then-sigterm.log": (1, 2, 7, 5),
+    "fixtures/stacks/ranks-different-figures-childfailed.log": (1, 3, 3, 0),
+    "fixtures/stacks/nccl-watchdog-after-oom.log": (4, 0, 3, 0),
+}
+
+WATCHDOG = ("Watchdog caught collective operation timeout",
+            "Process group watchdog thread terminated with exception")
+
+
+def aftermath(path, after_line):
+    """The aftermath of a failure at after_line, read from the log."""
+    # Lines count '\n' only, as oomdoc's do (a '\r' of a progress bar is
+    # no line end).
+    with open(path, encoding="utf-8", errors="replace", newline="") as f:
+        lines = f.read().split("\n")
+    wd, wd_rank, wd_line, term, root, root_line = 0, None, None, 0, None, None
+    open_root = False
+    for n, line in enumerate(lines, 1):
+        if "Root Cause (first observed failure):" in line:
+            open_root = n > after_line and root_line is None
+            continue
+        if n <= after_line:
+            continue
+        if any(w in line for w in WATCHDOG):
+            wd += 1
+            if wd == 1:
+                wd_line = n
+                m = re.search(r"\[rank(\d+)\]:", line) or \
+                    re.search(r"\bRank (\d+)\]", line)
+                wd_rank = int(m.group(1)) if m else None
+        if "closing signal SIGTERM" in line:
+            term += 1
+        m = re.search(r"\brank\s+: (\d+) \(local_rank: ", line)
+        if open_root and m:
+            root, root_line, open_root = int(m.group(1)), n, False
+    return wd, wd_rank, wd_line, term, root, root_line
+
+
+def check_after(name, rep):
+    errs = []
+    for i, e in enumerate(rep["events"]):
+        a = e["aftermath"]
+        got = (a["nccl_watchdog"], a["nccl_watchdog_rank"],
+               a["nccl_watchdog_line"], a["sigterm"], a["root_cause_rank"],
+               a["root_cause_line"])
+        if not e["first_failure"]:
+            if got != (0, None, None, 0, None, None):
+                errs.append("event %d: an aftermath %r on an event that is "
+                            "not the first failure" % (i, got))
+            continue
+        want = aftermath(name, e["line"])
+        if got != want:
+            errs.append("event %d: aftermath %r, the log has %r" % (
+                i, got, want))
+        if name in AFTER:
+            hand = (got[0], got[1], got[3], got[4])
+            if hand != AFTER[name]:
+                errs.append("event %d: aftermath %r, expected by hand %r"
+                            % (i, hand, AFTER[name]))
+    if name in AFTER and not any(e["first_failure"] for e in rep["events"]):
+        errs.append("no first failure, expected one with an aftermath")
+    return ["%s: %s" % (name, x) for x in errs]
 
 
 def check(name, rep):
@@ -95,7 +171,9 @@ def main():
     fails = []
     n = 0
     for log in sorted(glob.glob("fixtures/*/*.log")):
-        fails += check(log, report(oomdoc, [log]))
+        rep = report(oomdoc, [log])
+        fails += check(log, rep)
+        fails += check_after(log, rep)
         n += 1
     log = "fixtures/stacks/ranks-different-figures-childfailed.log"
     with tempfile.TemporaryDirectory() as d:

@@ -4,16 +4,32 @@
 # JSON schemas generated from each release's OpenAPI document and checks
 # offline with jsonschema), strictly (no unknown field), and checks that
 # the sidecar runs oomdoc with --follow --format jsonl and the Job's Role
-# grants pods/log get.  Without kubernetes-validate it says so and exits
-# 77 (ctest's SKIP_RETURN_CODE).
+# grants pods/log get.
 #
-# Usage: k8s_manifests.sh [KUBERNETES_VALIDATE]
+# kubernetes-validate comes from PATH, or else from PyPI into a virtual
+# environment kept in BUILD/k8s-venv (made once; a rerun needs no network).
+# Status 77 only when neither is possible, with the reason.
+#
+# Usage: k8s_manifests.sh BUILD   (from the repository root)
 set -u
 cd "$(dirname "$0")/.."
-kv=${1:-${KUBERNETES_VALIDATE:-kubernetes-validate}}
+build=${1:?usage: k8s_manifests.sh BUILD}
+kv=${KUBERNETES_VALIDATE:-kubernetes-validate}
 if ! command -v "$kv" >/dev/null 2>&1; then
-	echo "SKIP: $kv not found (pip install kubernetes-validate)"
-	exit 77
+	venv=$build/k8s-venv
+	kv=$venv/bin/kubernetes-validate
+	if [ ! -x "$kv" ]; then
+		rm -rf "$venv"
+		if ! python3 -m venv "$venv" ||
+			! timeout 240 "$venv/bin/python" -m pip -q \
+				--disable-pip-version-check install kubernetes-validate \
+				>"$build/k8s-venv.log" 2>&1; then
+			echo "SKIP: cannot install kubernetes-validate from PyPI:"
+			tail -3 "$build/k8s-venv.log" 2>/dev/null
+			rm -rf "$venv"
+			exit 77
+		fi
+	fi
 fi
 status=0
 for f in contrib/kubernetes/*.yaml; do

@@ -24,9 +24,11 @@ enum {
 	/* The memory readings of trainers and tools (see cx_patterns). */
 	CX_MEM_DS, CX_MEM_MEGATRON, CX_MEM_TITAN, CX_MEM_MM, CX_MEM_HF,
 	CX_MEM_ACCEL, CX_SMI_HEAD, CX_SMI_ROW, CX_SUMMARY, CX_VLLM,
+	/* What follows a failure in a distributed run. */
+	CX_AFTER,
 	/* Patterns read from the text before an event, or inside a line
 	 * that another pattern matched. */
-	CX_FRAME, CX_STEP, CX_RSTEP, CX_RRANK,
+	CX_FRAME, CX_STEP, CX_RSTEP, CX_RRANK, CX_ARANK,
 	CX_COUNT
 };
 
@@ -148,6 +150,28 @@ static const char *const cx_patterns[CX_COUNT] = {
 	/* The rank a reading's line names: Megatron's "[Rank N]", torchrun's
 	 * "[rankN]:" prefix. */
 	[CX_RRANK] = "\\[Rank (\\d{1,6})\\]|\\[rank(\\d{1,6})\\]:",
+	/*
+	 * The end of a distributed run.  ProcessGroupNCCL's watchdog
+	 * (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp,
+	 * WorkNCCL::checkTimeout: logPrefix() "Watchdog caught collective
+	 * operation timeout: WorkNCCL(...) ran for N milliseconds before
+	 * timing out."; ncclCommWatchdog: "Process group watchdog thread
+	 * terminated with exception: ..."), torchrun stopping the other
+	 * workers (torch/distributed/elastic/multiprocessing/api.py,
+	 * SubprocessContext._close: "Sending process %s closing signal %s"),
+	 * and ChildFailedError's table (torch/distributed/elastic/
+	 * multiprocessing/errors/__init__.py, _FAILURE_FORMAT_TEMPLATE:
+	 * "Root Cause (first observed failure):" and "  rank      : ${rank}
+	 * (local_rank: ${local_rank})").
+	 */
+	[CX_AFTER] = "(Watchdog caught collective operation timeout|Process "
+	    "group watchdog thread terminated with exception)|(closing signal "
+	    "SIGTERM)|(Root Cause \\(first observed failure\\):)|\\brank\\s+: "
+	    "(\\d{1,9}) \\(local_rank: ",
+	/* The rank a watchdog line names: torchrun's "[rankN]:" prefix, or
+	 * the watchdog's own log prefix "[Rank N]" (newer: "[PG ID 0 PG GUID
+	 * 0(default_pg) Rank N]"). */
+	[CX_ARANK] = "\\[rank(\\d{1,6})\\]:|\\bRank (\\d{1,6})\\]",
 };
 
 /*
@@ -202,6 +226,12 @@ static const cx_anchor cx_anchor_list[] = {
 	{ "reserved for KV Cache is ", CX_VLLM, false, false },
 	{ "GPU KV cache size: ", CX_VLLM, false, false },
 	{ "Maximum concurrency for ", CX_VLLM, false, false },
+	{ "Watchdog caught collective operation timeout", CX_AFTER, false,
+	  false },
+	{ "watchdog thread terminated with exception", CX_AFTER, false, false },
+	{ "closing signal SIGTERM", CX_AFTER, false, false },
+	{ "Root Cause (first observed failure):", CX_AFTER, false, false },
+	{ " (local_rank: ", CX_AFTER, false, false },
 	{ "NVRM: Xid", CX_XID, false, false },
 	{ "memory: usage", CX_MEMCG, false, false },
 	{ "ncorrectable ECC", CX_XID, false, false },
@@ -274,6 +304,7 @@ cx_reset(od_logctx *st)
 	st->vllm_max_len = st->vllm_concurrency_x100 = -1;
 	st->xid = -1;
 	st->memcg_usage = st->memcg_limit = -1;
+	st->after_rank = -1;
 }
 
 static bool
@@ -687,6 +718,29 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
 			st->memcg_usage = rx_int(c->m, line, 1, -1) * 1024;
 			st->memcg_limit = rx_int(c->m, line, 2, -1) * 1024;
 			st->memcg_line = lineno;
+		}
+		break;
+	case CX_AFTER:
+		/* A line for the run's first failure, which the scanner
+		 * hands over (od_events_after) and clears. */
+		st->after_what = OD_AFTER_NONE;
+		st->after_rank = -1;
+		if (g != NULL) {
+			st->after_what = OD_AFTER_WATCHDOG;
+			if (cx_match(c, CX_ARANK, line, len, 0)) {
+				rank = (int)rx_int(c->m, line, 1, -1);
+				st->after_rank = rank >= 0 ? rank :
+				    (int)rx_int(c->m, line, 2, -1);
+			}
+		} else if (g2 != NULL) {
+			st->after_what = OD_AFTER_SIGTERM;
+		} else if (cx_group(c, line, 3, &n) != NULL) {
+			st->root_cause_open = true;
+		} else if (st->root_cause_open &&
+		    cx_group(c, line, 4, &n) != NULL) {
+			st->after_what = OD_AFTER_ROOT_CAUSE;
+			st->after_rank = (int)rx_int(c->m, line, 4, -1);
+			st->root_cause_open = false;
 		}
 		break;
 	case CX_XID:

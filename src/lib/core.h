@@ -249,7 +249,40 @@ typedef struct {
 	uint64_t memcg_line;    /* where it was, for the kill just after */
 	bool ecc;               /* an uncorrectable ECC error was reported */
 	char gpu_model[24];     /* the NVIDIA model the log names: "A100" */
+	/* The last line about the end of a distributed run (context.c,
+	 * CX_AFTER), for the scanner to give to the run's first failure
+	 * (od_events_after): what it was (an od_after_what, 0 when none is
+	 * pending), the rank it names (-1 unknown), and whether torchrun's
+	 * "Root Cause" block is open (its next "rank :" line is the root
+	 * cause's). */
+	int after_what;
+	int after_rank;
+	bool root_cause_open;
 } od_logctx;
+
+/* The lines that follow a failure in a distributed run. */
+typedef enum {
+	OD_AFTER_NONE,
+	OD_AFTER_WATCHDOG,      /* an NCCL watchdog timeout or abort */
+	OD_AFTER_SIGTERM,       /* torchrun's "closing signal SIGTERM" */
+	OD_AFTER_ROOT_CAUSE,    /* the rank of ChildFailedError's Root Cause */
+} od_after_what;
+
+/*
+ * What the log shows after the run's first failure, counted on that
+ * event (event.c, od_events_after): other ranks' NCCL watchdog reports,
+ * torchrun stopping the ranks still running, and the rank its
+ * ChildFailedError table calls the root cause.  All of it follows from
+ * the failure; none of it is a failure of its own.
+ */
+typedef struct {
+	int watchdog;           /* NCCL watchdog lines after the failure */
+	int watchdog_rank;      /* the first one's rank, -1 unknown */
+	int64_t watchdog_line;  /* its line, -1 none */
+	int sigterm;            /* "closing signal SIGTERM" lines */
+	int root_cause_rank;    /* -1: no Root Cause block, or no rank */
+	int64_t root_cause_line;
+} od_aftermath;
 
 #define OD_CAUSES_MAX 8
 #define OD_FIXES_MAX 12
@@ -379,6 +412,7 @@ typedef struct oomdoc_event {
 	uint64_t peer_line;     /* the line of the last rank's report joined */
 	int peer_input;         /* and its input (peer_line 0: none) */
 	bool first_failure;     /* the run's first failure, of several */
+	od_aftermath after;     /* what followed it (the first failure only) */
 	const char *secondary;  /* static: why it follows from the first
 	                         * failure, NULL when it does not */
 } od_event;
@@ -453,6 +487,14 @@ bool od_events_known(const od_events *set, const od_event *ev);
 bool od_events_open(const od_events *set, size_t i, int input,
     uint64_t next_line);
 od_event *od_events_get(od_events *set, size_t i);
+/*
+ * A line about the end of a distributed run (an od_after_what, with the
+ * rank it names or -1), at line of input: counted on the run's first
+ * failure when it comes after that failure, and making it the story's
+ * first failure; ignored when no failure came before it.
+ */
+void od_events_after(od_events *set, int what, int rank, int input,
+    uint64_t line);
 uint64_t od_events_dropped(const od_events *set);
 /* Whether memory ran out while an event's list of inputs grew since the
  * last call (the scanner reports it at od_scan_finish); clears it. */

@@ -81,6 +81,8 @@ od_event_init(od_event *ev)
 	ev->confidence = OD_CONF_HIGH;
 	ev->framework = NULL;
 	ev->step = -1;
+	ev->after.watchdog_rank = ev->after.root_cause_rank = -1;
+	ev->after.watchdog_line = ev->after.root_cause_line = -1;
 	cx_reset(&ev->ctx);
 }
 
@@ -861,6 +863,43 @@ od_events_add(od_events *set, od_event *ev)
 	ev_remember(set, old, ev);
 	ev_story(set, old, false);
 	od_event_init(ev);
+}
+
+void
+od_events_after(od_events *set, int what, int rank, int input,
+    uint64_t line)
+{
+	od_event *first;
+	od_aftermath *a;
+
+	if (set == NULL || set->first == 0)
+		return;
+	first = &set->ev[set->first - 1];
+	/* Before the failure, in its own input: not its aftermath. */
+	if (first->input == input && line <= first->line)
+		return;
+	a = &first->after;
+	switch (what) {
+	case OD_AFTER_WATCHDOG:
+		if (a->watchdog++ == 0) {
+			a->watchdog_rank = rank;
+			a->watchdog_line = (int64_t)line;
+		}
+		break;
+	case OD_AFTER_SIGTERM:
+		a->sigterm++;
+		break;
+	case OD_AFTER_ROOT_CAUSE:
+		/* The first table's: a restarted job prints one per run. */
+		if (a->root_cause_line >= 0)
+			return;
+		a->root_cause_rank = rank;
+		a->root_cause_line = (int64_t)line;
+		break;
+	default:
+		return;
+	}
+	first->first_failure = true;
 }
 
 bool

@@ -22,7 +22,9 @@
  * divisor d of the whole number n (1 to XP_DIVISOR_N_MAX) with d <= k, or
  * 0 when k < 1 (no divisor is that small); unknown when n is not such a
  * number.  It finds a smaller batch that divides an effective batch
- * exactly.
+ * exactly.  value_or(x, d) is x where it is known and d where it is not
+ * (a type error counts as unknown), so that a score can use evidence the
+ * log may lack without becoming unknown itself.
  *
  * A fact the log does not give is unknown, and unknowns propagate:
  * arithmetic, comparisons and min/max with an unknown operand are unknown,
@@ -118,6 +120,7 @@ typedef enum {
 	OP_ABS,
 	OP_ROUND,
 	OP_DIVISOR,
+	OP_VALUE_OR,
 } xp_opcode;
 
 /* One instruction of the postfix program. */
@@ -152,6 +155,7 @@ static const xp_func xp_funcs[] = {
 	{ "abs", OP_ABS, 1, 1 },
 	{ "round", OP_ROUND, 1, 1 },
 	{ "largest_divisor_at_most", OP_DIVISOR, 2, 2 },
+	{ "value_or", OP_VALUE_OR, 2, 2 },
 };
 
 /* The units a size literal may carry, as od_size_parse_text reads them. */
@@ -1233,6 +1237,13 @@ xp_eval(const xp_expr *e, xp_lookup lookup, void *ctx)
 			break;
 		case OP_DIVISOR:
 			st[sp - 2] = xp_divisor(st[sp - 2], st[sp - 1]);
+			sp--;
+			break;
+		case OP_VALUE_OR:
+			/* The first value where it is known, else the
+			 * second (which may be unknown too). */
+			if (st[sp - 2].type == XV_UNKNOWN)
+				st[sp - 2] = st[sp - 1];
 			sp--;
 			break;
 		case OP_MIN:

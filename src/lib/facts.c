@@ -448,7 +448,11 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 	case FC_OTHER_PROCESSES: return fc_part(out, &a, OD_PART_OTHER_PROCESSES);
 	case FC_USABLE:
 		/* What this process could have had: the device less what the
-		 * others and the non-framework memory took, where known. */
+		 * others, the non-framework memory and the memory the message
+		 * leaves unaccounted took, where known.  Unaccounted memory is
+		 * held by someone (a process the message does not list, or
+		 * this one's context in releases without process lines), so
+		 * it was not this process's to use either. */
 		if (m->total < 0)
 			return false;
 		v = m->total;
@@ -456,6 +460,8 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 			v -= a.part[OD_PART_OTHER_PROCESSES].bytes;
 		if (a.part[OD_PART_NON_FRAMEWORK].known)
 			v -= a.part[OD_PART_NON_FRAMEWORK].bytes;
+		if (a.part[OD_PART_UNACCOUNTED].known)
+			v -= a.part[OD_PART_UNACCOUNTED].bytes;
 		if (m->allowed >= 0 && m->allowed < v)
 			v = m->allowed;
 		return fc_num(out, v > 0 ? v : 0, true);

@@ -279,6 +279,54 @@ rp_row_name(const od_summary_row *r)
 	return strcmp(r->name, "-") == 0 ? "(standard input)" : r->name;
 }
 
+void
+rp_aftermath(const od_event *ev, char *after, char *root, size_t cap)
+{
+	const od_aftermath *a = &ev->after;
+	char wd[160] = "", st[96] = "";
+
+	after[0] = root[0] = '\0';
+	if (a->watchdog > 0) {
+		int n = snprintf(wd, sizeof wd, "%d NCCL watchdog line%s (the "
+		    "first", a->watchdog, a->watchdog == 1 ? "" : "s");
+
+		if (n > 0 && a->watchdog_rank >= 0)
+			n += snprintf(wd + n, sizeof wd - (size_t)n, " from rank %d,",
+			    a->watchdog_rank);
+		if (n > 0 && (size_t)n < sizeof wd)
+			snprintf(wd + n, sizeof wd - (size_t)n, " at line %lld)",
+			    (long long)a->watchdog_line);
+	}
+	if (a->sigterm > 0)
+		snprintf(st, sizeof st, "%d \"closing signal SIGTERM\" line%s "
+		    "of torchrun", a->sigterm, a->sigterm == 1 ? "" : "s");
+	if (wd[0] != '\0' || st[0] != '\0')
+		snprintf(after, cap, "%s%s%s followed it: secondary, they follow "
+		    "from this failure and are no failures of their own (while "
+		    "one rank is down, the others wait in their next collective "
+		    "until the NCCL watchdog ends them, and torchrun stops the "
+		    "ranks still running)", wd, wd[0] != '\0' &&
+		    st[0] != '\0' ? " and " : "", st);
+	if (a->root_cause_rank < 0)
+		return;
+	if (ev->rank < 0)
+		snprintf(root, cap, "torchrun's ChildFailedError table (line "
+		    "%lld) names rank %d as its root cause: the first exit "
+		    "torchrun saw, which need not be the first failure; this "
+		    "report names no rank", (long long)a->root_cause_line,
+		    a->root_cause_rank);
+	else if (ev->rank == a->root_cause_rank)
+		snprintf(root, cap, "torchrun's ChildFailedError table (line "
+		    "%lld) names rank %d as its root cause, the rank of this "
+		    "failure", (long long)a->root_cause_line, a->root_cause_rank);
+	else
+		snprintf(root, cap, "torchrun's ChildFailedError table (line "
+		    "%lld) names rank %d as its root cause, not rank %d, which "
+		    "failed first in log order: the table's root cause is the "
+		    "first exit torchrun saw", (long long)a->root_cause_line,
+		    a->root_cause_rank, ev->rank);
+}
+
 const od_event *
 rp_first_failure(od_events *set, size_t *index)
 {

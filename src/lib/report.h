@@ -59,6 +59,15 @@ const char *rp_top_cause(od_events *set);
 /* The run's first failure, of several (event.c), or NULL; *index (when
  * not NULL) receives its index. */
 const od_event *rp_first_failure(od_events *set, size_t *index);
+/*
+ * What followed ev, the run's first failure (od_aftermath), as two
+ * sentences without a final period: the secondary reports that came after
+ * it (into after, cap bytes) and what torchrun's ChildFailedError table
+ * names as the root cause (into root); each "" when the log has none.
+ * They hold only numbers and fixed words, so every report prints them as
+ * they are.
+ */
+void rp_aftermath(const od_event *ev, char *after, char *root, size_t cap);
 /* The memory account (account.c) as a bar of RP_BAR_WIDTH cells, the
  * request below it, and the legend of every part with how it was known,
  * each line after indent; nothing without a capacity.  With color, each

@@ -753,6 +753,21 @@ static const od_json_field jf_memory[] = {
 	{ .type = OD_JSON_END },
 };
 
+/* What followed the run's first failure (od_aftermath). */
+static const od_json_field jf_after[] = {
+	{ .key = "nccl_watchdog", .type = OD_JSON_INT,
+	  .null = OD_JSON_NEVER_NULL, .at = JF_AT(after.watchdog) },
+	{ .key = "nccl_watchdog_rank", .type = OD_JSON_INT,
+	  .at = JF_AT(after.watchdog_rank) },
+	JF_FIGURE("nccl_watchdog_line", after.watchdog_line),
+	{ .key = "sigterm", .type = OD_JSON_INT, .null = OD_JSON_NEVER_NULL,
+	  .at = JF_AT(after.sigterm) },
+	{ .key = "root_cause_rank", .type = OD_JSON_INT,
+	  .at = JF_AT(after.root_cause_rank) },
+	JF_FIGURE("root_cause_line", after.root_cause_line),
+	{ .type = OD_JSON_END },
+};
+
 static const od_json_field jf_host[] = {
 	JF_FIGURE("pid", host.pid),
 	JF_CHARS("process", host.process),
@@ -840,6 +855,7 @@ const od_json_field od_event_fields[] = {
 	{ .key = "first_failure", .type = OD_JSON_BOOL,
 	  .at = JF_AT(first_failure) },
 	{ .key = "secondary", .type = OD_JSON_CSTR, .at = JF_AT(secondary) },
+	{ .key = "aftermath", .type = OD_JSON_OBJECT, .fields = jf_after },
 	{ .key = "per_rank", .type = OD_JSON_ARRAY, .at = JF_AT(per_rank),
 	  .fields = jf_rank_row, .stride = sizeof(od_rank_row),
 	  .count_at = JF_AT(nper_rank), .max = OD_RANK_ROWS_MAX },

@@ -365,6 +365,15 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
 			    "other ranks)", ev->rank);
 		fputs(".\n\n", out);
 	}
+	if (ev->first_failure) {
+		char after[512], root[512];
+
+		rp_aftermath(ev, after, root, sizeof after);
+		if (after[0] != '\0')
+			fprintf(out, "After it: %s.\n\n", after);
+		if (root[0] != '\0')
+			fprintf(out, "Root cause: %s.\n\n", root);
+	}
 	if (ev->secondary != NULL && first != NULL) {
 		fprintf(out, "It follows from event %zu (line %llu", nfirst,
 		    (unsigned long long)first->line);

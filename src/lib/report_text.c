@@ -286,6 +286,15 @@ rp_text_story(FILE *out, const od_event *ev, const od_event *first,
 			    "other ranks)", ev->rank);
 		fputc('\n', out);
 	}
+	if (ev->first_failure) {
+		char after[512], root[512];
+
+		rp_aftermath(ev, after, root, sizeof after);
+		if (after[0] != '\0')
+			fprintf(out, "    after it   " RP_HANG "%s\n", after);
+		if (root[0] != '\0')
+			fprintf(out, "    root cause " RP_HANG "%s\n", root);
+	}
 	if (ev->secondary != NULL && first != NULL) {
 		fprintf(out, "    secondary  " RP_HANG "follows from #%zu (line %llu",
 		    nfirst, (unsigned long long)first->line);

@@ -394,6 +394,13 @@ sc_context(sc_state *st, size_t hit, int id, size_t lo, bool force)
 	st->ctx_read[what] = abs;
 	st->ctx_any[what] = true;
 	cx_line(st->sc->cx, what, st->buf + b, e - b, lineno, &st->ctx);
+	/* A line about the end of a distributed run goes to the run's first
+	 * failure, which it follows. */
+	if (st->ctx.after_what != OD_AFTER_NONE) {
+		od_events_after(st->set, st->ctx.after_what, st->ctx.after_rank,
+		    st->index, lineno);
+		st->ctx.after_what = OD_AFTER_NONE;
+	}
 }
 
 /* Reads the latest skipped line of each sampled kind, if still here. */

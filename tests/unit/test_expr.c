@@ -427,6 +427,23 @@ test_largest_divisor(void **state)
 	assert_unknown("largest_divisor_at_most(32, true)");
 }
 
+/* value_or(x, d): x where known, d where not; the tag comes with the
+ * value taken. */
+static void
+test_value_or(void **state)
+{
+	(void)state;
+	assert_num("value_or(n, 7)", 3, false);
+	assert_num("value_or(u, 7)", 7, false);
+	assert_num("value_or(requested, 1GiB)", 2147483648.0, true);
+	assert_num("value_or(free_mem, 1GiB)", GiB, true);
+	assert_num("value_or(requested / u, 0.5)", 0.5, false);
+	assert_num("value_or(requested / total, 0.5)", 0.025, false);
+	assert_num("value_or(1 / zero, 2)", 2, false);
+	assert_unknown("value_or(u, free_mem)");
+	assert_num("0.5 + value_or(u, 0.25) * 2", 1, false);
+}
+
 static void
 test_has(void **state)
 {
@@ -1049,6 +1066,7 @@ main(void)
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_functions),
 		cmocka_unit_test(test_largest_divisor),
+		cmocka_unit_test(test_value_or),
 		cmocka_unit_test(test_has),
 		cmocka_unit_test(test_unknown_propagation),
 		cmocka_unit_test(test_kleene),
