@@ -73,7 +73,7 @@ static const od_option dg_options[] = {
 	  .values = "auto always never" },
 	{ .name = "width", .letter = OPT_WIDTH, .arg = "N",
 	  .help = "wrap the text report at N columns (default: the "
-	  "terminal's, else $COLUMNS, else 80; 20 to 1000)" },
+	  "terminal's, else $COLUMNS, else 80; 20 to 1000, or 0 for none)" },
 	{ .name = "verbose", .letter = 'v',
 	  .help = "show each message in full in the text report (it shows "
 	  "about three lines)" },
@@ -241,10 +241,13 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 				    "or never, not", optarg);
 			break;
 		case OPT_WIDTH:
-			if ((cfg->width = dg_number(optarg, CLI_WIDTH_MIN)) < 0 ||
-			    cfg->width > CLI_WIDTH_MAX)
-				return cli_usage(NULL, "--width takes a number from "
-				    "20 to 1000, not", optarg);
+			/* 0: no wrapping, as a program's report (api.c). */
+			if (strcmp(optarg, "0") == 0)
+				cfg->width = OD_WIDTH_NONE;
+			else if ((cfg->width = dg_number(optarg,
+			    CLI_WIDTH_MIN)) < 0 || cfg->width > CLI_WIDTH_MAX)
+				return cli_usage(NULL, "--width takes 0 or a number "
+				    "from 20 to 1000, not", optarg);
 			break;
 		case 'v':
 			cfg->report.verbose = true;

@@ -27,6 +27,7 @@
 #ifndef OD_CORE_H
 #define OD_CORE_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -582,13 +583,15 @@ typedef enum {
 	OD_FORMAT_TEXT, OD_FORMAT_JSON, OD_FORMAT_MARKDOWN,
 	OD_FORMAT_JSONL         /* one event a line (report_json.c) */
 } od_report_format;
+#define OD_WIDTH_NONE INT_MAX
 typedef struct {
 	od_report_format format;
 	bool color;
 	bool utf8;              /* the text report's sparkline in block
 	                         * characters; ASCII when false */
 	char fingerprint[17];   /* the report's, "" when none */
-	int width;              /* the text report's columns; 0: 80 */
+	int width;              /* the text report's columns; 0: 80,
+	                         * OD_WIDTH_NONE: not wrapped */
 	bool verbose;           /* the text report's messages in full */
 	/* The facts the user gave (--fact), "NAME=VALUE" each, borrowed;
 	 * the reports show them. */
