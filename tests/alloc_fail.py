@@ -46,6 +46,10 @@ CASES = [
     # A kernel kill and a DataLoader worker's, and the Markdown report.
     ["--no-default-rules", "--rules", "tests/alloc/rules.yaml",
      "--format", "markdown", "fixtures/stacks/dataloader-worker-killed.log"],
+    # A memory snapshot (the pickle reader, the measures, the join) and
+    # one read as an input, with the text report.
+    ["--snapshot", "fixtures/snapshot/fragmentation.pickle",
+     "fixtures/snapshot/job.log", "fixtures/snapshot/partial.pickle"],
 ]
 
 COUNT_RE = re.compile(r"^oomdoc-alloc: (\d+) allocations$")

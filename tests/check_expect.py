@@ -57,7 +57,11 @@ def main():
             with open(os.path.join(d, fn), encoding="utf-8") as f:
                 exp = dict(l.split("=", 1) for l in f.read().splitlines()
                            if l and not l.startswith("#"))
+            # The input: a log, or a memory snapshot (fixtures/snapshot).
             log = os.path.join(d, name + ".log")
+            for ext in (".pickle", ".json"):
+                if not os.path.exists(log) and os.path.exists(os.path.join(d, name + ext)):
+                    log = os.path.join(d, name + ext)
             r = subprocess.run([oomdoc, "--format", "json", log],
                                capture_output=True, text=True, timeout=60,
                                encoding="utf-8", errors="replace")

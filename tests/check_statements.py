@@ -44,7 +44,7 @@ def check_evidence(e, where, errs):
         errs.append("%s: evidence is not an object with a text: %r"
                     % (where, e))
         return
-    if "op" not in e:
+    if e.get("op") is None:
         return
     op, lhs, rhs = e["op"], e.get("lhs_bytes"), e.get("rhs_bytes")
     if op not in OPS or not isinstance(lhs, int) or not isinstance(rhs, int):

@@ -2,9 +2,10 @@
 # Runs the examples of the man page (the .Dl lines of EXAMPLES) and of the
 # README (the lines of the ```sh blocks under "## Examples"), each in a
 # scratch directory that holds the files they name: job.log (the bundled
-# sample), slurm-81723.out.gz, rank0.log and rank1.log, and stand-ins:
-# kubectl that prints the sample (a pod's YAML for "get pod") and sacct
-# that prints a sacct table (fixtures/stacks).  Each example must exit 0 and print
+# sample), slurm-81723.out.gz, rank0.log and rank1.log, oom-0.pickle and
+# train.log (a memory snapshot and its log), and stand-ins: kubectl that
+# prints the sample (a pod's YAML for "get pod") and sacct that prints a
+# sacct table (fixtures/stacks).  Each example must exit 0 and print
 # something (unless it writes to a file), and nothing may appear on
 # standard error.
 #
@@ -32,6 +33,9 @@ cp fixtures/sample/job.log "$tmp/job.log"
 gzip -c fixtures/sample/job.log >"$tmp/slurm-81723.out.gz"
 cp fixtures/pytorch/rank_prefix_multi.log "$tmp/rank0.log"
 cp fixtures/pytorch/two_distinct_ooms.log "$tmp/rank1.log"
+# A memory snapshot and the log of its failure (fixtures/snapshot).
+cp fixtures/snapshot/fragmentation.pickle "$tmp/oom-0.pickle"
+cp fixtures/snapshot/job.log "$tmp/train.log"
 
 examples() {
 	sed -n '/^\.Sh EXAMPLES/,/^\.Sh /p' man/oomdoc.1 | sed -n 's/^\.Dl //p' |

@@ -24,9 +24,10 @@ pass=0 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for log in fixtures/*/*.log; do
+# The memory snapshots of fixtures/snapshot are inputs as logs are.
+for log in fixtures/*/*.log fixtures/snapshot/*.pickle fixtures/snapshot/*.json; do
 	dir=$(basename "$(dirname "$log")")
-	name=$(basename "$log" .log)
+	name=$(basename "$log"); name=${name%.*}
 	for fmt in text json markdown; do
 		ext=$fmt; [ $fmt = markdown ] && ext=md
 		want=tests/golden/$dir/$name.$ext

@@ -61,6 +61,13 @@ for r in rules/*.yaml; do
 		ko "not installed as it is in the source tree: $r"
 done
 [ $n -gt 0 ] && ok || ko "no rules/*.yaml in $src"
+n=0
+for r in schema/*.schema.json; do
+	n=$((n + 1))
+	cmp -s "$r" "$tmp/prefix/share/oomdoc/schema/${r#schema/}" && ok ||
+		ko "not installed as it is in the source tree: $r"
+done
+[ $n -gt 0 ] && ok || ko "no schema/*.schema.json in $src"
 # The live layer stays out of the library: no CUDA for an embedder.
 nm "$tmp/prefix/$libdir/liboomdoc.a" 2>/dev/null | grep -q -E ' U (cuda|cu[A-Z]|nvml)' &&
 	ko "liboomdoc.a calls CUDA or NVML" || ok

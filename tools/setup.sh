@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 # Debian packages: the build, the libraries, and the tools the tests use.
 packages="build-essential cmake pkg-config libpcre2-dev libvectorscan-dev
 libyaml-dev zlib1g-dev libzstd-dev libjansson-dev libcmocka-dev mandoc valgrind python3
-python3-venv python3-markdown-it python3-linkify-it cmark-gfm gzip zstd jq clang
+python3-venv python3-markdown-it python3-linkify-it python3-jsonschema
+python3-prometheus-client cmark-gfm gzip zstd jq clang
 libclang-rt-14-dev slurm-wlm munge"
 
 missing=""

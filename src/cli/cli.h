@@ -15,9 +15,12 @@
  *   errors.c        the one error printer, and the one check of
  *                   standard output before exit
  *   options.c       option tables, and --format and --color
+ *   follow.c        --follow: a growing log read as tail -F reads it
  */
 #ifndef OD_CLI_H
 #define OD_CLI_H
+
+#include <signal.h>
 
 #include "core.h"
 #include "facts.h"
@@ -167,6 +170,8 @@ typedef struct {
 	int kind;               /* --kind (an od_kind), -1 any */
 	int width;              /* --width, 0 when not given */
 	const char *fact_args[FC_USER_MAX];     /* each --fact, as given */
+	bool follow;            /* --follow: the one file, as tail -F */
+	const char *snapshot;   /* --snapshot: a memory snapshot, or NULL */
 } dg_config;
 
 /* The defaults: text, colour auto, the shipped rules. */
@@ -179,6 +184,22 @@ void dg_defaults(dg_config *cfg);
  * error.
  */
 int dg_parse(int argc, char **argv, dg_config *cfg);
+
+/* --- follow.c: --follow ---------------------------------------------- */
+
+#define CLI_FOLLOW_POLL_MS 100  /* the wait at the end of the file */
+#define CLI_FOLLOW_IDLE_MS 500  /* the pause after which events are flushed */
+
+/*
+ * Scans path as od_scan_path does, but follows it as `tail -F` does: at
+ * its end, waits for more (rotation by rename and truncation included:
+ * the file at the name is then read from its start, as the same input)
+ * until *stop is set (by a signal), which marks info incomplete.  Fills in
+ * *info (info->name is the caller's to free).  False with err set when it
+ * could not be opened or read.
+ */
+bool cli_follow(od_scanner *sc, const char *path, int index, od_input *info,
+    od_events *set, volatile sig_atomic_t *stop, od_error *err);
 
 /* --- live.c: the input of oomdoc live --------------------------------- */
 

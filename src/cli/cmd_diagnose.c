@@ -35,18 +35,23 @@
 #include "input.h"
 #include "live.h"
 #include "report.h"
+#include "snapshot.h"
 
 enum {
 	OPT_COLOR = 256, OPT_LIST_ANCHORS, OPT_RULES, OPT_NO_DEFAULT_RULES,
 	OPT_FACT, OPT_ZSTD_WINDOW_LOG, OPT_RANK, OPT_KIND, OPT_SUMMARY,
-	OPT_WIDTH
+	OPT_WIDTH,
+	OPT_FOLLOW,
+	OPT_SNAPSHOT
 };
 
 static const od_option dg_options[] = {
 	{ .name = "format", .letter = 'f', .arg = "FORMAT",
-	  .help = "report format: text (default), markdown, json, or jsonl "
-	  "(one event a line, as soon as it is complete)",
-	  .values = "text markdown json jsonl" },
+	  .help = "report format: text (default), markdown, json, jsonl "
+	  "(one event a line, as soon as it is complete), github (GitHub "
+	  "Actions annotations) or prometheus (metrics for node_exporter's "
+	  "textfile collector)",
+	  .values = "text markdown json jsonl github prometheus" },
 	{ .name = "count", .letter = 'c',
 	  .help = "print the number of failures of each input (NAME:N), "
 	  "and no report" },
@@ -61,6 +66,9 @@ static const od_option dg_options[] = {
 	{ .name = "summary", .letter = OPT_SUMMARY,
 	  .help = "print one row per input: events, kind, top cause, "
 	  "fingerprint (a JSON document with --format json)" },
+	{ .name = "follow", .letter = OPT_FOLLOW,
+	  .help = "read the one FILE as it grows, as tail -F does (rotation "
+	  "and truncation too), until SIGINT or SIGTERM" },
 	{ .name = "max-count", .letter = 'm', .arg = "N",
 	  .help = "keep the first N events of each input" },
 	{ .name = "rank", .letter = OPT_RANK, .arg = "N",
@@ -83,6 +91,9 @@ static const od_option dg_options[] = {
 	  .help = "do not load the shipped rules" },
 	{ .name = "fact", .letter = OPT_FACT, .arg = "NAME=VALUE",
 	  .help = "give a fact the log lacks, e.g. batch_size=32 (repeatable)" },
+	{ .name = "snapshot", .letter = OPT_SNAPSHOT, .arg = "FILE",
+	  .help = "join this PyTorch memory snapshot (pickle or JSON) to the "
+	  "logs' failure on its device" },
 	{ .name = "zstd-window-log", .letter = OPT_ZSTD_WINDOW_LOG, .arg = "N",
 	  .help = "read zstd frames whose window is up to 2^N bytes (default "
 	  "23: 8 MiB; 10 to 31)" },
@@ -113,12 +124,26 @@ dg_help(FILE *out)
 	    "Find the out-of-memory failures in the logs of GPU jobs and show "
 	    "their numbers.\n"
 	    "With no FILE, or when FILE is -, read standard input.  Plain, "
-	    "gzip and zstd\ninput are recognised by their first bytes.\n\n"
+	    "gzip and zstd\ninput are recognised by their first bytes, and so "
+	    "is a PyTorch memory snapshot\n(a pickle or its JSON form) named "
+	    "as a FILE.\n\n"
 	    "Subcommands (each takes --help): rules (check, list and show the "
 	    "rules), live\n(confirm causes on a GPU), probe (check a GPU), "
 	    "completions (shell completion\nscripts).\n\n"
 	    "Options:\n", out);
 	od_options_help(out, dg_options, DG_NOPTS);
+	fputs("\nFormats, for example:\n"
+	    "  oomdoc -f markdown job.log > ticket.md   a bug ticket\n"
+	    "  oomdoc -f json job.log | jq .summary     schema oomdoc.report/2 "
+	    "(share/oomdoc/schema)\n"
+	    "  tail -f job.log | oomdoc -f jsonl        each event as it "
+	    "completes\n"
+	    "  oomdoc --follow -f jsonl job.log         the same, following "
+	    "the file as tail -F\n"
+	    "  oomdoc -f github train.log               GitHub Actions "
+	    "annotations\n"
+	    "  oomdoc -f prometheus job.log > x.prom    node_exporter's "
+	    "textfile collector\n", out);
 	fputs("\nExit status: 0 if an out-of-memory failure was found, 1 if "
 	    "none was (warnings\nalone are not one), 2 on a usage or input "
 	    "error, 3 on an error in the rules,\n128+N after signal N (the "
@@ -195,6 +220,10 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 		case 'f':
 			if (strcmp(optarg, "jsonl") == 0)
 				cfg->report.format = OD_FORMAT_JSONL;
+			else if (strcmp(optarg, "github") == 0)
+				cfg->report.format = OD_FORMAT_GITHUB;
+			else if (strcmp(optarg, "prometheus") == 0)
+				cfg->report.format = OD_FORMAT_PROMETHEUS;
 			else if (!cli_format_parse(optarg, &cfg->report.format))
 				return cli_usage(NULL, "unknown format", optarg);
 			break;
@@ -212,6 +241,9 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 			break;
 		case OPT_SUMMARY:
 			cfg->mode = DG_SUMMARY;
+			break;
+		case OPT_FOLLOW:
+			cfg->follow = true;
 			break;
 		case 'm':
 			if ((cfg->max_count = dg_number(optarg, 1)) < 0)
@@ -257,6 +289,9 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 				return cli_usage(NULL, "too many --rules; the limit "
 				    "is 32, at", optarg);
 			cfg->rules.paths[cfg->rules.npaths++] = optarg;
+			break;
+		case OPT_SNAPSHOT:
+			cfg->snapshot = optarg;
 			break;
 		case OPT_NO_DEFAULT_RULES:
 			cfg->rules.shipped = false;
@@ -342,6 +377,55 @@ dg_catch_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 }
 
+/*
+ * A memory snapshot named as an input (recognised by its first bytes,
+ * od_snapshot_sniff): the event of its trace's oom entry, if it has one,
+ * joins set as a log's would.  Fills in *info as dg_scan does.  JSON that
+ * turns out not to be a snapshot (a JSON-lines log that names the keys)
+ * is left to be read as a log: -1, with *info and *err cleared.
+ */
+static int
+dg_snapshot_input(const char *path, od_sniff kind, int index,
+    od_input *info, od_events *set, od_error *err)
+{
+	json_t *root;
+	od_event ev;
+
+	memset(info, 0, sizeof *info);
+	info->compression = "none";
+	info->name = strdup(path);
+	if (info->name == NULL) {
+		od_error_set(err, path, 0, 0, "out of memory");
+		return false;
+	}
+	root = od_snapshot_load(path, &info->bytes, err);
+	if (root == NULL && kind == OD_SNIFF_JSON && !cli_nomem(err)) {
+		free(info->name);
+		memset(info, 0, sizeof *info);
+		memset(err, 0, sizeof *err);
+		return -1;
+	}
+	if (root == NULL) {
+		info->failed = true;
+		return 0;
+	}
+	if (od_snapshot_event(root, index, &ev)) {
+		od_events_add(set, &ev);
+		/* The event's list of inputs could not grow: as the scanner
+		 * says at its finish. */
+		if (od_events_nomem(set)) {
+			od_error_set(err, path, 0, 0, "out of memory");
+			info->failed = true;
+		}
+	} else if (ev.snap.from_trace) {
+		od_error_set(err, path, 0, 0, "out of memory");
+		info->failed = true;
+	}
+	od_event_clear(&ev);
+	json_decref(root);
+	return !info->failed;
+}
+
 /* How long standard input may be silent before the scanner is asked for
  * what it has (od_scan_flush), in --format jsonl. */
 #define DG_IDLE_MS 500
@@ -364,6 +448,14 @@ dg_scan(od_scanner *sc, const char *path, int index, od_input *info,
 	bool flushed = true;
 	in_reader *r;
 
+	if (!is_stdin) {
+		od_sniff kind = od_snapshot_sniff_path(path);
+		int st = kind == OD_SNIFF_NONE ? -1 :
+		    dg_snapshot_input(path, kind, index, info, set, err);
+
+		if (st >= 0)
+			return st != 0;
+	}
 	r = od_scan_open(sc, path, index, info, set, err);
 	if (r == NULL)
 		return false;
@@ -402,6 +494,25 @@ dg_scan(od_scanner *sc, const char *path, int index, od_input *info,
 		flushed = false;
 	}
 	return od_scan_close(sc, r, info, err) && ok;
+}
+
+/* The snapshot of --snapshot, read before the logs (NULL: none). */
+static json_t *dg_snap;
+
+/* Joins the snapshot of --snapshot to its event of set (snapshot.c),
+ * before the rules run; says so when set has none.  False when memory
+ * ran out (said too). */
+static bool
+dg_join(const char *label, const dg_config *cfg, od_events *set)
+{
+	long i = dg_snap != NULL ? od_snapshot_join(dg_snap, set) : 0;
+
+	if (i == -2)
+		cli_say(label, "%s: out of memory", cfg->snapshot);
+	else if (i < 0)
+		cli_say(label, "%s: no failure of PyTorch's allocator on the "
+		    "snapshot's device to join it to", cfg->snapshot);
+	return i != -2;
 }
 
 /* What --format jsonl's delivery needs. */
@@ -511,11 +622,15 @@ dg_per_input(const char *label, dg_config *cfg, rl_set *rules,
 		}
 		od_events_filter(set, cfg->rank, cfg->kind, cfg->max_count);
 		memset(&err, 0, sizeof err);
-		if (!dg_scan(sc, path, i, &inputs[i], set, jsonl, &err)) {
+		if (!(cfg->follow ? cli_follow(sc, path, i, &inputs[i], set,
+		    &dg_signal, &err) :
+		    dg_scan(sc, path, i, &inputs[i], set, jsonl, &err))) {
 			cli_error(label, &err);
 			failed = true;
 		}
 		nread++;
+		if (!jsonl && !dg_join(label, cfg, set))
+			failed = true;
 		if (!jsonl)
 			for (e = 0; e < od_events_count(set); e++)
 				if (!rl_apply(rules, od_events_get(set, e),
@@ -579,14 +694,17 @@ dg_report(const char *label, dg_config *cfg, rl_set *rules, od_scanner *sc,
 	for (i = 0; i < ninputs && dg_signal == 0 && !nomem; i++) {
 		memset(&err, 0, sizeof err);
 		nread++;
-		if (!dg_scan(sc, paths != NULL ? paths[i] : "-", i, &inputs[i],
-		    set, false, &err)) {
+		if (!(cfg->follow ? cli_follow(sc, paths[i], i, &inputs[i], set,
+		    &dg_signal, &err) : dg_scan(sc, paths != NULL ? paths[i] :
+		    "-", i, &inputs[i], set, false, &err))) {
 			cli_error(label, &err);
 			failed = true;
 			/* Out of memory: no report (it would be wrong). */
 			nomem = inputs[i].name == NULL || cli_nomem(&err);
 		}
 	}
+	if (!nomem && !dg_join(label, cfg, set))
+		failed = nomem = true;
 	for (e = 0; !nomem && e < od_events_count(set); e++)
 		if (!rl_apply(rules, od_events_get(set, e), &cfg->facts)) {
 			cli_say(label, "out of memory");
@@ -625,14 +743,36 @@ cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 	if (st >= 0)
 		return st;
 
+	if (cfg.snapshot != NULL && cfg.report.format == OD_FORMAT_JSONL &&
+	    cfg.mode == DG_REPORT)
+		return cli_usage(NULL, "--snapshot is joined after the whole log "
+		    "is read, which --format jsonl does not wait for:",
+		    "--snapshot");
+	if (cfg.snapshot != NULL) {
+		dg_snap = od_snapshot_load(cfg.snapshot, NULL, &err);
+		if (dg_snap == NULL) {
+			cli_error(label, &err);
+			return OD_EXIT_ERROR;
+		}
+	}
+
 	/* The rules first: a broken rule file stops the run (status 3). */
 	st = cli_rules_open(label, &cfg.rules, &rules);
 	if (st >= 0) {
 		rl_free(rules);
+		json_decref(dg_snap);
 		return st;
 	}
 
 	nfiles = argc - optind;
+	if (cfg.follow && (nfiles != 1 || strcmp(argv[optind], "-") == 0)) {
+		/* A pipe is read as it comes without it. */
+		rl_free(rules);
+		cli_say(label, "--follow reads one named file, not %s (see "
+		    "oomdoc --help)", nfiles > 1 ? "several" :
+		    "standard input");
+		return OD_EXIT_ERROR;
+	}
 	/* A log typed at a terminal is seldom meant: say what is waited
 	 * for, and how to end it. */
 	if (nfiles == 0 && isatty(STDIN_FILENO))
@@ -649,6 +789,8 @@ cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 		free(inputs);
 		od_scanner_free(sc);
 		rl_free(rules);
+		json_decref(dg_snap);
+		dg_snap = NULL;
 		return OD_EXIT_ERROR;
 	}
 	od_scanner_set_zstd_window_log(sc, cfg.zstd_window_log);
@@ -671,5 +813,7 @@ cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 	free(inputs);
 	od_scanner_free(sc);
 	rl_free(rules);
+	json_decref(dg_snap);
+	dg_snap = NULL;
 	return status;
 }

@@ -287,7 +287,7 @@ typedef struct {
 
 #define OD_CAUSES_MAX 8
 #define OD_FIXES_MAX 12
-#define OD_EVIDENCE_MAX 6
+#define OD_EVIDENCE_MAX 10
 
 #define OD_CHANGES_MAX 4
 
@@ -363,6 +363,38 @@ typedef struct {
 	uint64_t line;
 } od_event_seen;
 
+/* What the snapshot's verdict on fragmentation is (snapshot.c). */
+typedef enum {
+	OD_SNAP_UNKNOWN,        /* no request to judge against */
+	OD_SNAP_CONFIRMED,      /* no free block fit; the free blocks together did */
+	OD_SNAP_PARTIAL,        /* they did with the device's free memory */
+	OD_SNAP_REFUTED,        /* not even every free byte together did */
+	OD_SNAP_INCONCLUSIVE,   /* a free block that fit was there */
+} od_snap_verdict;
+
+/*
+ * The figures of a PyTorch memory snapshot joined to an event
+ * (snapshot.c): every byte count of the one device, OD_UNKNOWN where the
+ * snapshot does not give it.  Plain values, no heap.
+ */
+typedef struct {
+	bool present;
+	int device;
+	bool from_trace;        /* request and device_free from an oom entry */
+	int64_t request, device_free;
+	int64_t segments, reserved, allocated;
+	int64_t inactive;       /* every inactive block's bytes */
+	int64_t largest_free;   /* the largest inactive block of the pool */
+	int64_t split_free;     /* inactive bytes in segments with live blocks */
+	int64_t pending_free, pending_blocks;   /* active_pending_free */
+	int64_t expandable_offer;       /* inactive + device_free */
+	int expandable;         /* -1 unknown, else any segment is_expandable */
+	od_snap_verdict verdict;
+	bool history;           /* the blocks carry frames */
+	char owner[160];        /* the frame owning the most live bytes */
+	int64_t owner_bytes;
+} od_snapshot_facts;
+
 typedef struct oomdoc_event {
 	od_kind kind;
 	const char *framework;  /* static: "pytorch", "tensorflow", ... */
@@ -416,6 +448,7 @@ typedef struct oomdoc_event {
 	od_aftermath after;     /* what followed it (the first failure only) */
 	const char *secondary;  /* static: why it follows from the first
 	                         * failure, NULL when it does not */
+	od_snapshot_facts snap; /* a memory snapshot's figures (snapshot.c) */
 } od_event;
 
 /* One input as the report describes it. */
@@ -581,7 +614,9 @@ const char *const *od_anchors(const od_scanner *sc);
 /* Reports. */
 typedef enum {
 	OD_FORMAT_TEXT, OD_FORMAT_JSON, OD_FORMAT_MARKDOWN,
-	OD_FORMAT_JSONL         /* one event a line (report_json.c) */
+	OD_FORMAT_JSONL,        /* one event a line (report_json.c) */
+	OD_FORMAT_GITHUB,       /* workflow commands (report_github.c) */
+	OD_FORMAT_PROMETHEUS    /* metrics (report_prometheus.c) */
 } od_report_format;
 #define OD_WIDTH_NONE INT_MAX
 typedef struct {

@@ -14,6 +14,7 @@
 #include "context.h"
 #include "facts.h"
 #include "knowledge.h"
+#include "snapshot.h"
 
 typedef enum {
 	F_BYTES, F_NUM, F_STR, F_BOOL
@@ -60,6 +61,12 @@ enum {
 	FC_SUM_OOMS, FC_SUM_RETRIES, FC_SUM_NON_RELEASABLE,
 	FC_VLLM_WEIGHTS, FC_VLLM_KV_CACHE, FC_VLLM_KV_TOKENS, FC_VLLM_MAX_LEN,
 	FC_VLLM_CONCURRENCY,
+	/* A PyTorch memory snapshot joined to the event (snapshot.c). */
+	FC_SNAP_VERDICT, FC_SNAP_REQUEST, FC_SNAP_DEVICE_FREE, FC_SNAP_SEGMENTS,
+	FC_SNAP_RESERVED, FC_SNAP_ALLOCATED, FC_SNAP_INACTIVE,
+	FC_SNAP_LARGEST_FREE, FC_SNAP_SPLIT_FREE, FC_SNAP_PENDING_FREE,
+	FC_SNAP_EXPANDABLE_OFFER, FC_SNAP_EXPANDABLE, FC_SNAP_OWNER,
+	FC_SNAP_OWNER_BYTES,
 	FC_COUNT
 };
 
@@ -185,6 +192,20 @@ static const struct {
 	[FC_VLLM_KV_TOKENS] = { "vllm.kv_tokens", F_NUM },
 	[FC_VLLM_MAX_LEN] = { "vllm.max_model_len", F_NUM },
 	[FC_VLLM_CONCURRENCY] = { "vllm.max_concurrency", F_NUM },
+	[FC_SNAP_VERDICT] = { "snapshot.verdict", F_STR },
+	[FC_SNAP_REQUEST] = { "snapshot.request", F_BYTES },
+	[FC_SNAP_DEVICE_FREE] = { "snapshot.device_free", F_BYTES },
+	[FC_SNAP_SEGMENTS] = { "snapshot.segments", F_NUM },
+	[FC_SNAP_RESERVED] = { "snapshot.reserved", F_BYTES },
+	[FC_SNAP_ALLOCATED] = { "snapshot.allocated", F_BYTES },
+	[FC_SNAP_INACTIVE] = { "snapshot.inactive", F_BYTES },
+	[FC_SNAP_LARGEST_FREE] = { "snapshot.largest_free", F_BYTES },
+	[FC_SNAP_SPLIT_FREE] = { "snapshot.split_free", F_BYTES },
+	[FC_SNAP_PENDING_FREE] = { "snapshot.pending_free", F_BYTES },
+	[FC_SNAP_EXPANDABLE_OFFER] = { "snapshot.expandable_offer", F_BYTES },
+	[FC_SNAP_EXPANDABLE] = { "snapshot.expandable", F_BOOL },
+	[FC_SNAP_OWNER] = { "snapshot.owner", F_STR },
+	[FC_SNAP_OWNER_BYTES] = { "snapshot.owner_bytes", F_BYTES },
 };
 
 static int
@@ -418,6 +439,36 @@ fc_readings(const od_event *ev, int id, xv_value *out)
 	}
 }
 
+/* Reads a fact of the memory snapshot joined to the event (ids
+ * FC_SNAP_VERDICT and after): all unknown when none was. */
+static bool
+fc_snapshot(const od_snapshot_facts *s, int id, xv_value *out)
+{
+	if (!s->present)
+		return false;
+	switch (id) {
+	case FC_SNAP_VERDICT:
+		return fc_str(out, od_snapshot_verdict_name(s->verdict));
+	case FC_SNAP_REQUEST: return fc_num(out, s->request, true);
+	case FC_SNAP_DEVICE_FREE: return fc_num(out, s->device_free, true);
+	case FC_SNAP_SEGMENTS: return fc_num(out, s->segments, false);
+	case FC_SNAP_RESERVED: return fc_num(out, s->reserved, true);
+	case FC_SNAP_ALLOCATED: return fc_num(out, s->allocated, true);
+	case FC_SNAP_INACTIVE: return fc_num(out, s->inactive, true);
+	case FC_SNAP_LARGEST_FREE: return fc_num(out, s->largest_free, true);
+	case FC_SNAP_SPLIT_FREE: return fc_num(out, s->split_free, true);
+	case FC_SNAP_PENDING_FREE: return fc_num(out, s->pending_free, true);
+	case FC_SNAP_EXPANDABLE_OFFER:
+		return fc_num(out, s->expandable_offer, true);
+	case FC_SNAP_EXPANDABLE: return fc_bool(out, s->expandable);
+	case FC_SNAP_OWNER: return s->history && fc_str(out, s->owner);
+	case FC_SNAP_OWNER_BYTES:
+		return s->history && fc_num(out, s->owner_bytes, true);
+	default:
+		return false;
+	}
+}
+
 /* Reads fact id of ev into out; the facts built as text are written into
  * buf, which out then borrows. */
 static bool
@@ -636,6 +687,8 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 	case FC_XID: return fc_num(out, c->xid, false);
 	case FC_ECC: return fc_bool(out, c->ecc);
 	default:
+		if (id >= FC_SNAP_VERDICT)
+			return fc_snapshot(&ev->snap, id, out);
 		return id >= FC_RD_COUNT && fc_readings(ev, id, out);
 	}
 }

@@ -529,3 +529,18 @@ in_close(in_reader *r)
 	free(r->raw);
 	free(r);
 }
+
+bool
+in_resume(in_reader *r, int *fd)
+{
+	/* Only a plain file's bytes are the text as it was appended; a
+	 * decoder's state ends with its stream.  An error left raw_eof
+	 * false, and done set: it is not resumed. */
+	if (!r->own_fd || r->format != IN_PLAIN || !r->raw_eof ||
+	    r->raw_pos < r->raw_len)
+		return false;
+	r->raw_eof = false;
+	r->done = false;
+	*fd = r->fd;
+	return true;
+}

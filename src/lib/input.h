@@ -42,5 +42,13 @@ ssize_t in_read(in_reader *r, char *buf, size_t cap, od_error *err);
 const char *in_compression(const in_reader *r);
 
 void in_close(in_reader *r);
+/*
+ * Following a file that grows (oomdoc --follow): after in_read returned 0
+ * at the end of a plain file, lets the next in_read read on from there,
+ * and returns true.  False, and nothing changes, for standard input and
+ * compressed input (read to its end only) and after an error.  *fd
+ * receives the descriptor, for fstat and lseek (the reader owns it).
+ */
+bool in_resume(in_reader *r, int *fd);
 
 #endif

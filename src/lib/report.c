@@ -259,6 +259,10 @@ od_report_write(FILE *out, const od_report_opts *opts, const od_input *inputs,
 {
 	if (opts->format == OD_FORMAT_JSON)
 		return rp_json(out, opts, inputs, ninputs, set);
+	if (opts->format == OD_FORMAT_GITHUB)
+		return rp_github(out, opts, inputs, ninputs, set);
+	if (opts->format == OD_FORMAT_PROMETHEUS)
+		return rp_prometheus(out, opts, inputs, ninputs, set);
 	if (opts->format == OD_FORMAT_MARKDOWN)
 		rp_markdown(out, opts, inputs, ninputs, set);
 	else if (opts->format == OD_FORMAT_JSONL) {

@@ -46,6 +46,11 @@ void rp_markdown(FILE *out, const od_report_opts *o, const od_input *inputs,
     int ninputs, od_events *set);
 bool rp_json(FILE *out, const od_report_opts *o, const od_input *inputs,
     int ninputs, od_events *set);
+/* --format github and prometheus: false when out of memory. */
+bool rp_github(FILE *out, const od_report_opts *o, const od_input *inputs,
+    int ninputs, od_events *set);
+bool rp_prometheus(FILE *out, const od_report_opts *o,
+    const od_input *inputs, int ninputs, od_events *set);
 
 /* A summary row's input as the reports show it. */
 const char *rp_row_name(const od_summary_row *r);

@@ -15,6 +15,7 @@
 #include "account.h"
 #include "report.h"
 #include "report_json.h"
+#include "snapshot.h"
 
 #define JF_AT(field) offsetof(od_event, field)
 #define JF_CHARS(k, field) { .key = k, .type = OD_JSON_CHARS, \
@@ -250,9 +251,11 @@ jf_score_set(void *base, const json_t *v, od_json_ctx *cx)
 }
 
 /*
- * Evidence as objects: {"text"}, and for a comparison "lhs_bytes", "op",
- * "rhs_bytes" and "within_percent" (null when not close), so that a
- * reader can check that the operator holds.
+ * Evidence as objects: {"text", "lhs_bytes", "op", "rhs_bytes",
+ * "within_percent"}, the last four null but for a comparison (and
+ * within_percent null too when not close), so that a reader can check
+ * that the operator holds.  Every key is always there: the schema
+ * (schema/oomdoc.report-2.schema.json) requires them.
  */
 static json_t *
 jf_evidence_get(const void *base, const od_json_ctx *cx)
@@ -265,12 +268,15 @@ jf_evidence_get(const void *base, const od_json_ctx *cx)
 		const od_evidence *e = &c->evidence[i];
 		json_t *o = json_object();
 		bool ok = o != NULL && od_json_set(o, "text",
-		    od_json_text(e->text)) && (!e->compare ||
-		    (od_json_set(o, "lhs_bytes", json_integer(e->lhs)) &&
-		    od_json_set(o, "op", json_string(e->op)) &&
-		    od_json_set(o, "rhs_bytes", json_integer(e->rhs)) &&
-		    od_json_set(o, "within_percent", e->near_pct >= 0 ?
-		    json_integer(e->near_pct) : json_null())));
+		    od_json_text(e->text)) &&
+		    od_json_set(o, "lhs_bytes", e->compare ?
+		    json_integer(e->lhs) : json_null()) &&
+		    od_json_set(o, "op", e->compare ? json_string(e->op) :
+		    json_null()) &&
+		    od_json_set(o, "rhs_bytes", e->compare ?
+		    json_integer(e->rhs) : json_null()) &&
+		    od_json_set(o, "within_percent", e->compare &&
+		    e->near_pct >= 0 ? json_integer(e->near_pct) : json_null());
 
 		if (!ok || json_array_append_new(a, o) != 0) {
 			if (!ok)
@@ -340,17 +346,17 @@ jf_explanation_set(void *base, const json_t *v, od_json_ctx *cx)
 	return ok;
 }
 
-/* {"NAME": "value"} for a fix's environment line or configuration key. */
+/* {"NAME": "value"} for a fix's environment line or configuration key,
+ * {} when it has none. */
 static bool
 jf_pair(json_t *fix, const char *key, const char *name, const char *value)
 {
-	json_t *o;
+	json_t *o = json_object();
 
-	if (name == NULL)
-		return true;
-	o = json_object();
 	if (o == NULL)
 		return false;
+	if (name == NULL)
+		return od_json_set(fix, key, o);
 	/* The name is a key, valid UTF-8 like any string. */
 	{
 		json_t *k = od_escape_json(name, strlen(name));
@@ -376,16 +382,13 @@ jf_change_value(double v)
 	return json_real(v);
 }
 
-/* A fix's changes: [{"setting", "from", "to"}], written when it has any. */
+/* A fix's changes: [{"setting", "from", "to"}], [] when it has none. */
 static bool
 jf_changes(json_t *fix, const od_fix *f)
 {
-	json_t *a;
+	json_t *a = json_array();
 	int k;
 
-	if (f->nchanges == 0)
-		return true;
-	a = json_array();
 	for (k = 0; a != NULL && k < f->nchanges; k++) {
 		json_t *o = json_object();
 		bool ok = o != NULL && od_json_set(o, "setting",
@@ -441,8 +444,8 @@ jf_fixes_get(const void *base, const od_json_ctx *cx)
 		bool ok = o != NULL && od_json_set(o, "id", od_json_text(f->id)) &&
 		    od_json_set(o, "text", od_json_text(f->text)) &&
 		    jf_pair(o, "env", f->env_name, f->env_value) &&
-		    (f->code == NULL || od_json_set(o, "code",
-		    od_json_text(f->code))) &&
+		    od_json_set(o, "code", f->code == NULL ? json_null() :
+		    od_escape_json(f->code, strlen(f->code))) &&
 		    jf_pair(o, "config", f->config_key, f->config_value) &&
 		    jf_changes(o, f);
 
@@ -494,13 +497,10 @@ jf_fixes_set(void *base, const json_t *v, od_json_ctx *cx)
 		jf_changes_set(json_object_get(e, "changes"), f);
 		f->text = json_is_string(json_object_get(e, "text")) ?
 		    jf_dup(json_object_get(e, "text"), &ok) : strdup("");
-		/* A code change is written when there is one, null if empty. */
-		if (json_is_string(json_object_get(e, "code")))
-			f->code = jf_dup(json_object_get(e, "code"), &ok);
-		else if (json_is_null(json_object_get(e, "code")))
-			f->code = strdup("");
-		ok = ok && (f->code != NULL ||
-		    !json_is_null(json_object_get(e, "code")));
+		/* A code change: a string (even an empty one) when there is
+		 * one, null (or, before the key was always written, absent)
+		 * when there is none. */
+		f->code = jf_dup(json_object_get(e, "code"), &ok);
 		ok = ok && f->text != NULL &&
 		    jf_pair_set(json_object_get(e, "env"), &f->env_name,
 		    &f->env_value) &&
@@ -830,6 +830,66 @@ static const od_json_field jf_context[] = {
 	{ .type = OD_JSON_END },
 };
 
+static json_t *jf_object(const od_json_field *t, const void *base,
+    const od_json_ctx *cx);
+static bool jf_fill(const od_json_field *t, void *base, const json_t *obj,
+    od_json_ctx *cx);
+
+static const char *
+jf_verdict(int v)
+{
+	const char *n = od_snapshot_verdict_name((od_snap_verdict)v);
+
+	return n != NULL ? n : "unknown";
+}
+
+/* The figures of a memory snapshot joined to the event (snapshot.c). */
+static const od_json_field jf_snapshot[] = {
+	{ .key = "verdict", .type = OD_JSON_ENUM, .at = JF_AT(snap.verdict),
+	  .name = jf_verdict, .count = OD_SNAP_INCONCLUSIVE + 1 },
+	{ .key = "device", .type = OD_JSON_INT, .at = JF_AT(snap.device) },
+	{ .key = "from_trace", .type = OD_JSON_BOOL,
+	  .at = JF_AT(snap.from_trace) },
+	JF_FIGURE("request_bytes", snap.request),
+	JF_FIGURE("device_free_bytes", snap.device_free),
+	JF_FIGURE("segments", snap.segments),
+	JF_FIGURE("reserved_bytes", snap.reserved),
+	JF_FIGURE("allocated_bytes", snap.allocated),
+	JF_FIGURE("inactive_bytes", snap.inactive),
+	JF_FIGURE("largest_free_bytes", snap.largest_free),
+	JF_FIGURE("split_free_bytes", snap.split_free),
+	JF_FIGURE("pending_free_bytes", snap.pending_free),
+	JF_FIGURE("pending_free_blocks", snap.pending_blocks),
+	JF_FIGURE("expandable_offer_bytes", snap.expandable_offer),
+	{ .key = "expandable", .type = OD_JSON_TRISTATE,
+	  .at = JF_AT(snap.expandable) },
+	{ .key = "history", .type = OD_JSON_BOOL, .at = JF_AT(snap.history) },
+	JF_CHARS("owner", snap.owner),
+	JF_FIGURE("owner_bytes", snap.owner_bytes),
+	{ .type = OD_JSON_END },
+};
+
+/* The snapshot's object, null when none was joined. */
+static json_t *
+jf_snapshot_get(const void *base, const od_json_ctx *cx)
+{
+	const od_event *ev = base;
+
+	return ev->snap.present ? jf_object(jf_snapshot, base, cx) :
+	    json_null();
+}
+
+static bool
+jf_snapshot_set(void *base, const json_t *v, od_json_ctx *cx)
+{
+	od_event *ev = base;
+
+	if (!json_is_object(v))
+		return true;
+	ev->snap.present = true;
+	return jf_fill(jf_snapshot, base, v, cx);
+}
+
 const od_json_field od_event_fields[] = {
 	{ .key = "kind", .type = OD_JSON_CUSTOM, .get = jf_kind_get,
 	  .set = jf_kind_set },
@@ -868,6 +928,8 @@ const od_json_field od_event_fields[] = {
 	{ .key = "memory", .type = OD_JSON_OBJECT, .fields = jf_memory },
 	{ .key = "host", .type = OD_JSON_OBJECT, .fields = jf_host },
 	{ .key = "context", .type = OD_JSON_OBJECT, .fields = jf_context },
+	{ .key = "snapshot", .type = OD_JSON_CUSTOM, .get = jf_snapshot_get,
+	  .set = jf_snapshot_set },
 	{ .key = "causes", .type = OD_JSON_CUSTOM, .get = jf_causes_get,
 	  .set = jf_causes_set },
 	JF_CHARS("fingerprint", fingerprint),

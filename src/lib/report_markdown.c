@@ -15,6 +15,7 @@
 #include "context.h"
 #include "facts.h"
 #include "report.h"
+#include "snapshot.h"
 
 /* Text from outside as a code span, in prose or in a table cell. */
 static void
@@ -309,6 +310,30 @@ rp_md_figures(FILE *out, const od_event *ev)
 	rp_md_size_row(out, "host anonymous RSS", ev->host.anon_rss);
 	rp_md_size_row(out, "host usage", ev->host.usage);
 	rp_md_size_row(out, "host limit", ev->host.limit);
+	if (ev->snap.present) {
+		/* A joined memory snapshot (snapshot.c); the owner's frame is
+		 * the file's text, so it goes in a code span. */
+		const od_snapshot_facts *sn = &ev->snap;
+		const char *v = od_snapshot_verdict_name(sn->verdict);
+
+		fprintf(out, "| snapshot: fragmentation | %s |\n",
+		    v != NULL ? v : "not judged");
+		rp_md_size_row(out, "snapshot: free blocks", sn->inactive);
+		rp_md_size_row(out, "snapshot: in segments in use",
+		    sn->split_free);
+		rp_md_size_row(out, "snapshot: largest it could take",
+		    sn->largest_free);
+		rp_md_size_row(out, "snapshot: expandable segments' offer",
+		    sn->expandable_offer);
+		if (sn->history && sn->owner[0] != '\0') {
+			char sz[48];
+
+			od_size_format(sn->owner_bytes, sz, sizeof sz);
+			fprintf(out, "| snapshot: most live bytes (%s) | ", sz);
+			rp_md_cell_code(out, sn->owner);
+			fputs(" |\n", out);
+		}
+	}
 	fputc('\n', out);
 }
 
@@ -324,7 +349,8 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
 	 * phase, the exception. */
 	fputs("In ", out);
 	rp_md_code(out, rp_input_name(&inputs[ev->input]));
-	fprintf(out, " line %llu", (unsigned long long)ev->line);
+	if (ev->line > 0)       /* a snapshot's own event has no line */
+		fprintf(out, " line %llu", (unsigned long long)ev->line);
 	if (ev->end_line > ev->line)
 		fprintf(out, " to %llu", (unsigned long long)ev->end_line);
 	if (ev->rank >= 0)
@@ -429,7 +455,9 @@ rp_markdown(FILE *out, const od_report_opts *o, const od_input *inputs,
 			fprintf(out, ", rank %d", ev->rank);
 		fputs(", in ", out);
 		rp_md_code(out, rp_input_name(&inputs[ev->input]));
-		fprintf(out, " line %llu", (unsigned long long)ev->line);
+		if (ev->line > 0)
+			fprintf(out, " line %llu",
+			    (unsigned long long)ev->line);
 		if (top != NULL) {
 			fputs("; likely cause: ", out);
 			rp_md_code(out, top);

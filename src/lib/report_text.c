@@ -9,6 +9,7 @@
 #include "context.h"
 #include "facts.h"
 #include "report.h"
+#include "snapshot.h"
 
 static void
 rp_text_size(FILE *out, const char *label, int64_t v)
@@ -482,6 +483,43 @@ rp_text_sched(FILE *out, const od_event *ev)
 	}
 }
 
+/* The figures of a memory snapshot joined to the event (snapshot.c). */
+static void
+rp_text_snapshot(FILE *out, const od_event *ev)
+{
+	const od_snapshot_facts *s = &ev->snap;
+	const char *v = od_snapshot_verdict_name(s->verdict);
+
+	if (!s->present)
+		return;
+	fprintf(out, "    memory snapshot, device %d, %lld segment%s: "
+	    "fragmentation %s\n", s->device, (long long)s->segments,
+	    s->segments == 1 ? "" : "s",
+	    v != NULL ? v : "not judged (no request known)");
+	if (s->request >= 0)
+		rp_text_size(out, s->from_trace ? "requested (oom entry)" :
+		    "requested (message)", s->request);
+	if (s->device_free >= 0)
+		rp_text_size(out, s->from_trace ? "device free (oom entry)" :
+		    "device free (message)", s->device_free);
+	rp_text_size(out, "reserved in segments", s->reserved);
+	rp_text_size(out, "  allocated blocks", s->allocated);
+	rp_text_size(out, "  free blocks", s->inactive);
+	rp_text_size(out, "    in segments in use", s->split_free);
+	rp_text_size(out, "    largest it could take", s->largest_free);
+	if (s->pending_blocks > 0)
+		rp_text_size(out, "  freed, awaiting streams", s->pending_free);
+	rp_text_size(out, "expandable segments' offer", s->expandable_offer);
+	if (s->history && s->owner[0] != '\0') {
+		char sz[48];
+
+		od_size_format(s->owner_bytes, sz, sizeof sz);
+		fprintf(out, "      most live bytes (%s) from ", sz);
+		od_escape_text(out, s->owner, strlen(s->owner), "");
+		fputc('\n', out);
+	}
+}
+
 static void
 rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
     const od_input *inputs, int ninputs, const od_event *first, size_t nfirst)
@@ -496,7 +534,9 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	fputs("    where      " RP_HANG, out);
 	od_escape_text(out, rp_input_name(&inputs[ev->input]),
 	    strlen(rp_input_name(&inputs[ev->input])), "");
-	fprintf(out, ":%llu", (unsigned long long)ev->line);
+	/* A snapshot's own event has no line. */
+	if (ev->line > 0)
+		fprintf(out, ":%llu", (unsigned long long)ev->line);
 	if (ev->end_line > ev->line)
 		fprintf(out, "-%llu", (unsigned long long)ev->end_line);
 	if (ev->rank >= 0)
@@ -614,6 +654,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 		fprintf(out, "      (%d more processes not listed)\n",
 		    m->procs_dropped);
 	rp_bar(out, ev, "    ", o->color);
+	rp_text_snapshot(out, ev);
 	rp_text_readings(out, o, ev);
 	rp_text_causes(out, o, ev);
 	fputc('\n', out);

@@ -170,12 +170,15 @@ lj_device(const dv_info *d)
 	    "driver_release", od_json_text(d->driver_release));
 }
 
-/* The members of the device, NVML and CUPTI, null without a device. */
+/* The members of the device, NVML and CUPTI, each null without a device
+ * (always there: schema/oomdoc.live-1.schema.json requires them). */
 static bool
 lj_devices(json_t *root, const dv_info *d)
 {
 	if (d == NULL)
-		return od_json_set(root, "device", json_null());
+		return od_json_set(root, "device", json_null()) &&
+		    od_json_set(root, "nvml", json_null()) &&
+		    od_json_set(root, "cupti", json_null());
 	return od_json_set(root, "device", lj_device(d)) &&
 	    od_json_set(root, "nvml", json_pack("{s:b, s:o}", "available",
 	    d->nvml, "note", od_json_text(d->nvml_note))) &&

@@ -13,7 +13,10 @@
 #   rules.dict        the rule files' keys (src/lib/rules_load.c), the kinds
 #                     (src/lib/names.c), the fact names and YAML's own syntax;
 #   report_read.dict  the JSON report's keys (src/lib/report_fields.c,
-#                     src/live/report_read.c) and the enumerations' names.
+#                     src/live/report_read.c) and the enumerations' names;
+#   pickle.dict       the pickle opcodes with their arguments' shapes
+#                     (src/lib/pickle.c) and a snapshot's keys and values
+#                     (src/lib/snapshot.c), for fuzz_pickle.
 set -eu
 bin=$1
 out=tests/fuzz/dict
@@ -98,4 +101,24 @@ kinds=$(sed -n '/^} od_kinds\[/,/^};/p' src/lib/names.c |
 	    "\\u0000" "\\ud800" "9223372036854775807" "-1" "1e999" "0.5" |
 	    entries
 } > "$out/report_read.dict"
+{
+	echo "# Pickle opcodes and snapshot keys for fuzz_pickle (written by make_dicts.sh)."
+	# The opcodes (one byte each), then a few with their arguments.
+	sed -n '/^} pk_ops\[256\] = {/,/^};/p' src/lib/pickle.c |
+	    sed -n "s/^	\[\(0x[0-9a-f]*\)\].*/\1/p; s/^	\['\(.\)'\].*/\1/p" |
+	    while read -r op; do
+		case $op in
+		0x*) printf '"\\x%s"\n' "${op#0x}" ;;
+		*) printf '%s\n' "$op" | entries ;;
+		esac
+	    done
+	printf '%s\n' '"\x80\x02"' '"\x80\x04\x95"' '"\x80\x05"' \
+	    '"\x8a\x06\x00\x00\x00\x00\x00\x01"' '"\x8a\x09"' \
+	    '"q\x00"' '"h\x00"' '"r\x00\x00\x00\x00"' '"\x94"' '"(u"' '"(e"'
+	{
+		grep -o '"[a-z_]*"' src/lib/snapshot.c | tr -d '"'
+	} | sed 's/.*/"&"/' | entries
+	grep -o '"[a-z_]*"' src/lib/snapshot.c | tr -d '"' |
+	    awk '{ printf "\"\\x8c\\x%02X%s\"\n", length($0), $0 }'  | awk '!seen[$0]++'
+} > "$out/pickle.dict"
 wc -l "$out"/*.dict
