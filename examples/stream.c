@@ -13,7 +13,12 @@
  * "-" when the log does not give them.  Exit status: 0 if an event was
  * found, 1 if none was, 2 on an error.
  *
- *     tail -f train.log | oomdoc-stream
+ *     tail -f train.log | oomdoc-stream /usr/share/oomdoc/rules
+ *
+ * The argument, a rules directory or file, gives the recognisers of every
+ * stack but PyTorch's allocator (the shipped recognisers.yaml); without
+ * it only PyTorch's allocator messages and the fallback's "unrecognised"
+ * phrases are read.
  *
  * Build it against an installed library with
  *
@@ -46,20 +51,34 @@ print_event(oomdoc_event *ev, void *arg)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	oomdoc_options opts;
 	oomdoc_scanner *sc;
+	oomdoc_rules *rules = oomdoc_rules_new();
 	oomdoc_error err;
 	char chunk[4096];
 	unsigned long count = 0;
 	int status = 0;
 
-	/* The defaults, with the version of the options this program knows. */
+	if (rules == NULL || (argc > 1 && !oomdoc_rules_load(rules, argv[1]))) {
+		if (rules != NULL && oomdoc_rules_error(rules, 0, &err))
+			fprintf(stderr, "oomdoc-stream: %s:%llu:%llu: %s\n",
+			    err.file, (unsigned long long)err.line,
+			    (unsigned long long)err.col, err.message);
+		else
+			fputs("oomdoc-stream: out of memory\n", stderr);
+		oomdoc_rules_free(rules);
+		return 2;
+	}
+	/* The defaults, with the version of the options this program knows,
+	 * and the recognisers of the rules, which outlive the scanner. */
 	oomdoc_options_init(&opts);
+	opts.recognisers = rules;
 	sc = oomdoc_scanner_new(&opts, &err);
 	if (sc == NULL) {
 		fprintf(stderr, "oomdoc-stream: %s\n", err.message);
+		oomdoc_rules_free(rules);
 		return 2;
 	}
 	oomdoc_scanner_on_event(sc, print_event, &count);
@@ -85,6 +104,7 @@ main(void)
 	 * them come out now. */
 	oomdoc_scanner_finish(sc);
 	oomdoc_scanner_free(sc);
+	oomdoc_rules_free(rules);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fputs("oomdoc-stream: cannot write the output\n", stderr);
 		return 2;

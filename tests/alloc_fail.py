@@ -39,13 +39,14 @@ CASES = [
     # PyTorch's grammar, the shipped rules, the JSON report (its writer
     # and jansson's allocations).
     ["--format", "json", "fixtures/pytorch/async_oneline.log"],
-    # The stacks' table, a gzip input and the text report, with a rule
-    # file of its own.
-    ["--no-default-rules", "--rules", "tests/alloc/rules.yaml",
-     "@GZ@"],
+    # The stacks' recognisers, a gzip input and the text report, with a
+    # rule file of its own.
+    ["--no-default-rules", "--rules", "rules/recognisers.yaml", "--rules",
+     "tests/alloc/rules.yaml", "@GZ@"],
     # A kernel kill and a DataLoader worker's, and the Markdown report.
-    ["--no-default-rules", "--rules", "tests/alloc/rules.yaml",
-     "--format", "markdown", "fixtures/stacks/dataloader-worker-killed.log"],
+    ["--no-default-rules", "--rules", "rules/recognisers.yaml", "--rules",
+     "tests/alloc/rules.yaml", "--format", "markdown",
+     "fixtures/stacks/dataloader-worker-killed.log"],
     # A memory snapshot (the pickle reader, the measures, the join) and
     # one read as an input, with the text report.
     ["--snapshot", "fixtures/snapshot/fragmentation.pickle",

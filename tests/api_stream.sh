@@ -27,9 +27,9 @@ cat "$tmp/multi.log" "$tmp/filler.log" "$tmp/multi.log" "$tmp/filler.log" \
 
 check() {
 	local log=$1 want_rc=$2 rc
-	"$stream" <"$log" >"$tmp/got" 2>"$tmp/err"
+	"$stream" rules <"$log" >"$tmp/got" 2>"$tmp/err"
 	rc=$?
-	"$oomdoc" --no-default-rules --format json "$log" 2>/dev/null |
+	"$oomdoc" --no-default-rules --rules rules/recognisers.yaml --format json "$log" 2>/dev/null |
 		python3 -c '
 import json, sys
 for e in json.load(sys.stdin)["events"]:
@@ -68,7 +68,7 @@ check fixtures/no-oom/cuda-illegal-memory-access.log 1
 [ -s "$tmp/got" ] && { echo "FAIL no-oom: lines printed"; fail=$((fail + 1)); }
 
 # An input that cannot be read (a directory): status 2 and a message.
-"$stream" <fixtures >"$tmp/got" 2>"$tmp/err"
+"$stream" rules <fixtures >"$tmp/got" 2>"$tmp/err"
 rc=$?
 if [ $rc -ne 2 ] || ! [ -s "$tmp/err" ]; then
 	echo "FAIL unreadable input: exit $rc (want 2), stderr: $(cat "$tmp/err")"
@@ -80,7 +80,7 @@ fi
 # A filter: the event comes out while standard input is still open, once
 # enough text follows it.
 mkfifo "$tmp/fifo"
-"$stream" <"$tmp/fifo" >"$tmp/live" &
+"$stream" rules <"$tmp/fifo" >"$tmp/live" &
 pid=$!
 exec 3>"$tmp/fifo"
 cat fixtures/sample/job.log "$tmp/filler.log" | head -c 200000 >&3

@@ -142,10 +142,10 @@ data = open(sys.argv[1], "rb").read()
 for i in range(0, len(data), 997):
     sys.stdout.buffer.write(data[i:i + 997])
     sys.stdout.buffer.flush()
-    time.sleep(0.0005)' "$log" | "$prog" >"$tmp/got.raw" 2>"$tmp/err"
+    time.sleep(0.0005)' "$log" | "$prog" "$rules" >"$tmp/got.raw" 2>"$tmp/err"
 		rc=$?
 	else
-		"$prog" <"$log" >"$tmp/got.raw" 2>"$tmp/err"
+		"$prog" "$rules" <"$log" >"$tmp/got.raw" 2>"$tmp/err"
 		rc=$?
 	fi
 	if [ $rc -gt 1 ]; then

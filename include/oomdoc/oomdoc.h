@@ -14,6 +14,7 @@
  *             (read oomdoc_rules_error for each error)
  *     oomdoc_options opts;
  *     oomdoc_options_init(&opts);
+ *     opts.recognisers = rules;                     (their recognisers)
  *     sc = oomdoc_scanner_new(&opts, &err);
  *     oomdoc_scanner_on_event(sc, print_event, NULL);
  *     while ((n = read(0, chunk, sizeof chunk)) > 0)
@@ -105,6 +106,18 @@ typedef struct oomdoc_options {
 	/* Keep at most this many distinct events, 1 to OOMDOC_EVENTS_MAX
 	 * (the default). */
 	size_t max_events;
+	/*
+	 * The rule set whose recognisers the scanner uses (the files with a
+	 * "recognisers" key that oomdoc_rules_load read, such as the shipped
+	 * recognisers.yaml; RECOGNISERS in oomdoc(1)).  NULL (the default):
+	 * none, so that the scanner reads only PyTorch's allocator messages,
+	 * which the library knows by itself, and the fallback's
+	 * "unrecognised" events; every other stack (CUDA, TensorFlow, the
+	 * kernel's OOM killer, ...) comes from these recognisers.  The
+	 * scanner keeps the pointer: the rules must not be freed, nor loaded
+	 * into, until the scanner is freed.
+	 */
+	const struct oomdoc_rules *recognisers;
 } oomdoc_options;
 
 void oomdoc_options_init(oomdoc_options *opts);

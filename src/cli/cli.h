@@ -172,6 +172,8 @@ typedef struct {
 	const char *fact_args[FC_USER_MAX];     /* each --fact, as given */
 	bool follow;            /* --follow: the one file, as tail -F */
 	const char *snapshot;   /* --snapshot: a memory snapshot, or NULL */
+	bool list_anchors;      /* --list-anchors, printed once the rules
+	                         * (and their recognisers) are loaded */
 } dg_config;
 
 /* The defaults: text, colour auto, the shipped rules. */

@@ -34,6 +34,7 @@
 #include "cli.h"
 #include "input.h"
 #include "live.h"
+#include "recog_table.h"
 #include "report.h"
 #include "snapshot.h"
 
@@ -314,19 +315,9 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 			cfg->zstd_window_log = (int)v;
 			break;
 		}
-		case OPT_LIST_ANCHORS: {
-			od_scanner *sc = od_scanner_new(od_options_jit(), &err);
-			const char *const *a;
-
-			if (sc == NULL) {
-				cli_error(NULL, &err);
-				return OD_EXIT_ERROR;
-			}
-			for (a = od_anchors(sc); *a != NULL; a++)
-				puts(*a);
-			od_scanner_free(sc);
-			return 0;
-		}
+		case OPT_LIST_ANCHORS:
+			cfg->list_anchors = true;
+			break;
 		case 'h':
 			dg_help(stdout);
 			return 0;
@@ -781,7 +772,19 @@ cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 	ninputs = nfiles > 0 ? nfiles : 1;
 	paths = nfiles > 0 ? argv + optind : NULL;
 	inputs = calloc((size_t)ninputs, sizeof *inputs);
-	sc = od_scanner_new(od_options_jit(), &err);
+	/* The scanner reads with the recognisers the rules loaded, which
+	 * outlive it. */
+	sc = od_scanner_new(od_options_jit(), rules->recognisers, &err);
+	if (sc != NULL && inputs != NULL && cfg.list_anchors) {
+		const char *const *a;
+
+		for (a = od_anchors(sc); *a != NULL; a++)
+			puts(*a);
+		free(inputs);
+		od_scanner_free(sc);
+		rl_free(rules);
+		return cli_stdout_ok(label) ? 0 : OD_EXIT_ERROR;
+	}
 	if (inputs == NULL || sc == NULL) {
 		if (sc != NULL || err.msg[0] == '\0')
 			od_error_set(&err, NULL, 0, 0, "out of memory");
@@ -804,6 +807,18 @@ cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 	else
 		status = dg_per_input(label, &cfg, rules, sc, inputs, ninputs,
 		    paths);
+	/* A recogniser stopped at PCRE2's limits read nothing after that
+	 * (recog_table.h): name it, so that the user checks its pattern. */
+	for (i = od_scanner_stopped(sc, 0); i >= 0;
+	    i = od_scanner_stopped(sc, i + 1)) {
+		const sk_spec *sp = &rules->recognisers->v[i];
+
+		cli_say(label, "%s:%llu:%llu: recogniser '%s' was stopped: its "
+		    "pattern reached PCRE2's match or depth limit %d times, and "
+		    "read nothing after that (see oomdoc rules check)", sp->file,
+		    (unsigned long long)sp->at.line,
+		    (unsigned long long)sp->at.col, sp->id, SK_STRIKES);
+	}
 	if (!cli_stdout_ok(label))
 		status = OD_EXIT_ERROR;
 	if (dg_signal != 0)

@@ -3,7 +3,8 @@
  * diagnosis would load (or, for check, the paths named).  It takes the
  * options of the diagnosis (cmd_diagnose.c), after the verb.
  *
- *     oomdoc rules check [OPTION]... [PATH]...   lint rule files
+ *     oomdoc rules check [OPTION]... [PATH]...   lint rule files, and run
+ *                                                the recognisers' examples
  *     oomdoc rules list [OPTION]...              the loaded rules
  *     oomdoc rules show [OPTION]... ID           one rule
  *     oomdoc rules facts                         the facts rules can use
@@ -14,6 +15,7 @@
 
 #include "cli.h"
 #include "knowledge.h"
+#include "recog_table.h"
 
 /* oomdoc rules --help (or -h anywhere before "--"). */
 static bool
@@ -79,14 +81,22 @@ cmd_rules(const cli_command *cmd, int argc, char **argv)
 		} else {
 			cli_rules_load(&cfg.rules, rules, errs);
 		}
-		if (errs->n > 0)
+		/* The recognisers against their examples, once they load. */
+		if (errs->n == 0)
+			sk_table_check(rules->recognisers, od_options_jit(), errs);
+		if (errs->n > 0) {
 			status = cli_rule_errors(label, errs);
-		else if (kn_count(rules->knowledge) > 0)
-			printf("oomdoc: %d rules, %d knowledge entries, no "
-			    "errors\n", rl_count(rules),
-			    kn_count(rules->knowledge));
-		else
-			printf("oomdoc: %d rules, no errors\n", rl_count(rules));
+		} else {
+			printf("oomdoc: %d rules", rl_count(rules));
+			if (kn_count(rules->knowledge) > 0)
+				printf(", %d knowledge entries",
+				    kn_count(rules->knowledge));
+			if (sk_table_count(rules->recognisers) > 0)
+				printf(", %d recognisers (%d examples)",
+				    sk_table_count(rules->recognisers),
+				    sk_example_count(rules->recognisers));
+			printf(", no errors\n");
+		}
 	} else if (strcmp(verb, "list") == 0 || strcmp(verb, "show") == 0) {
 		if (!cli_rules_load(&cfg.rules, rules, errs)) {
 			status = cli_rule_errors(label, errs);

@@ -137,7 +137,7 @@ lv_input_load(lv_input *in, const char *cmd, const char *path,
 	if (st >= 0)
 		return st;
 	in->set = od_events_new();
-	sc = od_scanner_new(od_options_jit(), &err);
+	sc = od_scanner_new(od_options_jit(), in->rules->recognisers, &err);
 	if (in->set == NULL || sc == NULL) {
 		if (sc != NULL || err.msg[0] == '\0')
 			od_error_set(&err, NULL, 0, 0, "out of memory");

@@ -105,6 +105,8 @@ oomdoc_scanner_new(const oomdoc_options *opts, oomdoc_error *err)
 			o.jit = opts->jit;
 		if (API_HAS(opts, max_events))
 			o.max_events = opts->max_events;
+		if (API_HAS(opts, recognisers))
+			o.recognisers = opts->recognisers;
 	}
 	if (o.max_events < 1 || o.max_events > OOMDOC_EVENTS_MAX) {
 		memset(&e, 0, sizeof e);
@@ -121,7 +123,8 @@ oomdoc_scanner_new(const oomdoc_options *opts, oomdoc_error *err)
 	h->max_events = o.max_events;
 	h->set = od_events_new_max(o.max_events);
 	memset(&e, 0, sizeof e);
-	if (h->set == NULL || (h->sc = od_scanner_new(o.jit, &e)) == NULL) {
+	if (h->set == NULL || (h->sc = od_scanner_new(o.jit,
+	    api_recognisers(o.recognisers), &e)) == NULL) {
 		if (h->set == NULL)
 			api_fail(err, "out of memory");
 		else

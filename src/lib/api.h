@@ -10,4 +10,7 @@
 /* Copies a core error into the public one (out may be NULL). */
 void api_error(oomdoc_error *out, const od_error *e);
 
+/* The recognisers the rules loaded (recog_table.h), or NULL (api_rules.c). */
+const struct sk_table *api_recognisers(const oomdoc_rules *r);
+
 #endif

@@ -40,6 +40,12 @@ oomdoc_rules_free(oomdoc_rules *r)
 	free(r);
 }
 
+const struct sk_table *
+api_recognisers(const oomdoc_rules *r)
+{
+	return r != NULL ? r->set->recognisers : NULL;
+}
+
 bool
 oomdoc_rules_load(oomdoc_rules *r, const char *path)
 {

@@ -544,10 +544,14 @@ void od_event_add_rank(od_event *ev, int rank);
  * (od_scan_buffer), or chunk by chunk as it arrives (od_scan_begin, then
  * od_scan_feed for each chunk, then od_scan_finish); the first two are
  * built on the third.  jit says whether to compile the patterns with
- * PCRE2's JIT.
+ * PCRE2's JIT.  recognisers are the loaded recognisers of every stack but
+ * PyTorch's (recog_table.h, rl_set.recognisers; NULL: none), borrowed:
+ * they must outlive the scanner and the events it adds.
  */
 typedef struct od_scanner od_scanner;
-od_scanner *od_scanner_new(bool jit, od_error *err);
+struct sk_table;
+od_scanner *od_scanner_new(bool jit, const struct sk_table *recognisers,
+    od_error *err);
 void od_scanner_free(od_scanner *sc);
 /*
  * Called with each event of the set once the scanner has read far enough
@@ -610,6 +614,10 @@ void od_scan_buffer(od_scanner *sc, const char *data, size_t len, int index,
 /* The fixed strings the prefilter looks for out-of-memory messages with,
  * NULL-terminated; owned by sc. */
 const char *const *od_anchors(const od_scanner *sc);
+/* The first of the scanner's recognisers (its table's index, from from
+ * on) that was stopped for reaching PCRE2's limits too often
+ * (recog_table.h), or -1. */
+int od_scanner_stopped(const od_scanner *sc, int from);
 
 /* Reports. */
 typedef enum {

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "extract.h"
+#include "recog_table.h"
 #include "lines.h"
 #include "prefix.h"
 
@@ -100,7 +101,7 @@ ex_collect_anchors(ex_ctx *x, od_error *err)
 }
 
 ex_ctx *
-ex_new(bool jit, od_error *err)
+ex_new(bool jit, const struct sk_table *recognisers, od_error *err)
 {
 	ex_ctx *x = calloc(1, sizeof *x);
 	int r;
@@ -110,7 +111,7 @@ ex_new(bool jit, od_error *err)
 		return NULL;
 	}
 	for (r = 0; r < EX_NRECOG; r++) {
-		x->self[r] = ex_recognisers[r]->create(jit, err);
+		x->self[r] = ex_recognisers[r]->create(jit, recognisers, err);
 		if (x->self[r] == NULL) {
 			ex_free(x);
 			return NULL;
@@ -136,6 +137,17 @@ ex_free(ex_ctx *x)
 	px_free(x->px);
 	free(x->anchors);
 	free(x);
+}
+
+int
+ex_stopped(const ex_ctx *x, int from)
+{
+	int r;
+
+	for (r = 0; r < EX_NRECOG; r++)
+		if (ex_recognisers[r] == &sk_recogniser)
+			return sk_stopped(x->self[r], from);
+	return -1;
 }
 
 const ex_anchor *
@@ -279,15 +291,15 @@ ex_arbitrate(ex_ctx *x, size_t ht, bool fallback_ok, od_event *ev, size_t *ms,
 {
 	const char *t = x->text.text;
 	size_t tlen = x->text.len, start[EX_NRECOG];
-	uint64_t skip[EX_NRECOG];
+	rg_skip skip[EX_NRECOG];
 	int cand[EX_NRECOG], r, tries;
 	bool asked = false;
 
 	/* The fallback is asked only when it could win (below). */
 	for (r = 0; r < EX_NRECOG; r++) {
-		skip[r] = 0;
+		memset(&skip[r], 0, sizeof skip[r]);
 		cand[r] = r == EX_FALLBACK ? -1 : ex_recognisers[r]->find(
-		    x->self[r], t, tlen, ht, 0, &start[r]);
+		    x->self[r], t, tlen, ht, NULL, &start[r]);
 	}
 	for (tries = 0; tries < EX_TRIES_MAX; tries++) {
 		const ex_recogniser *rec;
@@ -301,7 +313,7 @@ ex_arbitrate(ex_ctx *x, size_t ht, bool fallback_ok, od_event *ev, size_t *ms,
 		if (best < 0 && fallback_ok && !asked) {
 			asked = true;
 			cand[EX_FALLBACK] = ex_recognisers[EX_FALLBACK]->find(
-			    x->self[EX_FALLBACK], t, tlen, ht, 0,
+			    x->self[EX_FALLBACK], t, tlen, ht, NULL,
 			    &start[EX_FALLBACK]);
 			if (cand[EX_FALLBACK] >= 0 && ex_later_message(x, ht))
 				cand[EX_FALLBACK] = -1;
@@ -317,9 +329,10 @@ ex_arbitrate(ex_ctx *x, size_t ht, bool fallback_ok, od_event *ev, size_t *ms,
 			return true;
 		ex_reset(ev);
 		if (rec->retry && cand[best] < RG_CANDIDATES_MAX) {
-			skip[best] |= UINT64_C(1) << cand[best];
+			skip[best].w[cand[best] / 64] |=
+			    UINT64_C(1) << (cand[best] % 64);
 			cand[best] = rec->find(x->self[best], t, tlen, ht,
-			    skip[best], &start[best]);
+			    &skip[best], &start[best]);
 		} else {
 			cand[best] = -1;
 		}

@@ -20,8 +20,10 @@
 
 typedef struct ex_ctx ex_ctx;
 
-/* jit: compile the patterns with PCRE2's JIT. */
-ex_ctx *ex_new(bool jit, od_error *err);
+/* jit: compile the patterns with PCRE2's JIT.  recognisers: the loaded
+ * table of recog_table.h (NULL: none, only PyTorch's grammar and the
+ * fallback), borrowed; it must outlive x and every event x fills. */
+ex_ctx *ex_new(bool jit, const struct sk_table *recognisers, od_error *err);
 void ex_free(ex_ctx *x);
 
 /*
@@ -30,6 +32,10 @@ void ex_free(ex_ctx *x);
  * recognisers.  *n of them; the array and the strings are owned by x.
  */
 const ex_anchor *ex_anchors(const ex_ctx *x, size_t *n);
+
+/* The first recogniser of the table (recog_table.h), from index from on,
+ * that was stopped at PCRE2's limits (sk_stopped), or -1. */
+int ex_stopped(const ex_ctx *x, int from);
 
 /* What the scanner knows about the place of a hit. */
 typedef struct {

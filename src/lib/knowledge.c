@@ -362,6 +362,10 @@ kn_vendor(const od_event *ev)
 	case OD_KIND_CUDNN:
 	case OD_KIND_NCCL:
 		return "nvidia";
+	case OD_KIND_XLA:
+		/* XLA:TPU's messages, as the recognisers name their printer. */
+		return ev->framework != NULL &&
+		    strcmp(ev->framework, "libtpu") == 0 ? "google" : NULL;
 	default:
 		return NULL;
 	}

@@ -356,12 +356,13 @@ fb_counts(int c, const char *l, size_t n, size_t p, size_t q)
 }
 
 static void *
-fb_create(bool jit, od_error *err)
+fb_create(bool jit, const struct sk_table *table, od_error *err)
 {
 	fb_set *s = calloc(1, sizeof *s);
 	int i;
 
 	(void)jit;
+	(void)table;    /* its phrases are its own */
 	if (s == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
 		return NULL;
@@ -427,8 +428,8 @@ fb_line(const char *t, size_t tlen, size_t at, size_t *ls, size_t *le)
  * the message is its line from at most RG_BACK before the hit.
  */
 static int
-fb_find(void *self, const char *t, size_t tlen, size_t ht, uint64_t skip,
-    size_t *ms)
+fb_find(void *self, const char *t, size_t tlen, size_t ht,
+    const rg_skip *skip, size_t *ms)
 {
 	const fb_set *s = self;
 	size_t ls, le, at, last;
@@ -444,7 +445,7 @@ fb_find(void *self, const char *t, size_t tlen, size_t ht, uint64_t skip,
 
 			/* The first letter first: most places start none. */
 			if (fb_lower(t[at]) != s->first[c] ||
-			    (skip & (UINT64_C(1) << c)) || q < ht || q > le ||
+			    rg_skipped(skip, c) || q < ht || q > le ||
 			    !fb_at(c, t, tlen, at) ||
 			    !fb_counts(c, t + ls, le - ls, at - ls, q - ls))
 				continue;

@@ -11,13 +11,15 @@
  * pools, any number of process lines) and are wrapped across lines: every
  * gap between words is \s+, which also matches the '\n' of a wrapped line.
  *
- * Where the line between this grammar and a row of the stacks' table
- * (recog_stacks.c) lies: a message that one pattern reads whole, its
+ * Where the line between this grammar and a recogniser of the stacks'
+ * table (rules/recognisers.yaml, recog_table.h; recogniser.h says it at
+ * length) lies: a message that one pattern reads whole, its
  * named groups filling fields as they are, is a row; a message whose
  * clauses are optional, repeat or may be cut off anywhere, and whose
  * figures mean different things in different releases (the layout decides
  * what "reserved" is, and what the missing figures are derived from), is
- * a grammar here, where each step can say what it read.
+ * a grammar here, where each step can say what it read.  A table entry is
+ * data a user can add; this grammar is code.
  *
  * The messages come from PyTorch's c10/cuda/CUDACachingAllocator.cpp
  * (DeviceCachingAllocator::malloc, which raises the OutOfMemoryError, and
@@ -184,11 +186,12 @@ pt_destroy(void *self)
 }
 
 static void *
-pt_create(bool jit, od_error *err)
+pt_create(bool jit, const struct sk_table *table, od_error *err)
 {
 	pt_ctx *p = calloc(1, sizeof *p);
 	int i;
 
+	(void)table;    /* the grammar is its own */
 	if (p == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
 		return NULL;
@@ -430,8 +433,8 @@ pt_derive(od_event *ev)
 /* The earliest starter that covers the hit; of two at the same byte, the
  * one first in pt_starters. */
 static int
-pt_find(void *self, const char *t, size_t tlen, size_t ht, uint64_t skip,
-    size_t *ms)
+pt_find(void *self, const char *t, size_t tlen, size_t ht,
+    const rg_skip *skip, size_t *ms)
 {
 	pt_ctx *p = self;
 	int best = -1, i;
@@ -439,7 +442,7 @@ pt_find(void *self, const char *t, size_t tlen, size_t ht, uint64_t skip,
 
 	*ms = SIZE_MAX;
 	for (i = 0; i < PT_NSTARTERS; i++) {
-		if (skip & (UINT64_C(1) << i))
+		if (rg_skipped(skip, i))
 			continue;
 		if (rg_cover(p->m, p->re[pt_starters[i]], t, tlen, ht, NULL, &s) &&
 		    s < *ms) {

@@ -59,11 +59,12 @@ static const ex_anchor sc_anchors_list[] = {
 };
 
 static void *
-sc_create(bool jit, od_error *err)
+sc_create(bool jit, const struct sk_table *table, od_error *err)
 {
 	static int dummy;
 
 	(void)jit;
+	(void)table;    /* the readers are their own */
 	(void)err;
 	/* No state: the readers below are plain C over the text. */
 	return &dummy;
@@ -625,27 +626,27 @@ sc_k8s_fill(const char *t, size_t tlen, size_t ls, od_event *ev, size_t *me)
 }
 
 static int
-sc_find(void *self, const char *t, size_t tlen, size_t ht, uint64_t skip,
-    size_t *ms)
+sc_find(void *self, const char *t, size_t tlen, size_t ht,
+    const rg_skip *skip, size_t *ms)
 {
 	size_t ls = sc_bol(t, ht), me, ks;
 
 	(void)self;
-	if (!(skip & (UINT64_C(1) << SC_SACCT)) &&
+	if (!rg_skipped(skip, SC_SACCT) &&
 	    sc_sacct(t, tlen, ls, NULL, &me)) {
 		*ms = ls;
 		while (*ms < ht && (t[*ms] == ' ' || t[*ms] == '\t'))
 			(*ms)++;
 		return SC_SACCT;
 	}
-	if (!(skip & (UINT64_C(1) << SC_SEFF)) &&
+	if (!rg_skipped(skip, SC_SEFF) &&
 	    (sc_prefix(t, ls, tlen, "Job ID: ") ||
 	    sc_prefix(t, ls, tlen, "State: OUT_OF_ME")) &&
 	    sc_seff(t, tlen, ls, NULL, &me)) {
 		*ms = ls;
 		return SC_SEFF;
 	}
-	if (!(skip & (UINT64_C(1) << SC_K8S_OBJ)) &&
+	if (!rg_skipped(skip, SC_K8S_OBJ) &&
 	    sc_k8s_reason(t, tlen, ls, &ks) && ks + RG_BACK >= ht) {
 		*ms = ks;
 		return SC_K8S_OBJ;

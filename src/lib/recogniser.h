@@ -11,7 +11,9 @@
  *   pt_recogniser   PyTorch's caching allocator, a clause grammar in C
  *                   (recog_pytorch.c);
  *   sk_recogniser   every other stack, a table of patterns whose named
- *                   groups say which field they fill (recog_stacks.c);
+ *                   groups say which field they fill, loaded from YAML
+ *                   (recog_table.h, rules/recognisers.yaml) and compiled
+ *                   by recog_stacks.c;
  *   sc_recogniser   the scheduler's own outputs: sacct tables, seff, a
  *                   pod as kubectl prints it (recog_scheduler.c);
  *   fb_recogniser   the fallback: a strong out-of-memory phrase that no
@@ -22,6 +24,18 @@
  * A recogniser names its candidates (the starters of a grammar, the rows
  * of a table) by small integers below RG_CANDIDATES_MAX, so that the
  * extractor can leave out the ones that failed in a mask.
+ *
+ * Where the line between grammar and table is.  A message belongs in the
+ * table, as data, when one pattern reads it: a fixed wording with figures
+ * in fixed places, whatever the number of its optional parts.  PyTorch's
+ * caching-allocator message stays a grammar in C (recog_pytorch.c): it is
+ * a sequence of clauses whose set and order changed release by release
+ * (the layouts of core.h), whose figures relate to each other (reserved
+ * in total, of which free, this process has), with a per-process list of
+ * any length, hints that bound the release, and a head that may stand
+ * alone; a pattern for all of that would be unreadable, and the layout it
+ * proves could not be told from its groups.  Everything else is a
+ * recogniser of the table, which a user extends without recompiling.
  */
 #ifndef OD_RECOGNISER_H
 #define OD_RECOGNISER_H
@@ -37,7 +51,22 @@ typedef struct {
 } ex_anchor;
 
 /* How many candidates a skip mask can name. */
-#define RG_CANDIDATES_MAX 64
+#define RG_CANDIDATES_MAX 256
+
+/* The candidates left out of a search, a bit each. */
+typedef struct {
+	uint64_t w[RG_CANDIDATES_MAX / 64];
+} rg_skip;
+
+/* Whether candidate c is in the mask s (NULL: none is). */
+static inline bool
+rg_skipped(const rg_skip *s, int c)
+{
+	return s != NULL && c >= 0 && c < RG_CANDIDATES_MAX &&
+	    (s->w[c / 64] >> (c % 64) & 1) != 0;
+}
+
+struct sk_table;
 
 /* A message covers the hit at text offset ht when it ends at or after ht
  * and starts at most RG_BACK bytes before it and RG_AHEAD after it. */
@@ -45,18 +74,22 @@ typedef struct {
 #define RG_AHEAD 8
 
 typedef struct {
-	/* Compiles the recogniser's patterns (to machine code when jit). */
-	void *(*create)(bool jit, od_error *err);
+	/* Compiles the recogniser's patterns (to machine code when jit).
+	 * table: the loaded recognisers (recog_table.h), which only
+	 * sk_recogniser reads, NULL for none; it is borrowed and must
+	 * outlive what create returns and every event filled by it. */
+	void *(*create)(bool jit, const struct sk_table *table, od_error *err);
 	void (*destroy)(void *self);
 	/* Its prefilter anchors: *n of them, owned by self. */
 	const ex_anchor *(*anchors)(const void *self, size_t *n);
 	/*
 	 * The earliest of its messages in t[0..tlen) that covers the hit at
-	 * ht, among the candidates not in the mask skip: returns the
-	 * candidate with *ms set to the message's start, or -1.
+	 * ht, among the candidates not in the mask skip (NULL: none left
+	 * out): returns the candidate with *ms set to the message's start,
+	 * or -1.
 	 */
 	int (*find)(void *self, const char *t, size_t tlen, size_t ht,
-	    uint64_t skip, size_t *ms);
+	    const rg_skip *skip, size_t *ms);
 	/*
 	 * Reads the message of candidate c that starts at ms into ev (from
 	 * an event fresh from od_event_clear, but for its timestamp), with

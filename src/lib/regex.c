@@ -136,6 +136,14 @@ rx_find_upto(rx_match *m, const rx_code *re, const char *s, size_t len,
 	return rx_run(m, re, s, len, at, 0, last);
 }
 
+bool
+rx_limited(const rx_match *m)
+{
+	return m->rc == PCRE2_ERROR_MATCHLIMIT ||
+	    m->rc == PCRE2_ERROR_DEPTHLIMIT || m->rc == PCRE2_ERROR_HEAPLIMIT ||
+	    m->rc == PCRE2_ERROR_JIT_STACKLIMIT;
+}
+
 size_t
 rx_start(const rx_match *m)
 {
@@ -235,4 +243,13 @@ rx_names(const rx_match *m, const rx_code *re, const char *s, rx_name_fn *fn,
 		if (rx_group(m, g, &st, &n))
 			fn(arg, (const char *)(e + 2), s + st, n);
 	}
+}
+
+const char *
+rx_name(const rx_code *re, uint32_t i)
+{
+	/* Each entry: the group's number in two bytes, then its name. */
+	if (i >= re->names)
+		return NULL;
+	return (const char *)re->name_table + (size_t)i * re->name_size + 2;
 }

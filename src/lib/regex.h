@@ -61,6 +61,11 @@ bool rx_find(rx_match *m, const rx_code *re, const char *s, size_t len,
 bool rx_find_upto(rx_match *m, const rx_code *re, const char *s, size_t len,
     size_t at, size_t last);
 
+/* Whether the last match failed at one of the limits above (or at the
+ * JIT's stack) rather than for want of a match: the pattern backtracks
+ * too much for the text. */
+bool rx_limited(const rx_match *m);
+
 /* Where the last match starts and ends. */
 size_t rx_start(const rx_match *m);
 size_t rx_end(const rx_match *m);
@@ -83,5 +88,9 @@ typedef void rx_name_fn(void *arg, const char *name, const char *p,
     size_t n);
 void rx_names(const rx_match *m, const rx_code *re, const char *s,
     rx_name_fn *fn, void *arg);
+
+/* The name of re's i-th named group in the order of the names, or NULL
+ * past the last. */
+const char *rx_name(const rx_code *re, uint32_t i);
 
 #endif

@@ -110,6 +110,7 @@ struct rl_set {
 	int *slots;
 	size_t nslots;
 	struct kn_table *knowledge;     /* knowledge.h; owned, may be NULL */
+	struct sk_table *recognisers;   /* recog_table.h; owned, may be NULL */
 };
 
 /* Sets ev's fingerprint from its kind, its top cause, its exception and

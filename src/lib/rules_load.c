@@ -54,6 +54,7 @@
 #include "expr.h"
 #include "facts.h"
 #include "knowledge.h"
+#include "recog_table.h"
 #include "rules.h"
 
 #define RL_FILE_MAX (1024 * 1024)
@@ -403,6 +404,7 @@ rl_free(rl_set *s)
 	free(s->rules);
 	free(s->slots);
 	kn_free(s->knowledge);
+	sk_table_free(s->recognisers);
 	free(s);
 }
 
@@ -1272,6 +1274,20 @@ rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
 				rl_err(&lc, NULL, "out of memory");
 			ok = s->knowledge != NULL && kn_load(s->knowledge, path,
 			    &lc.doc, rl_node(&lc,
+			    root->data.mapping.pairs.start->value), errs);
+			yaml_document_delete(&lc.doc);
+			return ok;
+		}
+		if (k != NULL && k->type == YAML_SCALAR_NODE &&
+		    strcmp((char *)k->data.scalar.value, "recognisers") == 0) {
+			/* Recognisers (recog_load.c), not rules. */
+			bool ok;
+
+			if (s->recognisers == NULL &&
+			    (s->recognisers = sk_table_new()) == NULL)
+				rl_err(&lc, NULL, "out of memory");
+			ok = s->recognisers != NULL && sk_table_load(
+			    s->recognisers, path, &lc.doc, rl_node(&lc,
 			    root->data.mapping.pairs.start->value), errs);
 			yaml_document_delete(&lc.doc);
 			return ok;

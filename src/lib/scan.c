@@ -130,8 +130,14 @@ od_anchors(const od_scanner *sc)
 	return sc->oom_anchors;
 }
 
+int
+od_scanner_stopped(const od_scanner *sc, int from)
+{
+	return ex_stopped(sc->ex, from);
+}
+
 od_scanner *
-od_scanner_new(bool jit, od_error *err)
+od_scanner_new(bool jit, const struct sk_table *recognisers, od_error *err)
 {
 	od_scanner *sc = calloc(1, sizeof *sc);
 	const char *text[SC_ANCHORS_MAX];
@@ -150,7 +156,7 @@ od_scanner_new(bool jit, od_error *err)
 		return NULL;
 	}
 	sc->zstd_window_log = IN_ZSTD_WINDOW_LOG;
-	sc->ex = ex_new(jit, err);
+	sc->ex = ex_new(jit, recognisers, err);
 	sc->cx = sc->ex != NULL ? cx_new(jit, err) : NULL;
 	if (sc->ex == NULL || sc->cx == NULL) {
 		od_scanner_free(sc);

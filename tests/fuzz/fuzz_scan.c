@@ -209,10 +209,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		od_error err;
 		rl_errors *errs = calloc(1, sizeof *errs);
 
-		fz_sc = od_scanner_new(true, &err);
 		fz_rules = rl_new();
-		if (fz_sc == NULL || fz_rules == NULL || errs == NULL ||
+		if (fz_rules == NULL || errs == NULL ||
 		    !rl_load(fz_rules, OOMDOC_SOURCE_RULES, errs))
+			abort();
+		/* With the rules' recognisers, as the command scans. */
+		fz_sc = od_scanner_new(true, fz_rules->recognisers, &err);
+		if (fz_sc == NULL)
 			abort();
 		free(errs);
 	}

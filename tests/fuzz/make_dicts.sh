@@ -17,6 +17,9 @@
 #   pickle.dict       the pickle opcodes with their arguments' shapes
 #                     (src/lib/pickle.c) and a snapshot's keys and values
 #                     (src/lib/snapshot.c), for fuzz_pickle.
+#   recognisers.dict  the recogniser files' keys (src/lib/recog_load.c), the
+#                     kinds, the field names (src/lib/recog_stacks.c), and
+#                     PCRE2's syntax, for fuzz_recognisers.
 set -eu
 bin=$1
 out=tests/fuzz/dict
@@ -121,4 +124,22 @@ kinds=$(sed -n '/^} od_kinds\[/,/^};/p' src/lib/names.c |
 	grep -o '"[a-z_]*"' src/lib/snapshot.c | tr -d '"' |
 	    awk '{ printf "\"\\x8c\\x%02X%s\"\n", length($0), $0 }'  | awk '!seen[$0]++'
 } > "$out/pickle.dict"
+	echo "# Recogniser files' keys, kinds, fields and PCRE2 syntax for fuzz_recognisers (written by make_dicts.sh)."
+	{
+		grep -o '"[a-z_]*"' src/lib/recog_load.c | tr -d '"'
+		echo "$kinds"
+		sed -n '/^const sk_field sk_fields/,/^};/p' src/lib/recog_stacks.c |
+		    grep -o '"[a-z]*"' | tr -d '"'
+		printf '%s\n' "recognisers:" "  - id: " "    kind: " \
+		    "    confidence: " "    anchors:" "      - " "    pattern: " \
+		    "    follow:" "      pattern: " "      lines: " \
+		    "      required: true" "    examples:" "      - text: " \
+		    "        fields: {" "caseless: true" "fatal: false" \
+		    "confirm: " "high" "medium" "low" "(?<" ">" "_b" "_kb" \
+		    "_gib" "_bin" "nonfatal" "(?:" ")?" "\\d+" "\\s+" "\\S+" \
+		    "[\\d.]+" "[^)\\n]*" "(?m)" "(?i)" "(?<!" "(?=" "(?!" \
+		    "+)+" "*)*" "{0,800}?" "\\b" "$" "^" "|" "'" "''" \
+		    "\"" "\\n"
+	} | entries
+} > "$out/recognisers.dict"
 wc -l "$out"/*.dict

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "account.h"
+#include "ut_recognisers.h"
 
 #define MiB (INT64_C(1) << 20)
 #define GiB (INT64_C(1) << 30)
@@ -26,7 +27,7 @@ static void
 account(const char *text, od_account *a)
 {
 	od_error err;
-	od_scanner *sc = od_scanner_new(true, &err);
+	od_scanner *sc = od_scanner_new(true, ut_recognisers(), &err);
 	od_events *set = od_events_new();
 	od_input in = { 0 };
 

@@ -145,11 +145,38 @@ on_event(oomdoc_event *ev, void *arg)
 		r->before_finish++;
 }
 
+/* The shipped rules, loaded once: their recognisers read every stack
+ * but PyTorch's allocator. */
+static oomdoc_rules *shipped;
+
+static void
+free_shipped(void)
+{
+	oomdoc_rules_free(shipped);
+}
+
+static const oomdoc_rules *
+shipped_rules(void)
+{
+	if (shipped == NULL) {
+		shipped = oomdoc_rules_new();
+		assert_non_null(shipped);
+		assert_true(oomdoc_rules_load(shipped, "rules"));
+		atexit(free_shipped);
+	}
+	return shipped;
+}
+
 static oomdoc_scanner *
 new_scanner(run *r)
 {
 	oomdoc_error err;
-	oomdoc_scanner *sc = oomdoc_scanner_new(NULL, &err);
+	oomdoc_options o;
+	oomdoc_scanner *sc;
+
+	oomdoc_options_init(&o);
+	o.recognisers = shipped_rules();
+	sc = oomdoc_scanner_new(&o, &err);
 
 	assert_non_null(sc);
 	memset(r, 0, sizeof *r);
@@ -448,11 +475,16 @@ static void
 thread_work(job *j)
 {
 	oomdoc_error err;
-	oomdoc_scanner *sc = oomdoc_scanner_new(NULL, &err);
+	oomdoc_options o;
+	oomdoc_scanner *sc = NULL;
 	oomdoc_rules *rules = oomdoc_rules_new();
 	size_t at;
 
-	if (sc == NULL || rules == NULL || !oomdoc_rules_load(rules, "rules") ||
+	/* Each thread its own rules, whose recognisers its scanner reads. */
+	oomdoc_options_init(&o);
+	o.recognisers = rules;
+	if (rules == NULL || !oomdoc_rules_load(rules, "rules") ||
+	    (sc = oomdoc_scanner_new(&o, &err)) == NULL ||
 	    !oomdoc_scanner_begin(sc, "log", NULL)) {
 		j->failed = true;
 	} else {
@@ -464,8 +496,8 @@ thread_work(job *j)
 		else
 			j->failed = true;
 	}
-	oomdoc_rules_free(rules);
 	oomdoc_scanner_free(sc);
+	oomdoc_rules_free(rules);
 }
 
 static void *

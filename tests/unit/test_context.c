@@ -19,6 +19,7 @@
 #include "context.h"
 #include "core.h"
 #include "report.h"
+#include "ut_recognisers.h"
 
 #define MIB (INT64_C(1) << 20)
 #define GIB (INT64_C(1) << 30)
@@ -39,7 +40,7 @@ setup(void **state)
 	od_error err;
 
 	(void)state;
-	sc = od_scanner_new(true, &err);
+	sc = od_scanner_new(true, ut_recognisers(), &err);
 	return sc == NULL;
 }
 

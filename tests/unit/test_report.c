@@ -14,13 +14,14 @@
 #include <cmocka.h>
 
 #include "core.h"
+#include "ut_recognisers.h"
 
 /* Runs a report over text and returns what it wrote (caller frees). */
 static char *
 report(const char *text, size_t len, od_report_format fmt)
 {
 	od_error err;
-	od_scanner *sc = od_scanner_new(true, &err);
+	od_scanner *sc = od_scanner_new(true, ut_recognisers(), &err);
 	od_events *set = od_events_new();
 	od_input in = { 0 };
 	od_report_opts o = { .format = fmt };

@@ -17,6 +17,7 @@
 #include "core.h"
 #include "report_json.h"
 #include "report_read.h"
+#include "ut_recognisers.h"
 
 static rr_report *
 read_ok(const char *text)
@@ -38,7 +39,7 @@ static char *
 report_of(const char *log, size_t *len)
 {
 	od_error err;
-	od_scanner *sc = od_scanner_new(true, &err);
+	od_scanner *sc = od_scanner_new(true, ut_recognisers(), &err);
 	od_events *set = od_events_new();
 	od_input in;
 	od_report_opts o;
@@ -113,7 +114,7 @@ test_round_trip(void **state)
 	    "in use. Of the allocated memory 17.40 GiB is allocated by "
 	    "PyTorch, and 110.00 MiB is reserved by PyTorch but unallocated.\n";
 	od_error err;
-	od_scanner *sc = od_scanner_new(true, &err);
+	od_scanner *sc = od_scanner_new(true, ut_recognisers(), &err);
 	od_events *set = od_events_new();
 	od_input in;
 	size_t len = 0;

@@ -17,6 +17,7 @@
 #include <zstd.h>
 
 #include "core.h"
+#include "ut_recognisers.h"
 
 static od_scanner *sc;
 static char tmpdir[] = "/tmp/oomdoc-test-XXXXXX";
@@ -29,7 +30,7 @@ setup(void **state)
 	(void)state;
 	if (mkdtemp(tmpdir) == NULL)
 		return 1;
-	sc = od_scanner_new(true, &err);
+	sc = od_scanner_new(true, ut_recognisers(), &err);
 	return sc == NULL;
 }
 

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "core.h"
+#include "ut_recognisers.h"
 
 static od_scanner *sc;
 
@@ -25,7 +26,7 @@ setup(void **state)
 	od_error err;
 
 	(void)state;
-	sc = od_scanner_new(true, &err);
+	sc = od_scanner_new(true, ut_recognisers(), &err);
 	return sc == NULL;
 }
 
@@ -277,7 +278,7 @@ static void
 test_anchors_per_scanner(void **state)
 {
 	od_error err;
-	od_scanner *other = od_scanner_new(true, &err);
+	od_scanner *other = od_scanner_new(true, ut_recognisers(), &err);
 	const char *const *a = od_anchors(sc), *const *b;
 	bool tried = false, cuda = false;
 	size_t n = 0, i, j;
@@ -380,7 +381,7 @@ test_two_threads(void **state)
 	assert_int_equal(alone.batch, 32);
 	for (i = 0; i < 2; i++) {
 		runs[i] = alone;
-		runs[i].sc = od_scanner_new(true, &err);
+		runs[i].sc = od_scanner_new(true, ut_recognisers(), &err);
 		assert_non_null(runs[i].sc);
 		assert_int_equal(pthread_create(&t[i], NULL, thread_main,
 		    &runs[i]), 0);
