@@ -181,11 +181,16 @@ expect "zeros after gzip" 0 0 "job.log\|zeros.gz:16" -- "$oomdoc" "$tmp/zeros.gz
 expect "garbage after gzip" 2 1 "trailing data after the gzip stream" -- \
 	"$oomdoc" "$tmp/garbage.gz"
 bzip2 -c $sample >"$tmp/job.bz2" &&
-	expect "bzip2" 2 1 "bzip2-compressed input is not supported" -- \
-		"$oomdoc" "$tmp/job.bz2"
+	expect "bzip2" 0 0 '"compression": "bzip2"' -- \
+		"$oomdoc" -f json "$tmp/job.bz2"
 xz -c $sample >"$tmp/job.xz" &&
-	expect "xz" 2 1 "xz-compressed input is not supported" -- \
-		"$oomdoc" "$tmp/job.xz"
+	expect "xz" 0 0 '"compression": "xz"' -- "$oomdoc" -f json "$tmp/job.xz"
+head -c 40 "$tmp/job.xz" >"$tmp/cut.xz"
+expect "truncated xz" 2 1 "truncated xz input" -- "$oomdoc" "$tmp/cut.xz"
+head -c 40 "$tmp/job.bz2" >"$tmp/cut.bz2"
+expect "truncated bzip2" 2 1 "truncated bzip2 input" -- "$oomdoc" "$tmp/cut.bz2"
+printf 'LZIP\001\014\000' >"$tmp/job.lz"
+expect "lzip" 2 1 "lzip-compressed input is not supported" -- "$oomdoc" "$tmp/job.lz"
 printf 'PK\003\004\024\000\000\000' >"$tmp/job.zip"
 expect "zip" 2 1 "zip-compressed input is not supported" -- "$oomdoc" "$tmp/job.zip"
 

@@ -33,6 +33,5 @@ UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 
 CC=clang cmake -S . -B build-fuzz -DOOMDOC_WERROR=ON -DOOMDOC_FUZZ=ON \
 	-DOOMDOC_CUDA=OFF
-cmake --build build-fuzz -j "$jobs" --target fuzz_scan fuzz_expr fuzz_rules \
-	fuzz_report_read
+cmake --build build-fuzz -j "$jobs" --target fuzz_programs
 ctest --test-dir build-fuzz --output-on-failure -R '^fuzz_coverage$'

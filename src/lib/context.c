@@ -1002,6 +1002,9 @@ cx_before(cx_ctx *c, const char *buf, size_t len, od_event *ev)
 				ce = memchr(code, '\n', (size_t)(end - code));
 				if (ce == NULL)
 					ce = end;
+				/* A CRLF log's '\r' is no part of the code. */
+				while (ce > code && ce[-1] == '\r')
+					ce--;
 				while (code < ce && (*code == ' ' || *code == '\t'))
 					code++;
 				if (code < ce && strncmp(code, "File \"", 6) != 0)

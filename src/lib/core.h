@@ -394,6 +394,21 @@ typedef struct {
 	char owner[160];        /* the frame owning the most live bytes */
 	int64_t owner_bytes;
 } od_snapshot_facts;
+/*
+ * Where a line came from, as a log shipper's record or a prefix names it
+ * (structured.c, prefix.c): the Kubernetes pod, container and namespace,
+ * and the host.  "" where nothing says.
+ */
+#define OD_LABEL_MAX 64
+typedef struct {
+	char pod[OD_LABEL_MAX];
+	char container[OD_LABEL_MAX];
+	char namespace_[OD_LABEL_MAX];
+	char host[OD_LABEL_MAX];
+} od_labels;
+
+/* Whether any label is known. */
+bool od_labels_any(const od_labels *l);
 
 typedef struct oomdoc_event {
 	od_kind kind;
@@ -414,6 +429,7 @@ typedef struct oomdoc_event {
 	int device;             /* -1: not printed */
 	uint64_t occurrences;   /* how often this same message was seen */
 	char timestamp[OD_TIMESTAMP_MAX];
+	od_labels labels;       /* the record's or the prefix's (structured.c) */
 	char exception[OD_EXCEPTION_MAX];
 	char error[48];         /* a status name: CUBLAS_STATUS_ALLOC_FAILED */
 	char tensor_shape[96];  /* TensorFlow, NumPy */
@@ -456,7 +472,7 @@ typedef struct {
 	char *name;             /* owned; "-" shown as "(standard input)" */
 	uint64_t bytes;         /* decompressed bytes read */
 	uint64_t lines;         /* '\n' count, plus one for a last unterminated line */
-	const char *compression;/* "none", "gzip" or "zstd" */
+	const char *compression;/* "none", "gzip", "zstd", "bzip2" or "xz" */
 	bool failed;            /* it could not be read, or not to the end */
 } od_input;
 

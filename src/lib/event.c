@@ -520,6 +520,8 @@ ev_absorb(od_event *old, od_event *ev)
 	EV_FILL_STR(allocator);
 	EV_FILL_STR(exception);
 	EV_FILL_STR(timestamp);
+	if (!od_labels_any(&old->labels))
+		old->labels = ev->labels;
 	if (ev->end_line > old->end_line)
 		old->end_line = ev->end_line;
 }
@@ -812,6 +814,8 @@ od_events_add(od_events *set, od_event *ev)
 		if (old->timestamp[0] == '\0')
 			memcpy(old->timestamp, ev->timestamp,
 			    sizeof old->timestamp);
+		if (!od_labels_any(&old->labels))
+			old->labels = ev->labels;
 		ev_remember(set, old, ev);
 		od_event_clear(ev);
 		return;

@@ -382,6 +382,7 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 	const char *t = x->text.text;
 	int rank = -1, pass;
 	bool ok = false, fallback_ok;
+	od_labels labels;
 
 	ev->timestamp[0] = '\0';
 	fallback_ok = !w->line_start_known || !ex_after_event(x, w);
@@ -390,6 +391,9 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 		content += px_strip(x->px, w->buf + w->line_start,
 		    ln_eol(w->buf, w->line_start, w->len) - w->line_start,
 		    &rank, ev->timestamp);
+	memset(&labels, 0, sizeof labels);
+	if (w->line_start_known)
+		labels = *px_labels(x->px);
 	s = content;
 	if (s < w->from)
 		s = w->from;
@@ -424,6 +428,7 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 		return false;
 	if (rank >= 0 && ev->rank < 0)
 		ev->rank = rank;
+	ev->labels = labels;
 	if (ev->kind == OD_KIND_UNRECOGNISED && !ev->fatal &&
 	    ex_prefix_failure(w->buf + w->line_start, content - w->line_start))
 		ev->fatal = true;

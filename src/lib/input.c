@@ -1,15 +1,29 @@
 /*
- * input.c: reading plain, gzip and zstd input as one decompressed stream.
+ * input.c: reading plain, gzip, zstd, bzip2 and xz input as one
+ * decompressed stream, and UTF-16 text as UTF-8.
  *
  * The raw bytes go through a fixed buffer of IN_RAW_SIZE; nothing here grows
- * with the size of the input but the zstd decoder's window, which is bounded
- * (in_set_zstd_window_log).  The format is decided on the first bytes:
+ * with the size of the input but the decoders' state, which is bounded: the
+ * zstd window (in_set_zstd_window_log), xz's memory limit (IN_XZ_MEMLIMIT),
+ * bzip2's blocks (900 kB at most, the format's own bound).  The format is
+ * decided on the first bytes:
  * 1f 8b is gzip (several concatenated members are read as one stream, and
  * zero bytes after the last member are ignored, as gzip -d does),
  * 28 b5 2f fd is zstd and 5? 2a 4d 18 a zstd skippable frame, which pzstd
- * writes first (several frames, skippable ones anywhere, likewise).  The
- * formats that are not read (bzip2, xz, lzip, lz4, zip, 7-Zip, compress)
- * are an error that names them, not text; anything else is read as it is.
+ * writes first (several frames, skippable ones anywhere, likewise),
+ * "BZh" and a block's magic is bzip2 (several streams, as pbzip2 and
+ * lbzip2 write them, likewise), fd "7zXZ" 00 is xz (several streams and
+ * their padding, as xz --decompress reads them: liblzma's
+ * LZMA_CONCATENATED).  The formats that are not read (lzip, lz4, zip,
+ * 7-Zip, compress) are an error that names them, not text; anything else
+ * is read as it is.
+ *
+ * After decompression, text that starts with a UTF-16 byte order mark
+ * (ff fe little-endian, as Windows PowerShell 5.1's `>` writes it; fe ff
+ * big-endian) is decoded to UTF-8, streaming: a code unit or a surrogate
+ * pair cut by a read is completed by the next one, and a lone surrogate or
+ * an odd last byte becomes U+FFFD, as iconv's and Python's "replace" error
+ * handlers do.  The mark itself is left out.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +32,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <bzlib.h>
+#include <lzma.h>
 #include <zlib.h>
 /* ZSTD_getFrameHeader, to name the window a frame asks for. */
 #define ZSTD_STATIC_LINKING_ONLY
@@ -34,7 +50,22 @@ _Static_assert(IN_MAGIC_MAX == ZSTD_FRAMEHEADERSIZE_MAX, "a frame header");
 _Static_assert(IN_ZSTD_WINDOW_LOG_MAX == ZSTD_WINDOWLOG_MAX_64 &&
     IN_ZSTD_WINDOW_LOG_MIN == ZSTD_WINDOWLOG_MIN, "zstd's bounds");
 
-typedef enum { IN_UNDECIDED, IN_PLAIN, IN_GZIP, IN_ZSTD } in_format;
+/* The memory xz's decoder may take: 80 MiB is enough for xz -9 and -9e
+ * (a 64 MiB dictionary, 65 MiB to decode, xz(1)'s table of presets);
+ * a stream that asks for more is refused with an error that says so. */
+#define IN_XZ_MEMLIMIT (UINT64_C(80) << 20)
+
+/* The decoded text's buffer, for the UTF-16 check and decoding. */
+#define IN_TEXT_SIZE (64 * 1024)
+
+typedef enum {
+	IN_UNDECIDED, IN_PLAIN, IN_GZIP, IN_ZSTD, IN_BZIP2, IN_XZ
+} in_format;
+
+/* What the decompressed bytes are: not yet known, UTF-8 (or anything
+ * read as it is), UTF-16 in either byte order. */
+typedef enum { IN_TEXT_UNKNOWN, IN_TEXT_BYTES, IN_TEXT_UTF16LE,
+	IN_TEXT_UTF16BE } in_text;
 
 struct in_reader {
 	int fd;
@@ -53,6 +84,25 @@ struct in_reader {
 	int zd_window_log;      /* the largest window allowed, log2 bytes */
 	bool zd_boundary;       /* between two zstd frames */
 	uint64_t zd_skip;       /* bytes of a skippable frame left to skip */
+	bz_stream bz;
+	bool bz_ready;
+	bool bz_stream_done;    /* between two bzip2 streams */
+	lzma_stream xz;
+	bool xz_ready;
+	bool xz_done;
+	/* The text layer: decompressed bytes not handed over yet (tx_pos to
+	 * tx_len of tx, IN_TEXT_SIZE bytes), and for UTF-16 a code unit's
+	 * first byte and a high surrogate waiting for the rest. */
+	in_text text;
+	unsigned char *tx;
+	size_t tx_pos, tx_len;
+	bool tx_eof;
+	int tx_byte;            /* -1: none */
+	unsigned tx_high;       /* 0: none */
+	/* A character's UTF-8 bytes that did not fit into the caller's
+	 * buffer (two characters: a replacement and a code point). */
+	unsigned char stash[8];
+	size_t stash_pos, stash_len;
 };
 
 in_reader *
@@ -175,9 +225,28 @@ in_zstd_magic(const unsigned char *p, size_t n)
 }
 
 /*
+ * bzip2: "BZh", the block size '1'-'9', then a block's magic (the digits
+ * of pi) or the end of the stream's (those of sqrt(pi)); bzip2 1.0.8,
+ * decompress.c, BZ_X_MAGIC_1 to BZ_X_BLKHDR_6.
+ */
+static bool
+in_bzip2_magic(const unsigned char *p, size_t n)
+{
+	return n >= 10 && memcmp(p, "BZh", 3) == 0 && p[3] >= '1' &&
+	    p[3] <= '9' && (memcmp(p + 4, "\x31\x41\x59\x26\x53\x59", 6) == 0 ||
+	    memcmp(p + 4, "\x17\x72\x45\x38\x50\x90", 6) == 0);
+}
+
+/* xz: the stream header's magic (The .xz File Format 1.1.0, 2.1.1.1). */
+static bool
+in_xz_magic(const unsigned char *p, size_t n)
+{
+	return n >= 6 && memcmp(p, "\xfd" "7zXZ\0", 6) == 0;
+}
+
+/*
  * The compressed formats that are not read, by their magic (each format's
- * specification: bzip2's "BZh" and block magic, xz's file format 1.1.0,
- * lzip's "LZIP", the LZ4 frame format 1.6, PKZIP's local file header and
+ * specification: lzip's "LZIP", the LZ4 frame format 1.6, PKZIP's local file header and
  * empty archive, 7-Zip's signature header, compress(1)'s 1f 9d).
  */
 static const struct {
@@ -186,7 +255,6 @@ static const struct {
 	const char *name;
 	const char *tool;
 } in_unsupported[] = {
-	{ .magic = "\xfd" "7zXZ\0", .len = 6, .name = "xz", .tool = "xz -dc" },
 	{ .magic = "LZIP", .len = 4, .name = "lzip", .tool = "lzip -dc" },
 	{ .magic = "\x04\x22\x4d\x18", .len = 4, .name = "lz4",
 	  .tool = "lz4 -dc" },
@@ -204,14 +272,6 @@ in_unsupported_format(const unsigned char *p, size_t n, const char **tool)
 {
 	size_t i;
 
-	/* bzip2: "BZh", the block size '1'-'9', then a block's magic (the
-	 * digits of pi) or the end of the stream's (those of sqrt(pi)). */
-	if (n >= 10 && memcmp(p, "BZh", 3) == 0 && p[3] >= '1' && p[3] <= '9' &&
-	    (memcmp(p + 4, "\x31\x41\x59\x26\x53\x59", 6) == 0 ||
-	    memcmp(p + 4, "\x17\x72\x45\x38\x50\x90", 6) == 0)) {
-		*tool = "bzip2 -dc";
-		return "bzip2";
-	}
 	for (i = 0; i < sizeof in_unsupported / sizeof in_unsupported[0]; i++) {
 		if (n >= in_unsupported[i].len && memcmp(p,
 		    in_unsupported[i].magic, in_unsupported[i].len) == 0) {
@@ -248,6 +308,23 @@ in_decide(in_reader *r, od_error *err)
 			return false;
 		}
 		r->zd_boundary = true;
+	} else if (in_bzip2_magic(r->raw, r->raw_len)) {
+		r->format = IN_BZIP2;
+		if (BZ2_bzDecompressInit(&r->bz, 0, 0) != BZ_OK) {
+			od_error_set(err, r->name, 0, 0,
+			    "cannot start the bzip2 decoder");
+			return false;
+		}
+		r->bz_ready = true;
+	} else if (in_xz_magic(r->raw, r->raw_len)) {
+		r->format = IN_XZ;
+		if (lzma_stream_decoder(&r->xz, IN_XZ_MEMLIMIT,
+		    LZMA_CONCATENATED) != LZMA_OK) {
+			od_error_set(err, r->name, 0, 0,
+			    "cannot start the xz decoder");
+			return false;
+		}
+		r->xz_ready = true;
 	} else if ((other = in_unsupported_format(r->raw, r->raw_len,
 	    &tool)) != NULL) {
 		od_error_set(err, r->name, 0, 0, "%s-compressed input is not "
@@ -476,6 +553,258 @@ in_read_zstd(in_reader *r, char *buf, size_t cap, od_error *err)
 	return (ssize_t)out.pos;
 }
 
+static ssize_t
+in_read_bzip2(in_reader *r, char *buf, size_t cap, od_error *err)
+{
+	int br;
+
+	if (cap > (1u << 30))
+		cap = 1u << 30;
+	r->bz.next_out = buf;
+	r->bz.avail_out = (unsigned)cap;
+	while (r->bz.avail_out == (unsigned)cap) {
+		if (!in_fill(r, err))
+			return -1;
+		if (r->raw_pos == r->raw_len) {
+			if (r->bz_stream_done)
+				return 0;
+			od_error_set(err, r->name, 0, 0,
+			    "truncated bzip2 input: it ends inside a stream "
+			    "after %llu compressed bytes",
+			    (unsigned long long)r->raw_total);
+			return -1;
+		}
+		if (r->bz_stream_done) {
+			/* Another stream follows (pbzip2, lbzip2 and cat
+			 * write several), or trailing garbage, which
+			 * bzip2 -d warns of and ignores. */
+			if (!in_want(r, 10, err))
+				return -1;
+			if (!in_bzip2_magic(r->raw + r->raw_pos,
+			    r->raw_len - r->raw_pos)) {
+				od_error_set(err, r->name, 0, 0,
+				    "trailing data after the bzip2 stream was "
+				    "ignored");
+				return -1;
+			}
+			BZ2_bzDecompressEnd(&r->bz);
+			r->bz_ready = false;
+			if (BZ2_bzDecompressInit(&r->bz, 0, 0) != BZ_OK) {
+				od_error_set(err, r->name, 0, 0,
+				    "cannot start the bzip2 decoder");
+				return -1;
+			}
+			r->bz_ready = true;
+			r->bz.next_out = buf;
+			r->bz.avail_out = (unsigned)cap;
+			r->bz_stream_done = false;
+		}
+		r->bz.next_in = (char *)r->raw + r->raw_pos;
+		r->bz.avail_in = (unsigned)(r->raw_len - r->raw_pos);
+		br = BZ2_bzDecompress(&r->bz);
+		r->raw_pos = r->raw_len - r->bz.avail_in;
+		if (br == BZ_STREAM_END) {
+			r->bz_stream_done = true;
+		} else if (br != BZ_OK) {
+			od_error_set(err, r->name, 0, 0, "corrupt bzip2 data "
+			    "(libbz2 error %d) after %llu compressed bytes", br,
+			    (unsigned long long)r->raw_total);
+			return -1;
+		}
+	}
+	return (ssize_t)(cap - r->bz.avail_out);
+}
+
+static ssize_t
+in_read_xz(in_reader *r, char *buf, size_t cap, od_error *err)
+{
+	lzma_ret xr;
+
+	if (r->xz_done)
+		return 0;
+	r->xz.next_out = (uint8_t *)buf;
+	r->xz.avail_out = cap;
+	while (r->xz.avail_out == cap) {
+		if (!in_fill(r, err))
+			return -1;
+		r->xz.next_in = r->raw + r->raw_pos;
+		r->xz.avail_in = r->raw_len - r->raw_pos;
+		/* LZMA_FINISH at the end of the input: the decoder then
+		 * says whether the last stream was complete. */
+		xr = lzma_code(&r->xz, r->raw_eof && r->xz.avail_in == 0 ?
+		    LZMA_FINISH : LZMA_RUN);
+		r->raw_pos = r->raw_len - r->xz.avail_in;
+		if (xr == LZMA_STREAM_END) {
+			r->xz_done = true;
+			break;
+		}
+		if (xr == LZMA_MEMLIMIT_ERROR) {
+			od_error_set(err, r->name, 0, 0, "an xz stream needs "
+			    "%llu MiB to decode, over the limit of %llu MiB: "
+			    "decompress it first (xz -dc FILE | oomdoc)",
+			    (unsigned long long)((lzma_memusage(&r->xz) +
+			    (1u << 20) - 1) >> 20),
+			    (unsigned long long)(IN_XZ_MEMLIMIT >> 20));
+			return -1;
+		}
+		if (xr == LZMA_BUF_ERROR && r->raw_eof) {
+			od_error_set(err, r->name, 0, 0,
+			    "truncated xz input: it ends inside a stream "
+			    "after %llu compressed bytes",
+			    (unsigned long long)r->raw_total);
+			return -1;
+		}
+		if (xr != LZMA_OK && xr != LZMA_BUF_ERROR) {
+			od_error_set(err, r->name, 0, 0, "corrupt xz data "
+			    "(liblzma error %d) after %llu compressed bytes",
+			    (int)xr, (unsigned long long)r->raw_total);
+			return -1;
+		}
+	}
+	return (ssize_t)(cap - r->xz.avail_out);
+}
+
+/* Reads decompressed bytes, before the text layer. */
+static ssize_t
+in_read_bytes(in_reader *r, char *buf, size_t cap, od_error *err)
+{
+	switch (r->format) {
+	case IN_GZIP:
+		return in_read_gzip(r, buf, cap, err);
+	case IN_ZSTD:
+		return in_read_zstd(r, buf, cap, err);
+	case IN_BZIP2:
+		return in_read_bzip2(r, buf, cap, err);
+	case IN_XZ:
+		return in_read_xz(r, buf, cap, err);
+	default:
+		return in_read_plain(r, buf, cap, err);
+	}
+}
+
+/* Fills the text buffer when it is empty.  Returns false on an error. */
+static bool
+in_text_fill(in_reader *r, od_error *err)
+{
+	ssize_t n;
+
+	if (r->tx_pos < r->tx_len || r->tx_eof)
+		return true;
+	r->tx_pos = r->tx_len = 0;
+	n = in_read_bytes(r, (char *)r->tx, IN_TEXT_SIZE, err);
+	if (n < 0)
+		return false;
+	if (n == 0)
+		r->tx_eof = true;
+	r->tx_len = (size_t)n;
+	return true;
+}
+
+/* Writes code point cp as UTF-8 at out; returns its length (1 to 4). */
+static size_t
+in_utf8_put(unsigned cp, unsigned char *out)
+{
+	if (cp < 0x80) {
+		out[0] = (unsigned char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (unsigned char)(0xc0 | cp >> 6);
+		out[1] = (unsigned char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (unsigned char)(0xe0 | cp >> 12);
+		out[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+		out[2] = (unsigned char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	out[0] = (unsigned char)(0xf0 | cp >> 18);
+	out[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
+	out[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+	out[3] = (unsigned char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+#define IN_REPLACEMENT 0xfffdu
+
+/* Hands code point cp over: into out[*k..cap) as far as it fits, the
+ * rest into the reader's stash, which the next call empties first. */
+static void
+in_put(in_reader *r, unsigned cp, unsigned char *out, size_t cap, size_t *k)
+{
+	unsigned char u8[4];
+	size_t n = in_utf8_put(cp, u8), i;
+
+	for (i = 0; i < n; i++) {
+		if (*k < cap)
+			out[(*k)++] = u8[i];
+		else
+			r->stash[r->stash_len++] = u8[i];
+	}
+}
+
+/*
+ * Decodes UTF-16 from the text buffer into buf as UTF-8.  A high
+ * surrogate waits in tx_high for its low one; one not followed by a low
+ * surrogate, and a low one alone, become U+FFFD, as does an odd byte at
+ * the end.  Returns the bytes written, 0 at the end, -1 on an error.
+ */
+static ssize_t
+in_read_utf16(in_reader *r, char *buf, size_t cap, od_error *err)
+{
+	unsigned char *out = (unsigned char *)buf;
+	size_t k = 0;
+	bool le = r->text == IN_TEXT_UTF16LE;
+
+	while (k < cap && r->stash_pos < r->stash_len)
+		out[k++] = r->stash[r->stash_pos++];
+	if (r->stash_pos == r->stash_len)
+		r->stash_pos = r->stash_len = 0;
+	while (k < cap && r->stash_len == 0) {
+		unsigned u;
+		int b0, b1;
+
+		if (!in_text_fill(r, err))
+			return -1;
+		if (r->tx_pos == r->tx_len) {
+			/* The end: what is left waiting is not a character. */
+			if (r->tx_high != 0 || r->tx_byte >= 0)
+				in_put(r, IN_REPLACEMENT, out, cap, &k);
+			r->tx_high = 0;
+			r->tx_byte = -1;
+			break;
+		}
+		if (r->tx_byte < 0) {
+			r->tx_byte = r->tx[r->tx_pos++];
+			continue;
+		}
+		b0 = r->tx_byte;
+		b1 = r->tx[r->tx_pos++];
+		r->tx_byte = -1;
+		u = le ? (unsigned)b0 | (unsigned)b1 << 8 :
+		    (unsigned)b0 << 8 | (unsigned)b1;
+		if (r->tx_high != 0) {
+			unsigned hi = r->tx_high;
+
+			r->tx_high = 0;
+			if (u >= 0xdc00 && u <= 0xdfff) {
+				in_put(r, 0x10000 + ((hi - 0xd800) << 10) +
+				    (u - 0xdc00), out, cap, &k);
+				continue;
+			}
+			in_put(r, IN_REPLACEMENT, out, cap, &k);
+		}
+		if (u >= 0xd800 && u <= 0xdbff)
+			r->tx_high = u;
+		else if (u >= 0xdc00 && u <= 0xdfff)
+			in_put(r, IN_REPLACEMENT, out, cap, &k);
+		else
+			in_put(r, u, out, cap, &k);
+	}
+	return (ssize_t)k;
+}
+
 ssize_t
 in_read(in_reader *r, char *buf, size_t cap, od_error *err)
 {
@@ -487,16 +816,46 @@ in_read(in_reader *r, char *buf, size_t cap, od_error *err)
 		r->done = true;
 		return -1;
 	}
-	switch (r->format) {
-	case IN_GZIP:
-		n = in_read_gzip(r, buf, cap, err);
-		break;
-	case IN_ZSTD:
-		n = in_read_zstd(r, buf, cap, err);
-		break;
-	default:
-		n = in_read_plain(r, buf, cap, err);
-		break;
+	if (r->text == IN_TEXT_UNKNOWN) {
+		/* The first decompressed bytes say whether it is UTF-16:
+		 * read up to two of them into the text buffer. */
+		r->tx = malloc(IN_TEXT_SIZE);
+		r->tx_byte = -1;
+		if (r->tx == NULL) {
+			od_error_set(err, r->name, 0, 0, "out of memory");
+			r->done = true;
+			return -1;
+		}
+		while (r->tx_len < 2 && !r->tx_eof) {
+			n = in_read_bytes(r, (char *)r->tx + r->tx_len,
+			    IN_TEXT_SIZE - r->tx_len, err);
+			if (n < 0) {
+				r->done = true;
+				return -1;
+			}
+			r->tx_len += (size_t)n;
+			r->tx_eof = n == 0;
+		}
+		r->text = IN_TEXT_BYTES;
+		if (r->tx_len >= 2 && r->tx[0] == 0xff && r->tx[1] == 0xfe)
+			r->text = IN_TEXT_UTF16LE;
+		else if (r->tx_len >= 2 && r->tx[0] == 0xfe && r->tx[1] == 0xff)
+			r->text = IN_TEXT_UTF16BE;
+		if (r->text != IN_TEXT_BYTES)
+			r->tx_pos = 2;
+	}
+	if (r->text != IN_TEXT_BYTES) {
+		n = in_read_utf16(r, buf, cap, err);
+	} else if (r->tx_pos < r->tx_len) {
+		/* What the check read, first. */
+		n = (ssize_t)(r->tx_len - r->tx_pos < cap ?
+		    r->tx_len - r->tx_pos : cap);
+		memcpy(buf, r->tx + r->tx_pos, (size_t)n);
+		r->tx_pos += (size_t)n;
+	} else if (r->tx_eof) {
+		n = 0;
+	} else {
+		n = in_read_bytes(r, buf, cap, err);
 	}
 	if (n <= 0)
 		r->done = true;
@@ -511,6 +870,10 @@ in_compression(const in_reader *r)
 		return "gzip";
 	case IN_ZSTD:
 		return "zstd";
+	case IN_BZIP2:
+		return "bzip2";
+	case IN_XZ:
+		return "xz";
 	default:
 		return "none";
 	}
@@ -524,6 +887,11 @@ in_close(in_reader *r)
 	if (r->z_ready)
 		inflateEnd(&r->z);
 	ZSTD_freeDCtx(r->zd);
+	if (r->bz_ready)
+		BZ2_bzDecompressEnd(&r->bz);
+	if (r->xz_ready)
+		lzma_end(&r->xz);
+	free(r->tx);
 	if (r->own_fd)
 		close(r->fd);
 	free(r->raw);
@@ -541,6 +909,9 @@ in_resume(in_reader *r, int *fd)
 		return false;
 	r->raw_eof = false;
 	r->done = false;
+	/* The text layer read to the end too: it reads on (a UTF-16 file
+	 * that grows goes on being decoded). */
+	r->tx_eof = false;
 	*fd = r->fd;
 	return true;
 }

@@ -1,6 +1,6 @@
 /*
  * input.h: one input (a file or standard input), plain or compressed, read
- * as a stream of decompressed bytes.  Compression is recognised by the
+ * as a stream of decompressed bytes (UTF-16 decoded to UTF-8).  Compression is recognised by the
  * magic bytes, never by the name.
  */
 #ifndef OD_INPUT_H
@@ -36,9 +36,10 @@ void in_set_zstd_window_log(in_reader *r, int log);
  */
 ssize_t in_read(in_reader *r, char *buf, size_t cap, od_error *err);
 
-/* "none", "gzip" or "zstd"; known after the first in_read.  The formats
- * that are not read (bzip2, xz, zip and others) make the first in_read
- * fail with an error that names the format. */
+/* "none", "gzip", "zstd", "bzip2" or "xz"; known after the first
+ * in_read.  The formats that are not read (zip, lzip, lz4, 7-Zip,
+ * compress) make the first in_read fail with an error that names the
+ * format.  Text in UTF-16 with a byte order mark comes out as UTF-8. */
 const char *in_compression(const in_reader *r);
 
 void in_close(in_reader *r);

@@ -13,7 +13,8 @@
 #include "prefix.h"
 #include "regex.h"
 
-/* One layer of prefix; group 1 is a timestamp, groups 2 to 5 a rank. */
+/* One layer of prefix; group 1 is a timestamp, groups 2 to 5 a rank,
+ * groups 6 and 7 kubectl's pod and container, group 8 pdsh's host. */
 static const char px_pattern[] =
     "(?:(\\d{4}-\\d\\d-\\d\\d[T ]\\d\\d:\\d\\d:\\d\\d(?:[.,]\\d+)?"
     "(?:Z|[+-]\\d\\d:?\\d\\d)?)(?:\\s+(?:stdout|stderr)\\s+[FP])?"
@@ -23,6 +24,15 @@ static const char px_pattern[] =
     "|\\[\\d{1,7},(\\d{1,7})\\]<(?:stdout|stderr)>:\\s?"
     "|[ \\t]{0,4}(\\d{1,5}):[ \\t]"
     "|>[ \\t]"
+    /* kubectl logs --prefix: "[pod/NAME/CONTAINER] " (kubectl
+     * pkg/cmd/logs/logs.go, addPrefixIfNeeded). */
+    "|\\[pod/([a-z0-9][a-z0-9.-]{0,252})/([a-z0-9][a-z0-9-]{0,62})?\\][ \\t]"
+    /* pdsh (and DeepSpeed's pdsh launcher) "HOST: ": a lowercase host
+     * name with a digit in it, so that "RuntimeError: " and
+     * "torch.OutOfMemoryError: " are not read as hosts, and not
+     * Slurm's "slurmstepd-NODE: ", a daemon's name. */
+    "|((?=[a-z0-9.-]{0,253}\\d)(?!slurm)[a-z][a-z0-9-]{0,62}(?:\\.[a-z0-9-]{1,63}){0,4})"
+    ":[ \\t]"
     "|[A-Za-z0-9_.-]+[ \\t]+\\|[ \\t]"
     /* vLLM: "(VllmWorkerProcess pid=1234) " and its logger's
      * "ERROR 04-27 09:07:04 [engine.py:160] " */
@@ -44,6 +54,7 @@ static const char px_pattern[] =
 struct px_ctx {
 	rx_code *re;
 	rx_match *m;
+	od_labels labels;       /* those of the last px_strip's line */
 	char clean[PX_CLEAN_MAX];
 	size_t raw_of[PX_CLEAN_MAX + 1];        /* clean offset -> line's */
 };
@@ -91,6 +102,13 @@ px_layers(px_ctx *p, const char *line, size_t len, int *rank, char *ts)
 			break;
 		if (ts != NULL && ts[0] == '\0')
 			(void)rx_copy(p->m, line, 1, ts, OD_TIMESTAMP_MAX);
+		if (p->labels.pod[0] == '\0')
+			(void)rx_copy(p->m, line, 6, p->labels.pod, OD_LABEL_MAX);
+		if (p->labels.container[0] == '\0')
+			(void)rx_copy(p->m, line, 7, p->labels.container,
+			    OD_LABEL_MAX);
+		if (p->labels.host[0] == '\0')
+			(void)rx_copy(p->m, line, 8, p->labels.host, OD_LABEL_MAX);
 		for (g = 2; g <= 5; g++) {
 			if (!rx_group(p->m, g, &s, &n))
 				continue;
@@ -107,11 +125,18 @@ px_layers(px_ctx *p, const char *line, size_t len, int *rank, char *ts)
 	return at;
 }
 
+const od_labels *
+px_labels(const px_ctx *p)
+{
+	return &p->labels;
+}
+
 size_t
 px_strip(px_ctx *p, const char *line, size_t len, int *rank, char *ts)
 {
 	size_t i = 0, c = 0, at;
 
+	memset(&p->labels, 0, sizeof p->labels);
 	if (memchr(line, 0x1b, len < PX_CLEAN_MAX ? len : PX_CLEAN_MAX) == NULL)
 		return px_layers(p, line, len, rank, ts);
 	while (i < len && c < PX_CLEAN_MAX) {

@@ -707,6 +707,58 @@ jf_seen_set(void *base, const json_t *v, od_json_ctx *cx)
 	return true;
 }
 
+/*
+ * The labels of the record or prefix the event's line came with
+ * (structured.c, prefix.c): an object with the labels known, {} when
+ * none is.
+ */
+static const struct {
+	const char *key;
+	size_t at;
+} jf_label_keys[] = {
+	{ .key = "pod", .at = offsetof(od_labels, pod) },
+	{ .key = "container", .at = offsetof(od_labels, container) },
+	{ .key = "namespace", .at = offsetof(od_labels, namespace_) },
+	{ .key = "host", .at = offsetof(od_labels, host) },
+};
+
+static json_t *
+jf_labels_get(const void *base, const od_json_ctx *cx)
+{
+	const od_labels *l = &((const od_event *)base)->labels;
+	json_t *o = json_object();
+	size_t i;
+
+	for (i = 0; o != NULL && i < sizeof jf_label_keys /
+	    sizeof jf_label_keys[0]; i++) {
+		const char *v = (const char *)l + jf_label_keys[i].at;
+
+		if (v[0] != '\0' && !od_json_set(o, jf_label_keys[i].key,
+		    od_json_text(v))) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+static bool
+jf_labels_set(void *base, const json_t *v, od_json_ctx *cx)
+{
+	od_labels *l = &((od_event *)base)->labels;
+	size_t i;
+
+	for (i = 0; i < sizeof jf_label_keys / sizeof jf_label_keys[0]; i++) {
+		const char *s = json_string_value(json_object_get(v,
+		    jf_label_keys[i].key));
+
+		if (s != NULL)
+			snprintf((char *)l + jf_label_keys[i].at, OD_LABEL_MAX,
+			    "%s", s);
+	}
+	return true;
+}
+
 /* A row of the per-rank table (event.c). */
 static const od_json_field jf_rank_row[] = {
 	{ .key = "rank", .type = OD_JSON_INT,
@@ -911,6 +963,8 @@ const od_json_field od_event_fields[] = {
 	  .set = jf_ranks_set },
 	{ .key = "device", .type = OD_JSON_INT, .at = JF_AT(device) },
 	JF_CHARS("timestamp", timestamp),
+	{ .key = "labels", .type = OD_JSON_CUSTOM, .get = jf_labels_get,
+	  .set = jf_labels_set },
 	{ .key = "occurrences", .type = OD_JSON_U64, .at = JF_AT(occurrences) },
 	{ .key = "first_failure", .type = OD_JSON_BOOL,
 	  .at = JF_AT(first_failure) },

@@ -4,6 +4,7 @@
  * UTF-8 byte reaches the terminal.  Colour (bold headings) only when
  * o->color.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "context.h"
@@ -262,6 +263,33 @@ rp_text_cell(FILE *out, int64_t v)
 	}
 	od_size_format(v, sz, sizeof sz);
 	fprintf(out, " %10s", sz);
+}
+
+
+/* The labels of the record or prefix the event's line came with, after
+ * the rank: ", pod NAME, container NAME, namespace NAME, host NAME". */
+static void
+rp_text_labels(FILE *out, const od_labels *l)
+{
+	static const struct {
+		const char *name;
+		size_t at;
+	} keys[] = {
+		{ .name = "pod", .at = offsetof(od_labels, pod) },
+		{ .name = "container", .at = offsetof(od_labels, container) },
+		{ .name = "namespace", .at = offsetof(od_labels, namespace_) },
+		{ .name = "host", .at = offsetof(od_labels, host) },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		const char *v = (const char *)l + keys[i].at;
+
+		if (v[0] == '\0')
+			continue;
+		fprintf(out, ", %s ", keys[i].name);
+		od_escape_text(out, v, strlen(v), "");
+	}
 }
 
 /*
@@ -544,6 +572,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	if (ev->device >= 0)
 		fprintf(out, ", GPU %d", ev->device);
 	rp_text_sched(out, ev);
+	rp_text_labels(out, &ev->labels);
 	fputc('\n', out);
 	rp_text_context(out, o, ev);
 	rp_text_facts(out, o);

@@ -48,6 +48,7 @@
 #include "input.h"
 #include "lines.h"
 #include "recogniser.h"
+#include "structured.h"
 #include "core.h"
 
 #define SC_BUF_SIZE (2u * 1024 * 1024)
@@ -93,7 +94,13 @@ struct od_scanner {
 	size_t hits_base;               /* offset of the scanned piece */
 	size_t last_end;                /* largest hit end of the call */
 	int zstd_window_log;            /* for od_scan_path's inputs */
+	/* The structured-line reader in front of the buffer (structured.c),
+	 * and od_scan_path's read buffer (SC_CHUNK bytes). */
+	sl_reader *sl;
+	char *chunk;
 };
+
+#define SC_CHUNK (128u * 1024)
 
 /* The state of one input's scan. */
 typedef struct sc_state {
@@ -150,6 +157,8 @@ od_scanner_new(bool jit, const struct sk_table *recognisers, od_error *err)
 
 	if (sc == NULL || (sc->buf = malloc(SC_BUF_SIZE)) == NULL ||
 	    (sc->clean = malloc(SC_TRACEBACK)) == NULL ||
+	    (sc->chunk = malloc(SC_CHUNK)) == NULL ||
+	    (sc->sl = sl_new()) == NULL ||
 	    (sc->st = calloc(1, sizeof *sc->st)) == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
 		od_scanner_free(sc);
@@ -219,6 +228,8 @@ od_scanner_free(od_scanner *sc)
 	cx_free(sc->cx);
 	free(sc->buf);
 	free(sc->clean);
+	free(sc->chunk);
+	sl_free(sc->sl);
 	free(sc->st);
 	free(sc);
 }
@@ -399,6 +410,7 @@ sc_context(sc_state *st, size_t hit, int id, size_t lo, bool force)
 	st->ctx_done[what] = st->base + e;
 	st->ctx_read[what] = abs;
 	st->ctx_any[what] = true;
+	lineno = sl_input_line(st->sc->sl, lineno - 1) + 1;
 	cx_line(st->sc->cx, what, st->buf + b, e - b, lineno, &st->ctx);
 	/* A line about the end of a distributed run goes to the run's first
 	 * failure, which it follows. */
@@ -451,11 +463,21 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 		od_event_clear(&ev);
 		return;
 	}
+	/* The labels of the record the event's line came from, over those
+	 * of a prefix. */
+	{
+		const od_labels *lab = sl_labels_at(st->sc->sl,
+		    st->base + w.line_start);
+
+		if (lab != NULL)
+			ev.labels = *lab;
+	}
 	sc_count_to(st, w.line_start);
 	sc_context_catch_up(st, lo);
 	ev.input = st->index;
-	ev.line = st->lines + 1;
-	ev.end_line = ev.line + span.lines;
+	/* Lines of the input, not of the text the records made. */
+	ev.line = sl_input_line(st->sc->sl, st->lines) + 1;
+	ev.end_line = sl_input_line_end(st->sc->sl, st->lines + span.lines) + 1;
 	cx_attach(&st->ctx, &ev);
 	/* The text just before the event, for its traceback and step: at
 	 * most SC_HISTORY bytes, and only for an event not seen before (an
@@ -549,7 +571,8 @@ sc_deliver(sc_state *st, bool end)
 
 	/* An event found later starts at this line or after it. */
 	while (sc->fn != NULL && st->delivered < n && (end ||
-	    !od_events_open(st->set, st->delivered, st->index, st->lines + 1)))
+	    !od_events_open(st->set, st->delivered, st->index,
+	    sl_input_line(sc->sl, st->lines) + 1)))
 		sc->fn(od_events_get(st->set, st->delivered++), sc->fn_arg);
 }
 
@@ -632,6 +655,8 @@ od_scanner_on_event(od_scanner *sc, od_event_fn *fn, void *arg)
 	sc->fn_arg = arg;
 }
 
+static void sc_text(void *arg, const char *data, size_t len);
+
 void
 od_scan_begin(od_scanner *sc, int index, od_events *set)
 {
@@ -646,11 +671,22 @@ od_scan_begin(od_scanner *sc, int index, od_events *set)
 	st->delivered = od_events_count(set);
 	cx_reset(&st->ctx);
 	(void)ex_nomem(sc->ex);
+	sl_begin(sc->sl, sc_text, sc);
 }
 
 void
 od_scan_feed(od_scanner *sc, const char *data, size_t len)
 {
+	sl_feed(sc->sl, data, len);
+}
+
+/* The text of the input (what the structured-line reader makes of it)
+ * into the buffer, and scanned. */
+static void
+sc_text(void *arg, const char *data, size_t len)
+{
+	od_scanner *sc = arg;
+
 	while (len > 0) {
 		size_t room;
 		char *p = sc_room(sc->st, &room);
@@ -688,9 +724,9 @@ od_scan_finish(od_scanner *sc, od_input *info)
 	sc_state *st = sc->st;
 	bool lost_message, lost_input;
 
+	sl_finish(sc->sl);
 	sc_advance(st, true);
-	info->bytes = st->bytes;
-	info->lines = st->lines + (st->bytes > 0 && st->last != '\n');
+	sl_input(sc->sl, &info->bytes, &info->lines);
 	/* Both are read, and so cleared, whatever the first says. */
 	lost_message = ex_nomem(sc->ex);
 	lost_input = od_events_nomem(st->set);
@@ -758,11 +794,8 @@ od_scan_path(od_scanner *sc, const char *path, int index, od_input *info,
 
 	if (r == NULL)
 		return false;
-	/* As od_scan_feed, but read straight into the buffer. */
 	for (;;) {
-		size_t room;
-		char *p = sc_room(sc->st, &room);
-		ssize_t n = in_read(r, p, room, err);
+		ssize_t n = in_read(r, sc->chunk, SC_CHUNK, err);
 
 		if (n < 0) {
 			ok = false;
@@ -770,7 +803,7 @@ od_scan_path(od_scanner *sc, const char *path, int index, od_input *info,
 		}
 		if (n <= 0)
 			break;
-		sc_commit(sc->st, (size_t)n);
+		od_scan_feed(sc, sc->chunk, (size_t)n);
 	}
 	return od_scan_close(sc, r, info, err) && ok;
 }

@@ -20,6 +20,9 @@
 #   recognisers.dict  the recogniser files' keys (src/lib/recog_load.c), the
 #                     kinds, the field names (src/lib/recog_stacks.c), and
 #                     PCRE2's syntax, for fuzz_recognisers.
+#   structured.dict   the record keys the structured-line reader looks for
+#                     (src/lib/structured.c) and the shapes of its lines
+#                     (CRI prefixes, times, journald's byte arrays).
 set -eu
 bin=$1
 out=tests/fuzz/dict
@@ -142,4 +145,18 @@ kinds=$(sed -n '/^} od_kinds\[/,/^};/p' src/lib/names.c |
 		    "\"" "\\n"
 	} | entries
 } > "$out/recognisers.dict"
+	echo "# Record keys and line shapes for fuzz_structured (written by make_dicts.sh)."
+	{
+		sed -n '/^static const char \*const sl_/,/};/p' \
+		    src/lib/structured.c | grep -o '"[A-Za-z_@]*"'
+		printf '%s\n' '"streams"' '"values"' '"data"' '"result"' \
+		    '"stream"' '"kubernetes"' '"labels"' '"attrs"'
+	} | entries
+	printf '%s\n' "{" "}" "[" "]" ":" "," "null" '"' "\\n" "\\r\\n" \
+	    "\\u0000" "\\u001b[31m" "[27,91,51,49,109]" "[300]" \
+	    "2024-05-01T10:00:00.123456789Z" "2024-05-01T10:00:00+02:00" \
+	    "1714557600123456" "1714557600123456789" "1714557600.5" \
+	    " stdout F " " stderr P " "[pod/p/c] " "node-1: " \
+	    "[rank3]: " "CUDA out of memory" | entries
+} > "$out/structured.dict"
 wc -l "$out"/*.dict

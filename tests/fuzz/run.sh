@@ -17,6 +17,9 @@ build=$1 target=$2 secs=$3 merge=${4:-}
 bin=$build/tests/fuzz_$target
 corpus=tests/fuzz/corpus/$target
 work=$build/fuzz-work/$target
+# The log beside the work corpus, not in it: libFuzzer reads every file
+# of a corpus directory as an input.
+log=$build/fuzz-work/$target.log
 mkdir -p "$work" "$work/crashes"
 # The size limit of the target's largest committed input, at least 4 KiB.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
@@ -25,13 +28,13 @@ UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 nice -n 19 "$bin" ${FUZZ_FLAGS:-} -dict="tests/fuzz/dict/$target.dict" \
 	-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
 	-print_final_stats=1 -artifact_prefix="$work/crashes/" \
-	"$work" "$corpus" > "$work/log" 2>&1 || {
-	echo "fuzz_$target stopped: see $work/log and $work/crashes/" >&2
-	tail -40 "$work/log" >&2
+	"$work" "$corpus" > "$log" 2>&1 || {
+	echo "fuzz_$target stopped: see $log and $work/crashes/" >&2
+	tail -40 "$log" >&2
 	exit 1
 }
-grep -E '^#[0-9]+[[:space:]]*(INITED|DONE)|^#[0-9]+: cov:' "$work/log" | tail -2
-grep -E '^stat::' "$work/log"
+grep -E '^#[0-9]+[[:space:]]*(INITED|DONE)|^#[0-9]+: cov:' "$log" | tail -2
+grep -E '^stat::' "$log"
 if [ "$merge" = --merge ]; then
 	"$bin" -merge=1 "$corpus" "$work" 2>&1 | grep -E 'MERGE-OUTER: [0-9]+ new files'
 fi
