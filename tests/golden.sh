@@ -31,7 +31,9 @@ for log in fixtures/*/*.log fixtures/snapshot/*.pickle fixtures/snapshot/*.json;
 	for fmt in text json markdown; do
 		ext=$fmt; [ $fmt = markdown ] && ext=md
 		want=tests/golden/$dir/$name.$ext
-		"$oomdoc" --format "$fmt" --color never "$log" >"$tmp/out" 2>"$tmp/err"
+		# The text report at its default width, 80 (no COLUMNS).
+		env -u COLUMNS "$oomdoc" --format "$fmt" --color never "$log" \
+		    >"$tmp/out" 2>"$tmp/err"
 		rc=$?
 		status=tests/golden/$dir/$name.status
 		if [ "$update" = --update ]; then

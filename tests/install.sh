@@ -49,7 +49,9 @@ pc=$(cd "$tmp/prefix" && find . -name oomdoc.pc -path '*/pkgconfig/*' | sed 's|^
 libdir=${pc%/pkgconfig/oomdoc.pc}
 [ -n "$pc" ] && ok || { ko "no oomdoc.pc installed"; finish; }
 for f in bin/oomdoc include/oomdoc/oomdoc.h "$libdir/liboomdoc.a" \
-	share/man/man1/oomdoc.1; do
+	share/man/man1/oomdoc.1 share/bash-completion/completions/oomdoc \
+	share/zsh/site-functions/_oomdoc \
+	share/fish/vendor_completions.d/oomdoc.fish; do
 	[ -f "$tmp/prefix/$f" ] && ok || ko "not installed: $f"
 done
 n=0

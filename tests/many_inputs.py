@@ -164,7 +164,8 @@ def main():
                                                          r.returncode))
         r = run(oomdoc, bad + [quiet])
         check("no out-of-memory failure found in 1 input" not in r.stdout
-              and "could not be read" in r.stdout and r.returncode == 2,
+              and "could not be read" in " ".join(r.stdout.split())
+              and r.returncode == 2,
               "unreadable and quiet inputs: %r" % r.stdout)
         r = run(oomdoc, ["-c"] + bad + [quiet])
         check(r.stdout == "%s:0\n" % quiet, "-c with unreadable inputs: %r"

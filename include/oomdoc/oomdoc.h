@@ -372,8 +372,10 @@ typedef enum {
  * Applies rules (NULL: none) to every event of the scanner, which replaces
  * the causes found before (a cause read earlier is gone), then writes
  * the report of its inputs and events to out in format; color puts
- * terminal colours into the text report.  False when writing failed or
- * memory ran out.
+ * terminal colours into the text report.  The text report is that of the
+ * command with each message in full and no line wrapped (`oomdoc -v
+ * --width 0`).  False when writing failed or memory
+ * ran out.
  */
 bool oomdoc_scanner_report(oomdoc_scanner *sc, const oomdoc_rules *rules,
     FILE *out, oomdoc_report_format format, bool color);

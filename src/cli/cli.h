@@ -48,6 +48,12 @@ struct cli_command {
 int cmd_diagnose(const cli_command *cmd, int argc, char **argv);
 int cmd_rules(const cli_command *cmd, int argc, char **argv);
 int cmd_live(const cli_command *cmd, int argc, char **argv);
+int cmd_completions(const cli_command *cmd, int argc, char **argv);
+
+/* The option tables of diagnosis (and rules) and of live mode, for the
+ * completions: *n receives the number of options. */
+const od_option *dg_option_table(int *n);
+const od_option *lv_option_table(int *n);
 
 /* --- errors.c: diagnostics, each one line on standard error ----------- */
 
@@ -128,10 +134,17 @@ bool cli_format_parse(const char *arg, od_report_format *out);
 typedef enum { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER } cli_color;
 bool cli_color_parse(const char *arg, cli_color *out);
 
-/* Whether the text report is coloured: always, or auto and standard
- * output is a terminal; never while NO_COLOR is set and not empty. */
+/* Whether the text report is coloured: always; or auto, standard output
+ * is a terminal, NO_COLOR is unset or empty and TERM is not "dumb". */
 bool cli_color_wanted(cli_color when);
 bool cli_utf8_wanted(void);
+
+/* The text report's width: given (--width) when not 0, else the
+ * terminal's when standard output is one (TIOCGWINSZ), else $COLUMNS
+ * when it is a number from CLI_WIDTH_MIN to CLI_WIDTH_MAX, else 80. */
+#define CLI_WIDTH_MIN 20
+#define CLI_WIDTH_MAX 1000
+int cli_width(int given);
 
 /* --- cmd_diagnose.c: the options that diagnose and rules share -------- */
 
@@ -155,6 +168,8 @@ typedef struct {
 	int max_count;          /* -m: events per input, 0 no limit */
 	int rank;               /* --rank, -1 any */
 	int kind;               /* --kind (an od_kind), -1 any */
+	int width;              /* --width, 0 when not given */
+	const char *fact_args[FC_USER_MAX];     /* each --fact, as given */
 	bool follow;            /* --follow: the one file, as tail -F */
 	const char *snapshot;   /* --snapshot: a memory snapshot, or NULL */
 	bool list_anchors;      /* --list-anchors, printed once the rules

@@ -41,6 +41,7 @@
 enum {
 	OPT_COLOR = 256, OPT_LIST_ANCHORS, OPT_RULES, OPT_NO_DEFAULT_RULES,
 	OPT_FACT, OPT_ZSTD_WINDOW_LOG, OPT_RANK, OPT_KIND, OPT_SUMMARY,
+	OPT_WIDTH,
 	OPT_FOLLOW,
 	OPT_SNAPSHOT
 };
@@ -50,7 +51,8 @@ static const od_option dg_options[] = {
 	  .help = "report format: text (default), markdown, json, jsonl "
 	  "(one event a line, as soon as it is complete), github (GitHub "
 	  "Actions annotations) or prometheus (metrics for node_exporter's "
-	  "textfile collector)" },
+	  "textfile collector)",
+	  .values = "text markdown json jsonl github prometheus" },
 	{ .name = "count", .letter = 'c',
 	  .help = "print the number of failures of each input (NAME:N), "
 	  "and no report" },
@@ -76,7 +78,14 @@ static const od_option dg_options[] = {
 	  .help = "keep only the events of this kind (as in the JSON report, "
 	  "e.g. host_oom_killer)" },
 	{ .name = "color", .letter = OPT_COLOR, .arg = "WHEN",
-	  .help = "colour the text report: auto (default), always or never" },
+	  .help = "colour the text report: auto (default), always or never",
+	  .values = "auto always never" },
+	{ .name = "width", .letter = OPT_WIDTH, .arg = "N",
+	  .help = "wrap the text report at N columns (default: the "
+	  "terminal's, else $COLUMNS, else 80; 20 to 1000, or 0 for none)" },
+	{ .name = "verbose", .letter = 'v',
+	  .help = "show each message in full in the text report (it shows "
+	  "about three lines)" },
 	{ .name = "rules", .letter = OPT_RULES, .arg = "PATH",
 	  .help = "load rules from this file or directory too (repeatable)" },
 	{ .name = "no-default-rules", .letter = OPT_NO_DEFAULT_RULES,
@@ -98,11 +107,21 @@ static const od_option dg_options[] = {
 
 #define DG_NOPTS ((int)(sizeof dg_options / sizeof dg_options[0]))
 
+const od_option *
+dg_option_table(int *n)
+{
+	*n = DG_NOPTS;
+	return dg_options;
+}
+
 static void
 dg_help(FILE *out)
 {
 	fputs("Usage: oomdoc [OPTION]... [FILE]...\n"
 	    "       oomdoc rules check|list|show|facts [OPTION]... [PATH|ID]...\n"
+	    "       oomdoc live [OPTION]... [LOG|REPORT.json|-]\n"
+	    "       oomdoc probe [OPTION]...\n"
+	    "       oomdoc completions bash|zsh|fish\n"
 	    "Find the out-of-memory failures in the logs of GPU jobs and show "
 	    "their numbers.\n"
 	    "With no FILE, or when FILE is -, read standard input.  Plain, "
@@ -111,6 +130,9 @@ dg_help(FILE *out)
 	    "Vector, journald, Docker) and CRI lines are\nrecognised by their "
 	    "bytes (see INPUT in oomdoc(1)), and so is a PyTorch\nmemory "
 	    "snapshot (a pickle or its JSON form) named as a FILE.\n\n"
+	    "Subcommands (each takes --help): rules (check, list and show the "
+	    "rules), live\n(confirm causes on a GPU), probe (check a GPU), "
+	    "completions (shell completion\nscripts).\n\n"
 	    "Options:\n", out);
 	od_options_help(out, dg_options, DG_NOPTS);
 	fputs("\nFormats, for example:\n"
@@ -253,6 +275,18 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 				return cli_usage(NULL, "--color takes auto, always "
 				    "or never, not", optarg);
 			break;
+		case OPT_WIDTH:
+			/* 0: no wrapping, as a program's report (api.c). */
+			if (strcmp(optarg, "0") == 0)
+				cfg->width = OD_WIDTH_NONE;
+			else if ((cfg->width = dg_number(optarg,
+			    CLI_WIDTH_MIN)) < 0 || cfg->width > CLI_WIDTH_MAX)
+				return cli_usage(NULL, "--width takes 0 or a number "
+				    "from 20 to 1000, not", optarg);
+			break;
+		case 'v':
+			cfg->report.verbose = true;
+			break;
 		case OPT_RULES:
 			if (cfg->rules.npaths == CLI_RULES_MAX)
 				return cli_usage(NULL, "too many --rules; the limit "
@@ -270,6 +304,7 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 				cli_say(NULL, "%s (see oomdoc --help)", err.msg);
 				return OD_EXIT_ERROR;
 			}
+			cfg->fact_args[cfg->facts.n - 1] = optarg;
 			break;
 		case OPT_ZSTD_WINDOW_LOG: {
 			char *end;
@@ -291,20 +326,16 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 		case 'V':
 			dg_version(stdout);
 			return 0;
-		case ':':
-			return cli_usage(NULL, "this option needs an argument:",
-			    arg);
 		default:
-			/* getopt sets optopt to a known option's code when
-			 * only its argument was wrong. */
-			if (od_options_known(dg_options, DG_NOPTS, optopt))
-				return cli_usage(NULL, "this option takes no "
-				    "argument:", arg);
-			return cli_usage(NULL, "unknown option", arg);
+			return od_options_error(NULL, dg_options, DG_NOPTS, c,
+			    arg);
 		}
 	}
 	cfg->report.color = cli_color_wanted(cfg->color);
 	cfg->report.utf8 = cli_utf8_wanted();
+	cfg->report.width = cli_width(cfg->width);
+	cfg->report.facts = cfg->fact_args;
+	cfg->report.nfacts = cfg->facts.n;
 	return -1;
 }
 
@@ -735,6 +766,11 @@ cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 		    "standard input");
 		return OD_EXIT_ERROR;
 	}
+	/* A log typed at a terminal is seldom meant: say what is waited
+	 * for, and how to end it. */
+	if (nfiles == 0 && isatty(STDIN_FILENO))
+		cli_say(label, "reading a log from the terminal; end it with "
+		    "Ctrl-D, or name a file or pipe one in (see oomdoc --help)");
 	ninputs = nfiles > 0 ? nfiles : 1;
 	paths = nfiles > 0 ? argv + optind : NULL;
 	inputs = calloc((size_t)ninputs, sizeof *inputs);

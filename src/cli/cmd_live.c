@@ -26,7 +26,8 @@ static const od_option lv_options[] = {
 	{ .name = "device", .letter = 'd', .arg = "N",
 	  .help = "the GPU to use, by CUDA index (default 0)" },
 	{ .name = "backend", .letter = LV_BACKEND, .arg = "NAME",
-	  .help = "cuda (default) or fake, a simulated GPU" },
+	  .help = "cuda (default) or fake, a simulated GPU",
+	  .values = "cuda fake" },
 	{ .name = "fake-device", .letter = LV_FAKE, .arg = "SETTINGS",
 	  .help = "the fake GPU, as KEY=VALUE,... (see oomdoc(1))" },
 	{ .name = "max-memory", .letter = LV_MAX_MEMORY, .arg = "SIZE",
@@ -36,7 +37,8 @@ static const od_option lv_options[] = {
 	{ .name = "force", .letter = LV_FORCE,
 	  .help = "probe even when other processes use the GPU" },
 	{ .name = "format", .letter = 'f', .arg = "FORMAT",
-	  .help = "report format: text (default), markdown or json" },
+	  .help = "report format: text (default), markdown or json",
+	  .values = "text markdown json" },
 	{ .name = "rules", .letter = LV_RULES, .arg = "PATH",
 	  .help = "load rules from this file or directory too (repeatable)" },
 	{ .name = "no-default-rules", .letter = LV_NO_DEFAULT_RULES,
@@ -45,6 +47,13 @@ static const od_option lv_options[] = {
 };
 
 #define LV_NOPTS ((int)(sizeof lv_options / sizeof lv_options[0]))
+
+const od_option *
+lv_option_table(int *n)
+{
+	*n = LV_NOPTS;
+	return lv_options;
+}
 
 /* What the options asked for. */
 typedef struct {
@@ -170,14 +179,9 @@ lv_parse(int argc, char **argv, lv_config *cfg)
 		case 'h':
 			lv_help(cfg);
 			return 0;
-		case ':':
-			return cli_usage(label, "this option needs an "
-			    "argument:", arg);
 		default:
-			if (od_options_known(lv_options, LV_NOPTS, optopt))
-				return cli_usage(label, "this option takes no "
-				    "argument:", arg);
-			return cli_usage(label, "unknown option", arg);
+			return od_options_error(label, lv_options, LV_NOPTS, c,
+			    arg);
 		}
 	}
 	if (o->fake != NULL && strcmp(o->backend, "fake") != 0)

@@ -17,6 +17,34 @@
 #include "knowledge.h"
 #include "recog_table.h"
 
+/* oomdoc rules --help (or -h anywhere before "--"). */
+static bool
+rules_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			break;
+	if (i == argc || strcmp(argv[i], "--") == 0)
+		return false;
+	fputs("Usage: oomdoc rules check [OPTION]... [PATH]...\n"
+	    "       oomdoc rules list [OPTION]...\n"
+	    "       oomdoc rules show [OPTION]... ID\n"
+	    "       oomdoc rules facts\n"
+	    "Check rule files (the paths named, or the rules a diagnosis "
+	    "loads), list the\nrules a diagnosis loads, show one of them, "
+	    "or list the facts rules can use.\n\n"
+	    "Options (those of the diagnosis; see oomdoc --help):\n"
+	    "  --rules PATH               load rules from this file or "
+	    "directory too (repeatable)\n"
+	    "  --no-default-rules         do not load the shipped rules\n"
+	    "  -h, --help                 print this help, and exit\n"
+	    "\nExit status: 0, 2 on a usage error, 3 on an error in the "
+	    "rules.  See oomdoc(1).\n", stdout);
+	return true;
+}
+
 int
 cmd_rules(const cli_command *cmd, int argc, char **argv)
 {
@@ -27,6 +55,11 @@ cmd_rules(const cli_command *cmd, int argc, char **argv)
 	rl_errors *errs = calloc(1, sizeof *errs);
 	int st, i, status = 0;
 
+	if (rules_help(argc, argv)) {
+		rl_free(rules);
+		free(errs);
+		return 0;
+	}
 	if (rules == NULL || errs == NULL) {
 		rl_free(rules);
 		free(errs);

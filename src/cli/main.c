@@ -8,6 +8,7 @@
  *     oomdoc rules check|list|show|facts ...     the rules
  *     oomdoc live [OPTION]... [LOG|REPORT.json|-]   confirm causes on a GPU
  *     oomdoc probe [OPTION]...                   check a GPU
+ *     oomdoc completions bash|zsh|fish           shell completions
  */
 #include <signal.h>
 #include <string.h>
@@ -23,6 +24,7 @@ static const cli_command cli_commands[] = {
 	{ .name = "rules", .label = NULL, .run = cmd_rules },
 	{ .name = "live", .label = "live", .run = cmd_live },
 	{ .name = "probe", .label = "probe", .run = cmd_live },
+	{ .name = "completions", .label = NULL, .run = cmd_completions },
 };
 
 #define CLI_NCOMMANDS (sizeof cli_commands / sizeof cli_commands[0])

@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -63,6 +64,27 @@ od_options_known(const od_option *opts, int n, int code)
 	return 0;
 }
 
+int
+od_options_error(const char *label, const od_option *opts, int n, int c,
+    const char *arg)
+{
+	char letter[2] = { (char)optopt, '\0' };
+	bool is_long = strncmp(arg, "--", 2) == 0;
+
+	if (c == ':')
+		return is_long ? cli_usage(label, "this option needs an "
+		    "argument:", arg) : cli_usage(label, "option requires an "
+		    "argument --", letter);
+	/* getopt sets optopt to a known option's code when only its
+	 * argument was wrong (--count=3), and to 0 for an unknown long
+	 * option. */
+	if (is_long && optopt != 0 && od_options_known(opts, n, optopt))
+		return cli_usage(label, "this option takes no argument:", arg);
+	if (is_long || optopt <= ' ' || optopt > '~')
+		return cli_usage(label, "unknown option", arg);
+	return cli_usage(label, "unknown option --", letter);
+}
+
 bool
 cli_format_parse(const char *arg, od_report_format *out)
 {
@@ -105,12 +127,15 @@ cli_color_parse(const char *arg, cli_color *out)
 bool
 cli_color_wanted(cli_color when)
 {
-	const char *no = getenv("NO_COLOR");
+	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
 
-	if (no != NULL && no[0] != '\0')
+	/* The flag wins over the environment (no-color.org). */
+	if (when != CLI_COLOR_AUTO)
+		return when == CLI_COLOR_ALWAYS;
+	if ((no != NULL && no[0] != '\0') ||
+	    (term != NULL && strcmp(term, "dumb") == 0))
 		return false;
-	return when == CLI_COLOR_ALWAYS || (when == CLI_COLOR_AUTO &&
-	    isatty(STDOUT_FILENO));
+	return isatty(STDOUT_FILENO);
 }
 
 /*
@@ -134,6 +159,27 @@ cli_utf8_wanted(void)
 	return v != NULL && (strstr(v, "UTF-8") != NULL ||
 	    strstr(v, "utf-8") != NULL || strstr(v, "UTF8") != NULL ||
 	    strstr(v, "utf8") != NULL);
+}
+
+int
+cli_width(int given)
+{
+	struct winsize ws;
+	const char *v = getenv("COLUMNS");
+
+	if (given > 0)
+		return given;
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+	    ws.ws_col >= CLI_WIDTH_MIN)
+		return ws.ws_col > CLI_WIDTH_MAX ? CLI_WIDTH_MAX : ws.ws_col;
+	if (v != NULL && v[0] != '\0') {
+		char *end;
+		long n = strtol(v, &end, 10);
+
+		if (*end == '\0' && n >= CLI_WIDTH_MIN && n <= CLI_WIDTH_MAX)
+			return (int)n;
+	}
+	return 80;
 }
 
 /* Whether to compile the patterns to machine code (PCRE2's JIT).  Only to

@@ -17,6 +17,10 @@ typedef struct {
 	int letter;             /* short letter, or a code above 255 */
 	const char *arg;        /* argument name, NULL for none */
 	const char *help;
+	/* The words the argument takes, space-separated, for the shell
+	 * completions (cmd_completions.c); NULL when it is not one of a
+	 * list. */
+	const char *values;
 } od_option;
 
 /*
@@ -29,6 +33,16 @@ void od_options_getopt(const od_option *opts, int n, struct option *longopts,
 
 /* Prints the options, one a line, as --help shows them. */
 void od_options_help(FILE *out, const od_option *opts, int n);
+
+/*
+ * The usage error for getopt_long's answer c (':' or '?') at arg, the
+ * word it was reading, printed under label; returns the exit status.  A
+ * short option names its letter as getopt does ("unknown option -- 'x'",
+ * "option requires an argument -- 'm'"), so that in a cluster (-cx) the
+ * letter at fault is the one named.
+ */
+int od_options_error(const char *label, const od_option *opts, int n, int c,
+    const char *arg);
 
 /* Whether code is the letter of one of the options (getopt's optopt
  * after an option that takes no argument was given one). */

@@ -340,6 +340,12 @@ oomdoc_scanner_report(oomdoc_scanner *h, const oomdoc_rules *rules,
 	memset(&o, 0, sizeof o);
 	o.format = formats[format];
 	o.color = color;
+	/* A program's text report is not wrapped and keeps each message
+	 * whole, as before the command's wrapping: it is often written into
+	 * a log that oomdoc reads again, where the whole message is the
+	 * same failure as the traceback's. */
+	o.width = OD_WIDTH_NONE;
+	o.verbose = true;
 	for (i = 0; i < od_events_count(h->set); i++)
 		oomdoc_rules_apply(rules, od_events_get(h->set, i));
 	rl_report_fingerprint(h->set, o.fingerprint);

@@ -27,6 +27,7 @@
 #ifndef OD_CORE_H
 #define OD_CORE_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -641,12 +642,20 @@ typedef enum {
 	OD_FORMAT_GITHUB,       /* workflow commands (report_github.c) */
 	OD_FORMAT_PROMETHEUS    /* metrics (report_prometheus.c) */
 } od_report_format;
+#define OD_WIDTH_NONE INT_MAX
 typedef struct {
 	od_report_format format;
 	bool color;
 	bool utf8;              /* the text report's sparkline in block
 	                         * characters; ASCII when false */
 	char fingerprint[17];   /* the report's, "" when none */
+	int width;              /* the text report's columns; 0: 80,
+	                         * OD_WIDTH_NONE: not wrapped */
+	bool verbose;           /* the text report's messages in full */
+	/* The facts the user gave (--fact), "NAME=VALUE" each, borrowed;
+	 * the reports show them. */
+	const char *const *facts;
+	int nfacts;
 } od_report_opts;
 /*
  * Writing text taken from a log, escaped for where it goes (escape.c): a
@@ -666,13 +675,17 @@ bool od_escape_invisible(unsigned cp);
  * any inside it, padded as CommonMark needs), on one line; with table, a
  * '|' is escaped for a GFM table cell. */
 void od_escape_markdown_code(FILE *out, const char *s, size_t n, bool table);
+/* A rule's prose with the values it was rendered with (a title, an
+ * explanation) as Markdown: plain words as prose, anything else (an
+ * identifier, a path, a setting) in code spans, on one line. */
+void od_escape_markdown_prose(FILE *out, const char *s, size_t n);
 /* Text from outside as a fenced block with the info string info, closed
  * and followed by a blank line. */
 void od_escape_markdown_fence(FILE *out, const char *info, const char *s,
     size_t n);
 /* Writes the report; false when memory ran out (the JSON report is then
  * not written at all: a document with a part missing would still parse,
- * and be wrong). */
+ * and be wrong; the text report stops after its last complete part). */
 bool od_report_write(FILE *out, const od_report_opts *opts,
     const od_input *inputs, int ninputs, od_events *set);
 /* One event as one line of JSON (the event object of the JSON report),

@@ -196,6 +196,175 @@ od_escape_markdown_code(FILE *out, const char *s, size_t n, bool table)
 	md_ticks(out, ticks);
 }
 
+/*
+ * Prose from a rule (a title, an explanation, a line of evidence), with
+ * the values the rule's template put in, as Markdown prose where that is
+ * safe and code spans where it is not.  The text is cut into words at
+ * white space; a word's leading ( " ' and trailing . , ; : ! ? ) " '
+ * are punctuation (a ')' that closes a '(' of the word stays in it).
+ * What is left is written as prose only when nothing can form from it: it
+ * is made of ASCII letters and digits, with '-' and '\'' inside
+ * ("non-PyTorch", "PyTorch's"), a decimal number ("5.96", "10%"), an
+ * abbreviation of single letters and dots ("e.g"), one of the operators
+ * - + = x / < <= > >= (written as entities), or a run of non-ASCII
+ * characters none of which is invisible; and it is not a reference
+ * (GH-12).  Any other word (an identifier, a path, a setting, a URL, an
+ * address, anything with # @ ! ~ : _ * ` [ < & |) is a code span, the
+ * words of a run of them with no punctuation between them one span, so
+ * that a setting or a call pastes back as it is.  A number that starts
+ * the text is followed by an escaped '.' or ')' (no list starts).
+ */
+static bool
+md_prose_plain(const char *w, size_t n, bool first)
+{
+	static const char *const ops[] = {
+		"-", "+", "=", "x", "/", "<", "<=", ">", ">=", "--",
+	};
+	size_t i, dots = 0, digits = 0, letters = 0;
+
+	if (n == 0)
+		return true;
+	for (i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		if (strlen(ops[i]) == n && memcmp(ops[i], w, n) == 0)
+			return !first;
+	if ((unsigned char)w[0] >= 0x80) {
+		for (i = 0; i < n;) {
+			unsigned cp;
+			size_t len = od_utf8_decode((const unsigned char *)w + i,
+			    n - i, &cp);
+
+			if (len == 0 || cp < 0xa0 || od_escape_invisible(cp))
+				return false;
+			i += len;
+		}
+		return true;
+	}
+	if (n > 3 && w[0] == 'G' && w[1] == 'H' && w[2] == '-')
+		return false;
+	for (i = 0; i < n; i++) {
+		char c = w[i];
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+			letters++;
+		else if (c >= '0' && c <= '9')
+			digits++;
+		else if ((c == '-' || c == '\'') && i > 0 && i + 1 < n &&
+		    w[i + 1] != '-' && w[i + 1] != '\'')
+			;
+		else if (c == '.' && i > 0 && i + 1 < n)
+			dots++;
+		else if (c == '%' && i + 1 == n && i > 0)
+			;
+		else
+			return false;
+	}
+	if (dots == 0)
+		return true;
+	/* A decimal number, or single letters between dots. */
+	if (letters == 0)
+		return dots == 1 && memchr(w, '-', n) == NULL &&
+		    memchr(w, '\'', n) == NULL;
+	if (digits > 0)
+		return false;
+	for (i = 0; i < n; i++)
+		if (w[i] != '.' && ((i > 0 && w[i - 1] != '.') ||
+		    (i + 1 < n && w[i + 1] != '.')))
+			return false;
+	return true;
+}
+
+/* Writes a plain word of md_prose_plain, the operators < and > as
+ * entities. */
+static void
+md_prose_word(FILE *out, const char *w, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (w[i] == '<')
+			fputs("&lt;", out);
+		else if (w[i] == '>')
+			fputs("&gt;", out);
+		else
+			fputc(w[i], out);
+	}
+}
+
+void
+od_escape_markdown_prose(FILE *out, const char *s, size_t n)
+{
+	size_t i = 0, span = 0, span_end = 0;
+	bool in_span = false, first = true, sep = false;
+
+	while (i < n) {
+		size_t w, e, a, b, k;
+
+		while (i < n && md_space(s[i]))
+			i++;
+		if (i == n)
+			break;
+		w = i;
+		while (i < n && !md_space(s[i]))
+			i++;
+		e = i;
+		/* Leading and trailing punctuation. */
+		for (a = w; a < e && strchr("(\"'", s[a]) != NULL; a++)
+			;
+		for (b = e; b > a && strchr(".,;:!?)\"'", s[b - 1]) != NULL; b--) {
+			size_t opens = 0, closes = 0;
+
+			/* A ')' that closes a '(' of the word is its own. */
+			for (k = a; k < b - 1 && s[b - 1] == ')'; k++) {
+				opens += s[k] == '(';
+				closes += s[k] == ')';
+			}
+			if (opens > closes)
+				break;
+		}
+		if (!md_prose_plain(s + a, b - a, first && a == w)) {
+			/* A word of code: it joins the span before it when
+			 * no punctuation parts them. */
+			if (in_span && a == w) {
+				span_end = b;
+			} else {
+				if (in_span)
+					od_escape_markdown_code(out, s + span,
+					    span_end - span, false);
+				if (sep)
+					fputc(' ', out);
+				md_prose_word(out, s + w, a - w);
+				span = a;
+				span_end = b;
+			}
+			in_span = true;
+			if (b < e) {
+				od_escape_markdown_code(out, s + span,
+				    span_end - span, false);
+				md_prose_word(out, s + b, e - b);
+				in_span = false;
+			}
+		} else {
+			if (in_span)
+				od_escape_markdown_code(out, s + span,
+				    span_end - span, false);
+			in_span = false;
+			if (sep)
+				fputc(' ', out);
+			md_prose_word(out, s + w, b - w);
+			/* No list starts with the text's first number. */
+			if (first && a == w && b > w && b < e &&
+			    s[w] >= '0' && s[w] <= '9' &&
+			    (s[b] == '.' || s[b] == ')'))
+				fputc('\\', out);
+			md_prose_word(out, s + b, e - b);
+		}
+		sep = true;
+		first = false;
+	}
+	if (in_span)
+		od_escape_markdown_code(out, s + span, span_end - span, false);
+}
+
 void
 od_escape_markdown_fence(FILE *out, const char *info, const char *s, size_t n)
 {

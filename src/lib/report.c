@@ -51,10 +51,47 @@ static const od_part rp_order[OD_PART_COUNT] = {
 	OD_PART_RESERVED_UNALLOCATED, OD_PART_UNACCOUNTED, OD_PART_FREE,
 };
 
+/* The SGR colour of a mark of the bar, "" for none. */
+static const char *
+rp_mark_color(char mark)
+{
+	switch (mark) {
+	case 'o': return "\033[35m";   /* other processes: magenta */
+	case 'n': return "\033[34m";   /* outside the allocator: blue */
+	case '#': return "\033[31m";   /* allocated: red */
+	case '+': return "\033[33m";   /* reserved, unallocated: yellow */
+	case '~': return "\033[2m";    /* unaccounted: dim */
+	case '.': return "\033[32m";   /* free: green */
+	case '=': return "\033[1;36m"; /* the request: bold cyan */
+	default: return "";
+	}
+}
+
+/* Writes s (marks of the bar), each run of one mark in its colour when
+ * color. */
+static void
+rp_marks_out(FILE *out, const char *s, size_t n, bool color)
+{
+	size_t i;
+	char last = ' ';
+
+	for (i = 0; i < n; i++) {
+		if (color && s[i] != last) {
+			fputs(last != ' ' && rp_mark_color(last)[0] != '\0' ?
+			    "\033[0m" : "", out);
+			fputs(rp_mark_color(s[i]), out);
+			last = s[i];
+		}
+		fputc(s[i], out);
+	}
+	if (color && last != ' ' && rp_mark_color(last)[0] != '\0')
+		fputs("\033[0m", out);
+}
+
 /* One line of the legend: mark, label, size, and how it was known. */
 static void
 rp_legend(FILE *out, const char *indent, char mark, const char *label,
-    int64_t v, bool known, const char *how)
+    int64_t v, bool known, const char *how, bool color)
 {
 	char sz[48];
 
@@ -68,7 +105,9 @@ rp_legend(FILE *out, const char *indent, char mark, const char *label,
 	} else {
 		od_size_format(v, sz, sizeof sz);
 	}
-	fprintf(out, "%s %c %-34s %14s  %s\n", indent, mark, label, sz, how);
+	fprintf(out, "%s ", indent);
+	rp_marks_out(out, &mark, 1, color);
+	fprintf(out, " %-34s %14s  %s\n", label, sz, how);
 }
 
 /*
@@ -81,7 +120,7 @@ rp_legend(FILE *out, const char *indent, char mark, const char *label,
  * past the bar's end did not fit.
  */
 void
-rp_bar(FILE *out, const od_event *ev, const char *indent)
+rp_bar(FILE *out, const od_event *ev, const char *indent, bool color)
 {
 	const od_memory *m = &ev->mem;
 	od_account a;
@@ -142,7 +181,9 @@ rp_bar(FILE *out, const od_event *ev, const char *indent)
 	while (used < RP_BAR_WIDTH)
 		bar[used++] = ' ';
 	bar[used] = '\0';
-	fprintf(out, "%s[%s]\n", indent, bar);
+	fprintf(out, "%s[", indent);
+	rp_marks_out(out, bar, RP_BAR_WIDTH, color);
+	fputs("]\n", out);
 	if (m->requested > 0) {
 		int w = (int)((double)m->requested / (double)sum * RP_BAR_WIDTH +
 		    0.5), at = free_at >= 0 ? free_at : target, past;
@@ -151,9 +192,11 @@ rp_bar(FILE *out, const od_event *ev, const char *indent)
 		past = at + w > RP_BAR_WIDTH ? at + w - RP_BAR_WIDTH : 0;
 		memset(bar, ' ', RP_BAR_WIDTH);
 		memset(bar + at, '=', (size_t)(w - past));
-		fprintf(out, "%s[%s]", indent, bar);
-		for (i = 0; i < past && i < 10; i++)
-			fputc('=', out);
+		fprintf(out, "%s[", indent);
+		rp_marks_out(out, bar, RP_BAR_WIDTH, color);
+		fputc(']', out);
+		rp_marks_out(out, "==========", (size_t)(past < 10 ? past : 10),
+		    color);
 		fputs(past > 10 ? ">\n" : "\n", out);
 	}
 	for (i = 0; i < OD_PART_COUNT; i++) {
@@ -166,14 +209,14 @@ rp_bar(FILE *out, const od_event *ev, const char *indent)
 		    od_part_label((od_part)k),
 		    a.part[k].known ? a.part[k].bytes : part[k],
 		    a.part[k].known || part[k] > 0, a.part[k].known &&
-		    !a.part[k].derived ? "printed" : "derived");
+		    !a.part[k].derived ? "printed" : "derived", color);
 	}
 	if (m->requested >= 0)
 		rp_legend(out, indent, '=', "the request that failed",
-		    m->requested, true, "printed");
+		    m->requested, true, "printed", color);
 	if (a.shortfall >= 0)
 		rp_legend(out, indent, ' ', "shortfall (request - free)",
-		    a.shortfall, true, "derived");
+		    a.shortfall, true, "derived", color);
 	for (i = 0; i < a.nnotes; i++) {
 		fprintf(out, "%s   ", indent);
 		od_escape_text(out, a.notes[i], strlen(a.notes[i]), "");
@@ -230,7 +273,7 @@ od_report_write(FILE *out, const od_report_opts *opts, const od_input *inputs,
 			    od_events_get(set, i)))
 				fputs("oomdoc: out of memory\n", stderr);
 	} else
-		rp_text(out, opts, inputs, ninputs, set);
+		return rp_text(out, opts, inputs, ninputs, set);
 	return true;
 }
 
@@ -303,4 +346,11 @@ rp_first_failure(od_events *set, size_t *index)
 		}
 	}
 	return NULL;
+}
+
+const char *
+rp_confidence_color(od_confidence c)
+{
+	return c == OD_CONF_HIGH ? "\033[32m" : c == OD_CONF_MEDIUM ?
+	    "\033[33m" : "\033[31m";
 }

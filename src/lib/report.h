@@ -11,7 +11,36 @@
 
 #define RP_BAR_WIDTH 50
 
-void rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
+/* The text report's width when none is given (wrap.c). */
+#define RP_WIDTH_DEFAULT 80
+/* The mark of a line's hanging column, which rp_wrap does not write: a
+ * control character, which no text from outside reaches the report as
+ * (escape.c writes it \x01). */
+#define RP_HANG_CHAR '\001'
+#define RP_HANG "\001"
+/* A space that rp_wrap never breaks a line at, written as a space. */
+#define RP_GLUE_CHAR '\002'
+#define RP_GLUE "\002"
+
+/* Writes s[0..n) to out with each line wider than width broken between
+ * words, continued at its hanging column (wrap.c). */
+void rp_wrap(FILE *out, const char *s, size_t n, int width);
+
+/* A buffer that text is written to and rp_wrap'ed to out when it is
+ * closed: rp_wrap_open returns the stream to write to, NULL when memory
+ * ran out; rp_wrap_close writes and frees what was written. */
+typedef struct {
+	FILE *out, *f;
+	char *buf;
+	size_t len;
+	int width;
+} rp_wrapbuf;
+FILE *rp_wrap_open(rp_wrapbuf *b, FILE *out, int width);
+void rp_wrap_close(rp_wrapbuf *b);
+
+/* The text report; false when memory ran out (what was complete before
+ * is written). */
+bool rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
     int ninputs, od_events *set);
 void rp_markdown(FILE *out, const od_report_opts *o, const od_input *inputs,
     int ninputs, od_events *set);
@@ -46,8 +75,13 @@ const od_event *rp_first_failure(od_events *set, size_t *index);
 void rp_aftermath(const od_event *ev, char *after, char *root, size_t cap);
 /* The memory account (account.c) as a bar of RP_BAR_WIDTH cells, the
  * request below it, and the legend of every part with how it was known,
- * each line after indent; nothing without a capacity. */
-void rp_bar(FILE *out, const od_event *ev, const char *indent);
+ * each line after indent; nothing without a capacity.  With color, each
+ * part's marks in a colour of their own (SGR sequences). */
+void rp_bar(FILE *out, const od_event *ev, const char *indent, bool color);
+
+/* The SGR colour of a confidence ("high" green, "medium" yellow, "low"
+ * red), for the text report. */
+const char *rp_confidence_color(od_confidence c);
 
 /* The line that says how many bytes a cause accounts for and how much of
  * the shortfall they explain; nothing when it accounts for none known. */
@@ -65,7 +99,8 @@ int rp_sparkline(const od_logctx *c, int rank, bool utf8, char *buf,
     size_t cap);
 /* The readings block of an event for a terminal (report_text.c): the
  * sparkline with its least and largest readings, the growth over the
- * steps, the ranks, and the allocator's and vLLM's own figures. */
+ * steps, the ranks, and the allocator's and vLLM's own figures.  Its
+ * lines carry RP_HANG marks: out is a buffer of rp_wrap_open. */
 void rp_text_readings(FILE *out, const od_report_opts *o,
     const od_event *ev);
 

@@ -30,6 +30,14 @@ rp_md_cell_code(FILE *out, const char *s)
 	od_escape_markdown_code(out, s, strlen(s), true);
 }
 
+/* A rule's prose: plain words as prose, identifiers and anything else in
+ * code spans (od_escape_markdown_prose). */
+static void
+rp_md_prose(FILE *out, const char *s)
+{
+	od_escape_markdown_prose(out, s, strlen(s));
+}
+
 static void
 rp_md_fence(FILE *out, const char *info, const char *s, size_t n)
 {
@@ -54,7 +62,7 @@ rp_md_details_end(FILE *out)
  * The memory account as a Mermaid pie, which GitHub and GitLab draw from
  * a "mermaid" fence: one slice per part of od_account_of that holds
  * bytes, labelled with oomdoc's part names and sizes (never log text),
- * valued in MiB.  When the message gives no free figure, what the known
+ * valued in bytes.  When the message gives no free figure, what the known
  * parts leave is one slice, as the bar draws it (report.c).  A pie of one
  * slice says nothing and is left out; when the printed figures add up to
  * more than the capacity (a JAX TPU message), the title says so, as the
@@ -99,8 +107,8 @@ rp_md_pie(FILE *out, const od_event *ev)
 	}
 	for (k = 0; k < n; k++) {
 		od_size_format(bytes[k], sz, sizeof sz);
-		fprintf(out, "    \"%s, %s\" : %.1f\n", label[k], sz,
-		    (double)bytes[k] / (1024.0 * 1024.0));
+		fprintf(out, "    \"%s, %s\" : %lld\n", label[k], sz,
+		    (long long)bytes[k]);
 	}
 	fputs("```\n\n", out);
 }
@@ -220,16 +228,16 @@ rp_md_causes(FILE *out, const od_event *ev)
 		rp_md_code(out, c->rule);
 		fprintf(out, " (confidence %s, score %.2f): ",
 		    od_confidence_name(c->confidence), c->score);
-		rp_md_code(out, c->title);
+		rp_md_prose(out, c->title);
 		fputs("\n\n", out);
 		if (c->explanation != NULL) {
-			rp_md_code(out, c->explanation);
+			rp_md_prose(out, c->explanation);
 			fputs("\n\n", out);
 		}
 		rp_explains(out, "- ", c, ev);
 		for (k = 0; k < c->nevidence; k++) {
 			fputs("- evidence: ", out);
-			rp_md_code(out, c->evidence[k].text);
+			rp_md_prose(out, c->evidence[k].text);
 			fputc('\n', out);
 		}
 		for (k = 0; k < c->nfixes; k++) {
@@ -406,7 +414,7 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
 	rp_md_per_rank(out, ev, inputs);
 	if (m->total > 0) {
 		fputs("```text\n", out);
-		rp_bar(out, ev, "");
+		rp_bar(out, ev, "", false);
 		fputs("```\n\n", out);
 	}
 	rp_md_details_end(out);
@@ -468,6 +476,14 @@ rp_markdown(FILE *out, const od_report_opts *o, const od_input *inputs,
 		    inputs[k].failed ? ", not read to the end" : "");
 	}
 	fputs(".\n\n", out);
+	if (o->nfacts > 0) {
+		fputs("Facts given with `--fact`, which win over the log's: ", out);
+		for (k = 0; k < o->nfacts; k++) {
+			fputs(k > 0 ? ", " : "", out);
+			rp_md_code(out, o->facts[k]);
+		}
+		fputs(".\n\n", out);
+	}
 	for (i = 0; i < n; i++)
 		rp_md_event(out, i + 1, od_events_get(set, i), inputs, ninputs,
 		    first, nfirst + 1);

@@ -20,7 +20,7 @@ rp_text_size(FILE *out, const char *label, int64_t v)
 	if (v < 0)
 		return;
 	od_size_format(v, sz, sizeof sz);
-	fprintf(out, "      %-28s %14s  (%lld bytes)\n", label, sz,
+	fprintf(out, "      %-28s " RP_HANG "%14s  (%lld bytes)\n", label, sz,
 	    (long long)v);
 }
 
@@ -30,7 +30,7 @@ rp_text_field(FILE *out, const char *label, const char *v)
 {
 	if (v == NULL || v[0] == '\0')
 		return;
-	fprintf(out, "    %-10s ", label);
+	fprintf(out, "    %-10s " RP_HANG, label);
 	od_escape_text(out, v, strlen(v), "");
 	fputc('\n', out);
 }
@@ -101,7 +101,7 @@ rp_text_readings(FILE *out, const od_report_opts *o, const od_event *ev)
 	if (cells > 0) {
 		od_size_format(s.min, lo, sizeof lo);
 		od_size_format(s.max, hi, sizeof hi);
-		fprintf(out, "    readings   min %s %s max %s  (%d reading%s "
+		fprintf(out, "    readings   " RP_HANG "min %s %s max %s  (%d reading%s "
 		    "of %s memory", lo, line, hi, s.n, s.n == 1 ? "" : "s",
 		    od_reading_name(s.what));
 		if (s.rank >= 0)
@@ -115,7 +115,7 @@ rp_text_readings(FILE *out, const od_report_opts *o, const od_event *ev)
 			od_size_format(s.last_step_bytes, hi, sizeof hi);
 			od_size_format((int64_t)(s.per_step < 0 ? -s.per_step :
 			    s.per_step), b, sizeof b);
-			fprintf(out, "    over time  %s at step %lld to %s at "
+			fprintf(out, "    over time  " RP_HANG "%s at step %lld to %s at "
 			    "step %lld: ", lo, (long long)s.first_step, hi,
 			    (long long)s.last_step);
 			if (s.per_step > -1 && s.per_step < 1)
@@ -131,19 +131,19 @@ rp_text_readings(FILE *out, const od_report_opts *o, const od_event *ev)
 		} else if (s.n >= 2) {
 			od_size_format(s.first, lo, sizeof lo);
 			od_size_format(s.last, hi, sizeof hi);
-			fprintf(out, "    over time  %s first to %s last (the "
+			fprintf(out, "    over time  " RP_HANG "%s first to %s last (the "
 			    "lines give no steps); median %s\n", lo, hi, a);
 		}
 		if (s.nranks >= 2) {
 			od_size_format(s.rank_low, lo, sizeof lo);
 			od_size_format(s.rank_high, hi, sizeof hi);
-			fprintf(out, "    ranks      last readings of %d ranks "
+			fprintf(out, "    ranks      " RP_HANG "last readings of %d ranks "
 			    "from %s to %s (rank %d highest)\n", s.nranks, lo,
 			    hi, s.high_rank);
 		}
 	}
 	if (c->sum_retries >= 0 || c->sum_non_releasable >= 0) {
-		fputs("    summary    torch.cuda.memory_summary():", out);
+		fputs("    summary    " RP_HANG "torch.cuda.memory_summary():", out);
 		if (c->sum_retries >= 0)
 			fprintf(out, " %lld cudaMalloc retr%s",
 			    (long long)c->sum_retries, c->sum_retries == 1 ?
@@ -159,7 +159,7 @@ rp_text_readings(FILE *out, const od_report_opts *o, const od_event *ev)
 	    c->vllm_kv_tokens >= 0) {
 		const char *sep = "";
 
-		fputs("    vLLM      ", out);
+		fputs("    vLLM      " RP_HANG, out);
 		if (c->vllm_weights >= 0) {
 			od_size_format(c->vllm_weights, a, sizeof a);
 			fprintf(out, " weights %s", a);
@@ -186,15 +186,17 @@ rp_text_causes(FILE *out, const od_report_opts *o, const od_event *ev)
 	int i, k;
 
 	if (ev->ncauses == 0) {
-		fputs("    causes     no rule matched\n", out);
+		fputs("    causes     " RP_HANG "no rule matched\n", out);
 		return;
 	}
 	fputs("    likely causes:\n", out);
 	for (i = 0; i < ev->ncauses; i++) {
 		const od_cause *c = &ev->causes[i];
 
-		fprintf(out, "    %d. %s%s%s (%s, score %.2f): ", i + 1, bold,
-		    c->rule, off, od_confidence_name(c->confidence), c->score);
+		fprintf(out, "    %d. " RP_HANG "%s%s%s (%s%s%s, score %.2f): ",
+		    i + 1, bold, c->rule, off, o->color ?
+		    rp_confidence_color(c->confidence) : "",
+		    od_confidence_name(c->confidence), off, c->score);
 		od_escape_text(out, c->title, strlen(c->title), "");
 		fputc('\n', out);
 		rp_explains(out, "       ", c, ev);
@@ -205,7 +207,7 @@ rp_text_causes(FILE *out, const od_report_opts *o, const od_event *ev)
 			fputc('\n', out);
 		}
 		for (k = 0; k < c->nevidence; k++) {
-			fputs("       evidence: ", out);
+			fputs("       evidence: " RP_HANG, out);
 			od_escape_text(out, c->evidence[k].text,
 			    strlen(c->evidence[k].text), "       ");
 			fputc('\n', out);
@@ -213,7 +215,7 @@ rp_text_causes(FILE *out, const od_report_opts *o, const od_event *ev)
 		for (k = 0; k < c->nfixes; k++) {
 			const od_fix *f = &c->fixes[k];
 
-			fputs("       fix: ", out);
+			fputs("       fix: " RP_HANG, out);
 			od_escape_text(out, f->text, strlen(f->text), "         ");
 			fputc('\n', out);
 			if (f->env_name != NULL) {
@@ -256,11 +258,11 @@ rp_text_cell(FILE *out, int64_t v)
 	char sz[48];
 
 	if (v < 0) {
-		fprintf(out, " %11s", "-");
+		fprintf(out, " %10s", "-");
 		return;
 	}
 	od_size_format(v, sz, sizeof sz);
-	fprintf(out, " %11s", sz);
+	fprintf(out, " %10s", sz);
 }
 
 
@@ -305,7 +307,7 @@ rp_text_story(FILE *out, const od_event *ev, const od_event *first,
 
 	if (ev->first_failure) {
 		/* Across inputs, their order is all that is known. */
-		fprintf(out, "    story      the run's first failure, %s",
+		fprintf(out, "    story      " RP_HANG "the run's first failure, %s",
 		    ninputs > 1 ? "in the order of the inputs" : "in log order");
 		if (ev->rank >= 0)
 			fprintf(out, ": rank %d (the reports that follow it, "
@@ -318,12 +320,12 @@ rp_text_story(FILE *out, const od_event *ev, const od_event *first,
 
 		rp_aftermath(ev, after, root, sizeof after);
 		if (after[0] != '\0')
-			fprintf(out, "    after it   %s\n", after);
+			fprintf(out, "    after it   " RP_HANG "%s\n", after);
 		if (root[0] != '\0')
-			fprintf(out, "    root cause %s\n", root);
+			fprintf(out, "    root cause " RP_HANG "%s\n", root);
 	}
 	if (ev->secondary != NULL && first != NULL) {
-		fprintf(out, "    secondary  follows from #%zu (line %llu",
+		fprintf(out, "    secondary  " RP_HANG "follows from #%zu (line %llu",
 		    nfirst, (unsigned long long)first->line);
 		if (first->rank >= 0)
 			fprintf(out, ", rank %d", first->rank);
@@ -333,24 +335,24 @@ rp_text_story(FILE *out, const od_event *ev, const od_event *first,
 		return;
 	for (i = 0; i < ev->nper_rank; i++)
 		inputs_differ |= ev->per_rank[i].input != ev->input;
-	fprintf(out, "    per rank   %d ranks reported it with different "
+	fprintf(out, "    per rank   " RP_HANG "%d ranks reported it with different "
 	    "figures; rank %d first\n", ev->nper_rank + ev->per_rank_dropped,
 	    ev->per_rank[0].rank);
-	fprintf(out, "      %6s %4s %8s %11s %11s %11s %11s %11s%s\n", "rank",
+	fprintf(out, "      %4s %3s %7s %10s %10s %10s %10s %10s%s\n", "rank",
 	    "GPU", "line", "requested", "free", "allocated", "reserved",
 	    "total", inputs_differ ? "  input" : "");
 	for (i = 0; i < ev->nper_rank; i++) {
 		const od_rank_row *r = &ev->per_rank[i];
 
-		fprintf(out, "      %6d", r->rank);
+		fprintf(out, "      %4d", r->rank);
 		if (r->device >= 0)
-			fprintf(out, " %4d", r->device);
+			fprintf(out, " %3d", r->device);
 		else
-			fprintf(out, " %4s", "-");
+			fprintf(out, " %3s", "-");
 		if (r->line > 0)
-			fprintf(out, " %8llu", (unsigned long long)r->line);
+			fprintf(out, " %7llu", (unsigned long long)r->line);
 		else
-			fprintf(out, " %8s", "-");
+			fprintf(out, " %7s", "-");
 		rp_text_cell(out, r->requested);
 		rp_text_cell(out, r->free);
 		rp_text_cell(out, r->allocated);
@@ -367,6 +369,121 @@ rp_text_story(FILE *out, const od_event *ev, const od_event *first,
 	if (ev->per_rank_dropped > 0)
 		fprintf(out, "      (%d more ranks not listed)\n",
 		    ev->per_rank_dropped);
+}
+
+/*
+ * The line under `where`: the user's failing frame (the last frame of the
+ * traceback outside the framework's and Python's files, as the fact
+ * user_frame has it), the phase, the step and the settings the log gave
+ * (context.c), only those that are known; nothing when none is.  The
+ * parts are separated by " \u00b7 " on a UTF-8 terminal, "; " elsewhere.
+ */
+static void
+rp_text_context(FILE *out, const od_report_opts *o, const od_event *ev)
+{
+	const char *sep = o->utf8 ? " \u00b7 " : "; ";
+	const od_logctx *c = &ev->ctx;
+	const od_frame *f = NULL;
+	int i, parts = 0;
+
+	for (i = ev->nframes - 1; i >= 0 && f == NULL; i--)
+		if (ev->frames[i].user)
+			f = &ev->frames[i];
+	if (f != NULL) {
+		fputs("               " RP_HANG, out);
+		od_escape_text(out, f->file, strlen(f->file), "");
+		fprintf(out, ":%lld", (long long)f->line);
+		if (f->func[0] != '\0') {
+			fputs(" in ", out);
+			od_escape_text(out, f->func, strlen(f->func), "");
+		}
+		parts++;
+	}
+#define RP_PART() fputs(parts++ > 0 ? sep : "               " RP_HANG, out)
+	if (ev->phase[0] != '\0') {
+		RP_PART();
+		od_escape_text(out, ev->phase, strlen(ev->phase), "");
+	}
+	if (ev->step >= 0) {
+		RP_PART();
+		fprintf(out, "step" RP_GLUE "%lld", (long long)ev->step);
+	}
+	if (c->batch_size >= 0) {
+		RP_PART();
+		fprintf(out, "batch" RP_GLUE "%lld", (long long)c->batch_size);
+	}
+	if (c->accum_steps > 1) {
+		RP_PART();
+		fprintf(out, "accumulating" RP_GLUE "%lld" RP_GLUE "steps", (long long)c->accum_steps);
+	}
+	if (c->seq_len >= 0) {
+		RP_PART();
+		fprintf(out, "sequence" RP_GLUE "length" RP_GLUE "%lld", (long long)c->seq_len);
+	}
+	if (c->precision[0] != '\0') {
+		RP_PART();
+		od_escape_text(out, c->precision, strlen(c->precision), "");
+	}
+#undef RP_PART
+	if (parts > 0)
+		fputc('\n', out);
+}
+
+/* The facts the user gave with --fact, as given: they win over the log's
+ * in the rules (facts.c). */
+static void
+rp_text_facts(FILE *out, const od_report_opts *o)
+{
+	int i;
+
+	if (o->nfacts == 0)
+		return;
+	fputs("    given      " RP_HANG, out);
+	for (i = 0; i < o->nfacts; i++) {
+		fputs(i > 0 ? ", " : "", out);
+		od_escape_text(out, o->facts[i], strlen(o->facts[i]), "");
+	}
+	fputs(" (--fact: these win over the log's)\n", out);
+}
+
+/*
+ * The message the log printed: in full with -v (as far as it was kept:
+ * " [...]" says that the event's copy was cut at OD_MESSAGE_MAX); else
+ * about three lines of the report's width of it, cut at a space, and a
+ * note that -v shows the rest.
+ */
+static void
+rp_text_message(FILE *out, const od_report_opts *o, const od_event *ev)
+{
+	const char *m = ev->message != NULL ? ev->message : "";
+	int width = o->width > 0 ? o->width : RP_WIDTH_DEFAULT;
+	size_t n = ev->message != NULL ? ev->message_len : 0, keep = n, k;
+	size_t budget = (size_t)(width > 40 ? width - 15 : 25) * 3;
+
+	if (!o->verbose && n > budget + 20) {
+		keep = budget;
+		while (keep > budget / 2 && m[keep] != ' ' && m[keep] != '\n')
+			keep--;
+		/* A sentence's end, when there is one late enough. */
+		for (k = keep; k > budget * 2 / 3; k--)
+			if (m[k] == ' ' && m[k - 1] == '.')
+				break;
+		if (k > budget * 2 / 3)
+			keep = k;
+		if (m[keep] != ' ' && m[keep] != '\n')
+			/* No space: cut between two UTF-8 characters. */
+			for (keep = budget; keep > 0 &&
+			    ((unsigned char)m[keep] & 0xc0) == 0x80; keep--)
+				;
+		while (keep > 0 && (m[keep - 1] == ' ' || m[keep - 1] == '\n'))
+			keep--;
+	}
+	od_escape_text(out, m, keep, "               ");
+	if (keep < n)
+		fputs(ev->message_cut ? " [... -v shows more]\n" :
+		    " [... -v shows the rest]\n", out);
+	else
+		fputs(ev->message_cut ? " [...]\n" : "\n", out);
 }
 
 /* Where the scheduler ran it: ", job N", ", pod NS/P, container C". */
@@ -442,7 +559,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 
 	fprintf(out, "%s#%zu  %s%s%s\n", bold, n, od_kind_title(ev->kind),
 	    ev->fatal ? "" : " (warning, not the failure itself)", off);
-	fputs("    where      ", out);
+	fputs("    where      " RP_HANG, out);
 	od_escape_text(out, rp_input_name(&inputs[ev->input]),
 	    strlen(rp_input_name(&inputs[ev->input])), "");
 	/* A snapshot's own event has no line. */
@@ -457,17 +574,19 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	rp_text_sched(out, ev);
 	rp_text_labels(out, &ev->labels);
 	fputc('\n', out);
+	rp_text_context(out, o, ev);
+	rp_text_facts(out, o);
 	/* The other inputs that reported it (event.c), one a line: an
 	 * input is never hidden by the grouping. */
 	for (i = 1; i < ev->nseen; i++) {
 		const char *name = rp_input_name(&inputs[ev->seen[i].input]);
 
-		fputs(i == 1 ? "    also in    " : "               ", out);
+		fputs(i == 1 ? "    also in    " RP_HANG : "               ", out);
 		od_escape_text(out, name, strlen(name), "");
 		fprintf(out, ":%llu\n", (unsigned long long)ev->seen[i].line);
 	}
 	if (ev->nranks > 1 || ev->occurrences > 1) {
-		fprintf(out, "    seen       %llu time%s", (unsigned long long)
+		fprintf(out, "    seen       " RP_HANG "%llu time%s", (unsigned long long)
 		    ev->occurrences, ev->occurrences == 1 ? "" : "s");
 		if (ev->nranks > 0) {
 			fputs(", ranks ", out);
@@ -480,7 +599,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	}
 	rp_text_story(out, ev, first, nfirst, inputs, ninputs);
 	if (ev->timestamp[0] != '\0') {
-		fputs("    time       ", out);
+		fputs("    time       " RP_HANG, out);
 		od_escape_text(out, ev->timestamp, strlen(ev->timestamp), "");
 		fputc('\n', out);
 	}
@@ -492,20 +611,19 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	if (ev->layout != OD_LAYOUT_OTHER_STACK)
 		fprintf(out, "    format     %s\n", od_layout_name(ev->layout));
 	if (ev->confidence != OD_CONF_HIGH) {
-		fprintf(out, "    confidence %s", od_confidence_name(
-		    ev->confidence));
+		fprintf(out, "    confidence " RP_HANG "%s%s%s", o->color ?
+		    rp_confidence_color(ev->confidence) : "",
+		    od_confidence_name(ev->confidence), off);
 		if (ev->verify_hint != NULL)
 			fprintf(out, ": to confirm, look for %s",
 			    ev->verify_hint);
 		fputc('\n', out);
 	}
-	fputs("    message    ", out);
-	od_escape_text(out, ev->message != NULL ? ev->message : "",
-	    ev->message_len, "               ");
-	fputs(ev->message_cut ? " [...]\n" : "\n", out);
+	fputs("    message    " RP_HANG, out);
+	rp_text_message(out, o, ev);
 	if (ev->host.pid >= 0 || ev->host.process[0] != '\0' ||
 	    ev->host.has_exit || ev->host.signal[0] != '\0') {
-		fputs("    process   ", out);
+		fputs("    process   " RP_HANG, out);
 		if (ev->host.pid >= 0)
 			fprintf(out, " pid %lld", (long long)ev->host.pid);
 		if (ev->host.process[0] != '\0') {
@@ -525,7 +643,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 		fputc('\n', out);
 	}
 	if (!rp_has_figures(ev)) {
-		fputs("    memory     no figures in the message\n", out);
+		fputs("    memory     " RP_HANG "no figures in the message\n", out);
 		rp_text_readings(out, o, ev);
 		rp_text_causes(out, o, ev);
 		fputc('\n', out);
@@ -564,21 +682,22 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	if (m->procs_dropped > 0)
 		fprintf(out, "      (%d more processes not listed)\n",
 		    m->procs_dropped);
-	rp_bar(out, ev, "    ");
+	rp_bar(out, ev, "    ", o->color);
 	rp_text_snapshot(out, ev);
 	rp_text_readings(out, o, ev);
 	rp_text_causes(out, o, ev);
 	fputc('\n', out);
 }
 
-void
+bool
 rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
     int ninputs, od_events *set)
 {
 	size_t i, n = od_events_count(set), nfirst = 0;
 	uint64_t dropped = od_events_dropped(set);
 	const od_event *first;
-
+	rp_wrapbuf wb;
+	FILE *real = out;
 	int k, nread = 0;
 
 	for (k = 0; k < ninputs; k++)
@@ -586,12 +705,17 @@ rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
 	/* An input that could not be read is never one with no OOM: with
 	 * nothing found and nothing read, the errors said it all. */
 	if (n == 0 && nread == 0)
-		return;
+		return true;
+	/* Each part is wrapped as it is complete: the heading, then each
+	 * event, so that a long report starts at once. */
+	if ((out = rp_wrap_open(&wb, real, o->width)) == NULL)
+		return false;
 	if (n == 0 && nread < ninputs) {
 		fprintf(out, "oomdoc: no out-of-memory failure found in the %d "
 		    "input%s read to the end (%d could not be read)\n", nread,
 		    nread == 1 ? "" : "s", ninputs - nread);
-		return;
+		rp_wrap_close(&wb);
+		return true;
 	}
 	if (n == 0) {
 		fputs("oomdoc: no out-of-memory failure found", out);
@@ -607,14 +731,20 @@ rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
 		fprintf(out, " in %d inputs", ninputs);
 	}
 	fputs(n == 0 ? "\n" : "\n\n", out);
+	rp_wrap_close(&wb);
 	first = rp_first_failure(set, &nfirst);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		if ((out = rp_wrap_open(&wb, real, o->width)) == NULL)
+			return false;
 		rp_text_event(out, o, i + 1, od_events_get(set, i), inputs,
 		    ninputs, first, nfirst + 1);
+		rp_wrap_close(&wb);
+	}
 	if (dropped > 0)
-		fprintf(out, "%llu more events were not kept (the limit is %d "
+		fprintf(real, "%llu more events were not kept (the limit is %d "
 		    "distinct events)\n", (unsigned long long)dropped,
 		    OD_EVENTS_MAX);
+	return true;
 }
 
 /*

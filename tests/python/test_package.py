@@ -115,8 +115,10 @@ class Diagnose(unittest.TestCase):
         text = oomdoc.report(SAMPLE)
         self.assertTrue(text.startswith("oomdoc: 1 out-of-memory event found in "
                                         + SAMPLE), text[:200])
-        p = subprocess.run([COMMAND, "--color", "never", SAMPLE],
-                           capture_output=True, text=True)
+        # The library's text report keeps messages whole and lines
+        # unwrapped (oomdoc.h): the command's -v --width 0.
+        p = subprocess.run([COMMAND, "--color", "never", "-v", "--width",
+                            "0", SAMPLE], capture_output=True, text=True)
         self.assertEqual(text, p.stdout)
         md = oomdoc.report(SAMPLE, format="markdown")
         p = subprocess.run([COMMAND, "--format", "markdown", SAMPLE],

@@ -25,7 +25,9 @@ md(const char *s, size_t n, int how)
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
 
-	if (how == 2)
+	if (how == 3)
+		od_escape_markdown_prose(f, s, n);
+	else if (how == 2)
 		od_escape_markdown_fence(f, "text", s, n);
 	else
 		od_escape_markdown_code(f, s, n, how == 1);
@@ -88,12 +90,44 @@ test_fences(void **state)
 	expect("C:\\x\x07", 2, "```text\nC:\\x\\x07\n```\n\n");
 }
 
+/* A rule's prose: plain words as prose, the rest in code spans. */
+static void
+test_prose(void **state)
+{
+	(void)state;
+	expect("call torch.cuda.empty_cache() between phases", 3,
+	    "call `torch.cuda.empty_cache()` between phases");
+	/* Punctuation around a word stays prose; a ')' of the word's own
+	 * '(' stays in it. */
+	expect("(truncate to a max_length) or f(x).", 3,
+	    "(truncate to a `max_length`) or `f(x)`.");
+	/* A run of code words with nothing between them is one span. */
+	expect("set --fact accum_steps=N now", 3,
+	    "set `--fact accum_steps=N` now");
+	/* Numbers, abbreviations, hyphens and apostrophes are prose; the
+	 * operators < and > entities. */
+	expect("PyTorch's 5.96 GiB > 10%, e.g. non-PyTorch", 3,
+	    "PyTorch's 5.96 GiB &gt; 10%, e.g. non-PyTorch");
+	/* What would turn live is code: a mention, a reference, a URL, an
+	 * address, an emoji, a domain, HTML. */
+	expect("ask @root about #12 and GH-3 at https://x.org/a", 3,
+	    "ask `@root` about `#12` and `GH-3` at `https://x.org/a`");
+	expect("mail a@b.com :smile: pytorch.org <b>x</b>", 3,
+	    "mail `a@b.com :smile`: `pytorch.org <b>x</b>`");
+	/* No list or heading starts the text; white space is one space. */
+	expect("1. first\n\tsecond", 3, "1\\. first second");
+	expect("- a", 3, "`-` a");
+	/* Controls and invisible characters, inside a span, made visible. */
+	expect("a\xe2\x80\xae" "b c", 3, "`aU+202Eb` c");
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_code_spans),
 		cmocka_unit_test(test_fences),
+		cmocka_unit_test(test_prose),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

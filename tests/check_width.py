@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""The text report fits the width: over every fixtures/*/*.log, at 80 and
+at 60 columns (--width, and COLUMNS for the same width), no line is wider
+than the width unless it ends with one word that no line could hold: a
+word longer than 24 columns (the least room wrap.c leaves after a hanging
+indent) that crosses the width.  Wrapping moves words, never cuts or drops
+one: with -v (the messages in full at every width) the words of the
+report at 80 and at 60 are those at 1000 columns, in the same order.
+
+Usage: tests/check_width.py OOMDOC (from the repository root)
+"""
+import glob
+import os
+import subprocess
+import sys
+
+ROOM = 24
+
+
+def run(oomdoc, log, width, verbose=False, env_width=False):
+    env = dict(os.environ)
+    env.pop("COLUMNS", None)
+    args = [oomdoc, "--color", "never", "--format", "text"]
+    if env_width:
+        env["COLUMNS"] = str(width)
+    else:
+        args += ["--width", str(width)]
+    if verbose:
+        args.append("-v")
+    p = subprocess.run(args + [log], capture_output=True, env=env)
+    return p.stdout.decode("utf-8", "replace")
+
+
+def cols(s):
+    return len(s)
+
+
+def bad_lines(text, width):
+    """The lines wider than width that do not end with the one word that
+    crosses it, a word longer than ROOM columns."""
+    bad = []
+    for n, line in enumerate(text.split("\n"), 1):
+        if cols(line) <= width:
+            continue
+        words = line.split(" ")
+        last = words[-1]
+        before = line[: len(line) - len(last)]
+        if cols(before) < width and cols(last) > ROOM:
+            continue
+        bad.append((n, line))
+    return bad
+
+
+def main():
+    oomdoc = sys.argv[1]
+    fails = 0
+    checked = 0
+    logs = sorted(glob.glob("fixtures/*/*.log"))
+    for log in logs:
+        wide = run(oomdoc, log, 1000, verbose=True).split()
+        for width in (80, 60):
+            for verbose in (False, True):
+                text = run(oomdoc, log, width, verbose)
+                for n, line in bad_lines(text, width):
+                    print(f"FAIL {log} at {width}{' -v' if verbose else ''}:"
+                          f" line {n} is {cols(line)} columns: {line!r}")
+                    fails += 1
+                if verbose and text.split() != wide:
+                    print(f"FAIL {log} at {width} -v: the words differ from"
+                          " those at 1000 columns")
+                    fails += 1
+                checked += 1
+            if run(oomdoc, log, width, env_width=True) != \
+                    run(oomdoc, log, width):
+                print(f"FAIL {log}: COLUMNS={width} and --width {width}"
+                      " differ")
+                fails += 1
+    # The message in full only with -v: the sample's ends with a URL.
+    url = "https://pytorch.org/docs/stable/notes/cuda.html#environment-"
+    short = run(oomdoc, "fixtures/sample/job.log", 80)
+    full = run(oomdoc, "fixtures/sample/job.log", 80, verbose=True)
+    if url in short or "[... -v shows the rest]" not in short or \
+            url not in full or "-v shows" in full:
+        print("FAIL the sample's message: shortened without -v, whole with"
+              " it")
+        fails += 1
+    print(f"{checked} reports of {len(logs)} logs checked, {fails} failures")
+    return 1 if fails or not logs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
