@@ -305,11 +305,11 @@ rp_aftermath(const od_event *ev, char *after, char *root, size_t cap)
 		snprintf(st, sizeof st, "%d \"closing signal SIGTERM\" line%s "
 		    "of torchrun", a->sigterm, a->sigterm == 1 ? "" : "s");
 	if (wd[0] != '\0' || st[0] != '\0')
-		snprintf(after, cap, "%s%s%s followed it: secondary, they follow "
-		    "from this failure and are no failures of their own (while "
-		    "one rank is down, the others wait in their next collective "
-		    "until the NCCL watchdog ends them, and torchrun stops the "
-		    "ranks still running)", wd, wd[0] != '\0' &&
+		snprintf(after, cap, "%s%s%s followed it: consequences of this "
+		    "failure, not failures of their own (while one rank is "
+		    "down, the others wait in their next collective until the "
+		    "NCCL watchdog ends them, and torchrun stops the ranks "
+		    "still running)", wd, wd[0] != '\0' &&
 		    st[0] != '\0' ? " and " : "", st);
 	if (a->root_cause_rank < 0)
 		return;
