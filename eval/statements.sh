@@ -2,8 +2,9 @@
 # eval/statements.sh: reads oomdoc's statements back on the held-out real
 # logs, as the suite does on the fixtures: every comparison holds, every
 # account adds up, no unknown value is printed (tests/check_statements.py),
-# and every fix is valid for the release and vendor the log reveals
-# (tests/check_fixes.py).  Measures; nothing here is tuned on.
+# every fix is valid for the release and vendor the log reveals
+# (tests/check_fixes.py), and every batch change keeps the effective batch
+# (tests/check_batch.py).  Measures; nothing here is tuned on.
 #
 # Usage: eval/statements.sh [OOMDOC]   (from the repository root)
 set -u
@@ -12,4 +13,6 @@ status=0
 python3 tests/check_statements.py "$oomdoc" eval/heldout/*.log || status=1
 python3 tests/check_fixes.py --logs 'eval/heldout/*.log' "$oomdoc" \
 	rules/knowledge.yaml || status=1
+python3 tests/check_batch.py --logs 'eval/heldout/*.log' "$oomdoc" ||
+	status=1
 exit $status

@@ -26,7 +26,8 @@ against the knowledge table.
        largest minimum);
      * no env line sets what the log shows set already;
      * a fix of an AMD, Intel or Apple event names no NVIDIA command or
-       variable;
+       variable, and a cause of an AMD, Intel, Apple or TPU event names no
+       live probe (they run through CUDA);
      * a fix that names bfloat16 says that it needs
        torch.cuda.is_bf16_supported(), or the log names a GPU of compute
        capability 8.0 or more (the table's gpu entries, found in the log
@@ -174,7 +175,17 @@ def check_event(kb, ev, where, text=""):
     bad = []
     gpu = gpu_of(kb, text) if VENDORS.get(ev["kind"]) == "nvidia" else None
     vendor = VENDORS.get(ev["kind"])
+    # XLA:TPU's messages, as the recognisers name their printer.
+    if ev["kind"] == "xla_resource_exhausted" and \
+            ev.get("framework") == "libtpu":
+        vendor = "google"
     rng = kb.range(ev)
+    # The live probes run through CUDA and NVML: none for another
+    # vendor's device.
+    for c in ev["causes"]:
+        if vendor not in (None, "nvidia") and c.get("confirm_with"):
+            bad.append("%s %s: offers the live probe %s for a %s event" % (
+                where, c["rule"], c["confirm_with"], vendor))
     conf = options(ev["context"]["alloc_conf"] or "")
     shown = " ".join(filter(None, [ev["context"].get("xla_conf"),
                                    ev["context"].get("tf_allocator")]))

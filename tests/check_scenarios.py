@@ -8,6 +8,7 @@ fixtures/SOURCES-scenarios.md), with one key=value a line:
     readings=N      how many readings the JSON's context.readings holds
     what=FIGURE     the figure of the last of them
     ranks=A,B,...   the ranks the readings name, sorted
+    devices=A,B,... the GPU indices the readings name (nvidia-smi's), sorted
 
 Usage: check_scenarios.py OOMDOC DIR...
 """
@@ -47,6 +48,11 @@ def check(oomdoc, log, want):
         got = sorted({r["rank"] for r in readings if r["rank"] is not None})
         if ",".join(map(str, got)) != want["ranks"]:
             errs.append(f"expected ranks {want['ranks']}, got {got}")
+    if "devices" in want:
+        got = sorted({r.get("device") for r in readings
+                      if r.get("device") is not None})
+        if ",".join(map(str, got)) != want["devices"]:
+            errs.append(f"expected devices {want['devices']}, got {got}")
     return errs
 
 

@@ -6,7 +6,9 @@
 #  - the parser accepts each of them and refuses an unknown one with one
 #    line on standard error and status 2;
 #  - exit statuses 0 to 3 are in the man page and in --help, each with
-#    its meaning.
+#    its meaning;
+#  - the facts, the shipped rules, and issue 11's points: the account,
+#    the shortfall, oomdoc.report/2 and the knowledge table's sources.
 #
 # Usage: tests/cli_docs.sh OOMDOC   (from the repository root)
 set -u
@@ -101,6 +103,20 @@ man_rules=$(sed -n '/^The shipped rules:/,/^\.Pp/p' "$man" |
 check "the shipped rules named in the man page differ from rules list" $?
 "$oomdoc" rules check >/dev/null
 check "oomdoc rules check finds errors in the shipped rules" $?
+
+# 7. Issue 11's reference points: the man page documents the memory
+#    account (JSON memory.account and its six parts), the shortfall and
+#    the causes' explains_bytes, the schema name oomdoc.report/2, and the
+#    knowledge table with the source every entry must give (that the
+#    shipped entries give one, rules check in 6 checks: src/lib/
+#    knowledge.c refuses an entry without).
+for want in '^\.Dq memory\.account' 'other_processes , Dq non_framework' \
+	'The shortfall is the request less the free memory' \
+	'explains_bytes' 'oomdoc\.report/2' '^\.Ss KNOWLEDGE TABLE' \
+	'^\.Ql source :'; do
+	grep -q -e "$want" "$man"
+	check "the man page does not document: $want" $?
+done
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -23,7 +23,7 @@ enum {
 	CX_MEM, CX_XID, CX_MEMCG, CX_GPU,
 	/* The memory readings of trainers and tools (see cx_patterns). */
 	CX_MEM_DS, CX_MEM_MEGATRON, CX_MEM_TITAN, CX_MEM_MM, CX_MEM_HF,
-	CX_MEM_ACCEL, CX_SMI_HEAD, CX_SMI_ROW, CX_SUMMARY, CX_VLLM,
+	CX_MEM_ACCEL, CX_SMI_HEAD, CX_SMI_ROW, CX_DMON, CX_SUMMARY, CX_VLLM,
 	/* What follows a failure in a distributed run. */
 	CX_AFTER,
 	/* Patterns read from the text before an event, or inside a line
@@ -109,6 +109,18 @@ static const char *const cx_patterns[CX_COUNT] = {
 	 * (nvidia-smi(1), --help-query-gpu). */
 	[CX_SMI_HEAD] = "memory\\.used \\[MiB\\]",
 	[CX_SMI_ROW] = "(\\d{1,9}) MiB, ",
+	/*
+	 * nvidia-smi dmon's header (nvidia-smi(1), "Device Monitoring"): "#
+	 * gpu   pwr gtemp ... fb  bar1" and then a line of units, with "-o
+	 * DT" "#Date       Time        gpu ..."; "-s m" adds the columns fb,
+	 * bar1 (and on recent drivers ccpm), in MB.  The rows that follow
+	 * have no fixed string: the scanner hands each line after a header
+	 * with an fb column to cx_dmon_row.  Public output of every form:
+	 * KDE ksystemstats' plugins/gpu/NvidiaSmiProcess.cpp
+	 * (readStatisticsData, which reads the header the same way), and
+	 * the "-s mutc -o TD" output that public notes on nvidia-smi quote.
+	 */
+	[CX_DMON] = "#\\s*(?:Date\\s+)?(?:Time\\s+)?gpu\\s+[a-z]",
 	/* torch.cuda.memory_summary() (torch/cuda/memory.py): its header
 	 * line and the rows that tell fragmentation and the allocated bytes;
 	 * the numbers are floor-divided in the unit printed. */
@@ -124,13 +136,26 @@ static const char *const cx_patterns[CX_COUNT] = {
 	 * "the rest of the memory reserved for KV Cache is 52.27GiB"
 	 * (vllm/worker/worker.py), "GPU KV cache size: 123,456 tokens" and
 	 * "Maximum concurrency for 4,096 tokens per request: 30.14x"
-	 * (vllm/v1/core/kv_cache_utils.py, the KV cache report). */
+	 * (vllm/v1/core/kv_cache_utils.py, the KV cache report, whose
+	 * length is the engine's max_model_len).  The engine's maximum
+	 * length itself: the config it prints at start-up, "max_seq_len=
+	 * 32768, download_dir=" (vllm/config/vllm.py, VllmConfig.__str__;
+	 * vllm/engine/llm_engine.py before), the failure's own "max seq len
+	 * (32768)" (V1's check_enough_kv_cache_memory in kv_cache_utils.py,
+	 * V0's raise_if_cache_size_invalid in vllm/worker/worker.py) and
+	 * "--max-model-len 32768" on a command line (or --max_model_len,
+	 * which vLLM's FlexibleArgumentParser takes too); and what fits by
+	 * the failure's own count, V1's "the estimated maximum model length
+	 * is 12288" and V0's "... that can be stored in KV cache (23648)". */
 	[CX_VLLM] = "Model loading took (\\d{1,6}(?:\\.\\d{1,6})?) GiB|Loading model "
 	    "weights took (\\d{1,6}(?:\\.\\d{1,6})?) GB|Available KV cache memory: "
 	    "(\\d{1,6}(?:\\.\\d{1,6})?) GiB|reserved for KV Cache is "
 	    "(\\d{1,6}(?:\\.\\d{1,6})?) ?GiB|GPU KV cache size: (\\d{1,3}(?:,?\\d{3}){0,4}) "
 	    "tokens|Maximum concurrency for (\\d{1,3}(?:,?\\d{3}){0,4}) tokens per "
-	    "request: (\\d{1,9}(?:\\.\\d{1,4})?)x",
+	    "request: (\\d{1,9}(?:\\.\\d{1,4})?)x|max_seq_len=(\\d{1,9}), ?"
+	    "download_dir=|max seq len \\((\\d{1,9})\\)|--max[-_]model[-_]len[= ]"
+	    "(\\d{1,9})\\b|estimated maximum model length is (\\d{1,9})|"
+	    "stored in KV cache \\((\\d{1,9})\\)",
 	/* An NVIDIA model name (nvidia-smi's table, get_device_name()):
 	 * "NVIDIA A100-SXM4-80GB" gives A100, "GeForce GTX 1080 Ti" GTX
 	 * 1080 Ti; rules/knowledge.yaml maps it to a compute capability. */
@@ -217,6 +242,9 @@ static const cx_anchor cx_anchor_list[] = {
 	{ "GPU Total Peak Memory consumed", CX_MEM_ACCEL, false, true },
 	{ "memory.used [MiB]", CX_SMI_HEAD, false, false },
 	{ " MiB, ", CX_SMI_ROW, false, true },
+	{ "# gpu ", CX_DMON, false, false },
+	{ "#Date ", CX_DMON, false, false },
+	{ "#Time ", CX_DMON, false, false },
 	{ "cudaMalloc retries:", CX_SUMMARY, false, false },
 	{ "| Non-releasable memory |", CX_SUMMARY, false, false },
 	{ "| Allocated memory ", CX_SUMMARY, false, false },
@@ -226,6 +254,12 @@ static const cx_anchor cx_anchor_list[] = {
 	{ "reserved for KV Cache is ", CX_VLLM, false, false },
 	{ "GPU KV cache size: ", CX_VLLM, false, false },
 	{ "Maximum concurrency for ", CX_VLLM, false, false },
+	{ "max_seq_len=", CX_VLLM, false, false },
+	{ "max seq len (", CX_VLLM, false, false },
+	{ "--max-model-len", CX_VLLM, false, false },
+	{ "--max_model_len", CX_VLLM, false, false },
+	{ "stored in KV cache (", CX_VLLM, false, false },
+	{ "estimated maximum model length is ", CX_VLLM, false, false },
 	{ "Watchdog caught collective operation timeout", CX_AFTER, false,
 	  false },
 	{ "watchdog thread terminated with exception", CX_AFTER, false, false },
@@ -298,10 +332,12 @@ cx_reset(od_logctx *st)
 	st->batch_size = st->accum_steps = st->seq_len = -1;
 	st->grad_ckpt = -1;
 	st->mem_first = st->mem_last = st->mem_max = -1;
-	st->smi_used_col = -1;
+	st->smi_used_col = st->smi_index_col = -1;
+	st->series_device = -1;
 	st->sum_ooms = st->sum_retries = st->sum_non_releasable = -1;
 	st->vllm_weights = st->vllm_kv_cache = st->vllm_kv_tokens = -1;
 	st->vllm_max_len = st->vllm_concurrency_x100 = -1;
+	st->vllm_concurrency_len = st->vllm_est_len = -1;
 	st->xid = -1;
 	st->memcg_usage = st->memcg_limit = -1;
 	st->after_rank = -1;
@@ -372,15 +408,16 @@ cx_thin(od_logctx *st)
 	st->stride = (st->stride > 1 ? st->stride : 1) * 2;
 }
 
-/* Adds one reading to the series and to the summary of all readings. */
-static void
+/* Adds one reading to the series and to the summary of all readings;
+ * false when bytes is unknown (nothing added). */
+static bool
 cx_reading(od_logctx *st, int what, int64_t bytes, int64_t step, int rank,
     uint64_t lineno)
 {
 	od_reading *r;
 
 	if (bytes < 0)
-		return;
+		return false;
 	if (st->nreadings++ == 0)
 		st->mem_first = bytes;
 	st->mem_last = bytes;
@@ -393,7 +430,9 @@ cx_reading(od_logctx *st, int what, int64_t bytes, int64_t step, int rank,
 	r->bytes = bytes;
 	r->step = step;
 	r->rank = rank;
+	r->device = -1;
 	r->line = lineno;
+	return true;
 }
 
 /* num[0..n) in a unit as printed ("GB" in a metric line is GiB nearly
@@ -481,40 +520,178 @@ cx_key_what(const char *k, size_t n)
 	return OD_READING_MEMORY;
 }
 
-/* nvidia-smi's CSV: the column of memory.used in a header, and the bytes
- * of that column in a row ("40536 MiB"). */
+/*
+ * Field k (0-based) of a comma-separated line[0..len), without the spaces
+ * around it: its start, and its length in *n; NULL when the line has fewer
+ * fields.
+ */
+static const char *
+cx_csv_field(const char *line, size_t len, int k, size_t *n)
+{
+	size_t at = 0, i;
+	const char *p, *q;
+
+	for (; k > 0; k--) {
+		if ((q = memchr(line + at, ',', len - at)) == NULL)
+			return NULL;
+		at = (size_t)(q - line) + 1;
+	}
+	while (at < len && line[at] == ' ')
+		at++;
+	p = line + at;
+	for (i = at; i < len && line[i] != ','; i++)
+		;
+	q = line + i;
+	while (q > p && (q[-1] == ' ' || q[-1] == '\r'))
+		q--;
+	*n = (size_t)(q - p);
+	return p;
+}
+
+/* Whether p[0..n) is n > 0 decimal digits. */
+static bool
+cx_digits(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+	return n > 0;
+}
+
+/*
+ * nvidia-smi's CSV: the columns of memory.used and index in a header, and
+ * in a row the bytes of the first ("40536 MiB") with the GPU the second
+ * names.
+ */
 static void
 cx_smi(od_logctx *st, bool head, const char *line, size_t len,
     uint64_t lineno)
 {
-	const char *p = line, *end = line + len, *q;
-	int col = 0;
+	const char *p, *q;
+	size_t n;
+	int col;
 
 	if (head) {
-		q = memmem(line, len, "memory.used [MiB]", 17);
-		for (; p < q; p++)
-			col += *p == ',';
-		st->smi_used_col = col;
+		st->smi_used_col = st->smi_index_col = -1;
+		for (col = 0; (p = cx_csv_field(line, len, col, &n)) != NULL;
+		    col++) {
+			if (n == 17 && memcmp(p, "memory.used [MiB]", 17) == 0)
+				st->smi_used_col = col;
+			else if (n == 5 && memcmp(p, "index", 5) == 0)
+				st->smi_index_col = col;
+		}
 		return;
 	}
-	if (st->smi_used_col < 0)
+	if (st->smi_used_col < 0 ||
+	    (p = cx_csv_field(line, len, st->smi_used_col, &n)) == NULL)
 		return;
-	while (col < st->smi_used_col && p < end) {
-		q = memchr(p, ',', (size_t)(end - p));
-		if (q == NULL)
-			return;
-		p = q + 1;
-		col++;
+	for (q = p; q < p + n && *q >= '0' && *q <= '9'; q++)
+		;
+	if (q == p || p + n - q != 4 || memcmp(q, " MiB", 4) != 0)
+		return;
+	if (!cx_reading(st, OD_READING_DEVICE_USED, cx_bytes(p,
+	    (size_t)(q - p), "MiB", 3), -1, -1, lineno))
+		return;
+	if (st->smi_index_col >= 0 && (p = cx_csv_field(line, len,
+	    st->smi_index_col, &n)) != NULL && cx_digits(p, n) && n <= 4)
+		st->readings[st->nkept - 1].device = (int)strtol(p, NULL, 10);
+}
+
+/* The maximum of columns a dmon header may have that oomdoc reads. */
+#define CX_DMON_COLS 48
+
+/*
+ * Splits line[0..len) at blanks into at most max words, a lone "#" left
+ * out and a "#" glued to a word taken off it, so that a dmon header and
+ * its rows have their columns at the same places; returns the count, or
+ * max + 1 when there are more.
+ */
+static int
+cx_words(const char *line, size_t len, const char **w, size_t *wn, int max)
+{
+	const char *p = line, *end = line + len;
+	int n = 0;
+
+	while (p < end) {
+		const char *q;
+
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+			p++;
+		if (p < end && *p == '#')
+			p++;
+		if (p == end || *p == ' ' || *p == '\t' || *p == '\r')
+			continue;
+		for (q = p; q < end && *q != ' ' && *q != '\t' && *q != '\r';
+		    q++)
+			;
+		if (n == max)
+			return max + 1;
+		w[n] = p;
+		wn[n++] = (size_t)(q - p);
+		p = q;
 	}
-	while (p < end && *p == ' ')
+	return n;
+}
+
+/* A dmon header: where its gpu and fb columns are (no fb: none read). */
+static void
+cx_dmon_head(od_logctx *st, const char *line, size_t len)
+{
+	const char *w[CX_DMON_COLS];
+	size_t wn[CX_DMON_COLS];
+	int n = cx_words(line, len, w, wn, CX_DMON_COLS), i;
+
+	st->dmon_ncols = 0;
+	st->dmon_gpu_col = st->dmon_fb_col = -1;
+	if (n > CX_DMON_COLS)
+		return;
+	for (i = 0; i < n; i++) {
+		if (wn[i] == 3 && memcmp(w[i], "gpu", 3) == 0 &&
+		    st->dmon_gpu_col < 0)
+			st->dmon_gpu_col = i;
+		else if (wn[i] == 2 && memcmp(w[i], "fb", 2) == 0)
+			st->dmon_fb_col = i;
+	}
+	if (st->dmon_gpu_col >= 0 && st->dmon_fb_col >= 0)
+		st->dmon_ncols = n;
+}
+
+bool
+cx_dmon_active(const od_logctx *st)
+{
+	return st->dmon_ncols > 0;
+}
+
+void
+cx_dmon_row(od_logctx *st, const char *line, size_t len, uint64_t lineno)
+{
+	const char *w[CX_DMON_COLS];
+	size_t wn[CX_DMON_COLS];
+	const char *p = line;
+	int n;
+
+	if (st->dmon_ncols <= 0)
+		return;
+	/* The units line ("# Idx  W ...") and the header are no rows. */
+	while (p < line + len && (*p == ' ' || *p == '\t'))
 		p++;
-	q = p;
-	while (q < end && *q >= '0' && *q <= '9')
-		q++;
-	if (q == p || end - q < 4 || memcmp(q, " MiB", 4) != 0)
+	if (p == line + len || *p == '#')
 		return;
-	cx_reading(st, OD_READING_DEVICE_USED, cx_bytes(p, (size_t)(q - p),
-	    "MiB", 3), -1, -1, lineno);
+	n = cx_words(line, len, w, wn, CX_DMON_COLS);
+	if (n != st->dmon_ncols || wn[st->dmon_gpu_col] > 3 ||
+	    !cx_digits(w[st->dmon_gpu_col], wn[st->dmon_gpu_col]) ||
+	    wn[st->dmon_fb_col] > 9 ||
+	    !cx_digits(w[st->dmon_fb_col], wn[st->dmon_fb_col]))
+		return;
+	if (!cx_series_take(st, CX_DMON))
+		return;
+	/* dmon's MB is MiB: the figure memory.used [MiB] gives in the CSV. */
+	if (cx_reading(st, OD_READING_DEVICE_USED, cx_bytes(w[st->dmon_fb_col],
+	    wn[st->dmon_fb_col], "MiB", 3), -1, -1, lineno))
+		st->readings[st->nkept - 1].device = (int)strtol(w[st->dmon_gpu_col],
+	    NULL, 10);
 }
 
 /* Adds "NAME=value" to a list of settings, replacing NAME's old value. */
@@ -675,6 +852,9 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
 	case CX_SMI_ROW:
 		cx_smi(st, what == CX_SMI_HEAD, line, len, lineno);
 		break;
+	case CX_DMON:
+		cx_dmon_head(st, line, len);
+		break;
 	case CX_SUMMARY:
 		if (g != NULL) {
 			st->sum_ooms = rx_int(c->m, line, 1, -1);
@@ -689,28 +869,39 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
 		}
 		break;
 	case CX_VLLM: {
+		size_t at = 0;
 		int k;
 
-		for (k = 1; k <= 6; k++)
-			if ((g = cx_group(c, line, k, &n)) != NULL)
-				break;
-		if (k == 1 || k == 2)
-			st->vllm_weights = cx_bytes(g, n, "GiB", 3);
-		else if (k == 3 || k == 4)
-			st->vllm_kv_cache = cx_bytes(g, n, "GiB", 3);
-		else if (k == 5)
-			st->vllm_kv_tokens = cx_count(g, n);
-		else if (k == 6) {
-			st->vllm_max_len = cx_count(g, n);
-			if ((g = cx_group(c, line, 7, &n)) != NULL &&
-			    cx_bytes(g, n, "", 0) >= 0) {
-				char x[24];
+		/* Every figure of the line: a failure gives the length and
+		 * the estimate in one. */
+		do {
+			for (k = 1; k <= 12; k++)
+				if ((g = cx_group(c, line, k, &n)) != NULL)
+					break;
+			at = rx_end(c->m) > at ? rx_end(c->m) : at + 1;
+			if (k == 1 || k == 2)
+				st->vllm_weights = cx_bytes(g, n, "GiB", 3);
+			else if (k == 3 || k == 4)
+				st->vllm_kv_cache = cx_bytes(g, n, "GiB", 3);
+			else if (k == 5)
+				st->vllm_kv_tokens = cx_count(g, n);
+			else if (k >= 8 && k <= 10)
+				st->vllm_max_len = cx_count(g, n);
+			else if (k == 11 || k == 12)
+				st->vllm_est_len = cx_count(g, n);
+			else if (k == 6) {
+				st->vllm_max_len = st->vllm_concurrency_len =
+				    cx_count(g, n);
+				if ((g = cx_group(c, line, 7, &n)) != NULL &&
+				    cx_bytes(g, n, "", 0) >= 0) {
+					char x[24];
 
-				rx_copy_text(x, sizeof x, g, n);
-				st->vllm_concurrency_x100 =
-				    (int64_t)(strtod(x, NULL) * 100 + 0.5);
+					rx_copy_text(x, sizeof x, g, n);
+					st->vllm_concurrency_x100 =
+					    (int64_t)(strtod(x, NULL) * 100 + 0.5);
+				}
 			}
-		}
+		} while (at < len && cx_match(c, CX_VLLM, line, len, at));
 		break;
 	}
 	case CX_MEMCG:
@@ -788,8 +979,20 @@ cx_series_of(const od_logctx *st, int rank, cx_series *s)
 			last = &st->readings[i];
 			break;
 		}
+	/* Readings per GPU (nvidia-smi's): the event's GPU when it has
+	 * some, else the last reading's.  The index is nvidia-smi's, the
+	 * event's the one the process sees; they agree unless
+	 * CUDA_VISIBLE_DEVICES renumbers the GPUs. */
+	for (i = st->nkept - 1; last->device >= 0 && st->series_device >= 0 &&
+	    i >= 0; i--)
+		if (st->readings[i].device == st->series_device &&
+		    st->readings[i].rank == last->rank) {
+			last = &st->readings[i];
+			break;
+		}
 	s->what = last->what;
 	s->rank = last->rank;
+	s->device = last->device;
 	for (i = 0; i < st->nkept; i++) {
 		const od_reading *r = &st->readings[i];
 
@@ -800,7 +1003,7 @@ cx_series_of(const od_logctx *st, int rank, cx_series *s)
 			rank_seen[r->rank] = true;
 			rank_last[r->rank] = r->bytes;
 		}
-		if (r->rank != s->rank)
+		if (r->rank != s->rank || r->device != s->device)
 			continue;
 		v[n++] = r->bytes;
 		if (s->first < 0)
@@ -845,6 +1048,7 @@ void
 cx_attach(const od_logctx *state, od_event *ev)
 {
 	ev->ctx = *state;
+	ev->ctx.series_device = ev->device;
 	/* The kernel prints the cgroup's usage and limit just before it
 	 * names the process it kills (Linux's mm/memcontrol.c,
 	 * mem_cgroup_print_oom_meminfo). */

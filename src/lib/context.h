@@ -58,6 +58,7 @@ typedef struct {
 	int n;                  /* readings in the series (0: none) */
 	int what;               /* an od_reading_what */
 	int rank;
+	int device;             /* nvidia-smi's GPU index, -1 */
 	int64_t first, last, min, max, median;
 	int64_t first_step, last_step;  /* of the first and last with a step */
 	int64_t first_step_bytes, last_step_bytes;
@@ -71,6 +72,17 @@ typedef struct {
 } cx_series;
 
 void cx_series_of(const od_logctx *state, int rank, cx_series *s);
+
+/*
+ * nvidia-smi dmon's rows carry no fixed string: once a header with an fb
+ * column was read (cx_dmon_active), the scanner hands every line after it
+ * to cx_dmon_row, which reads the rows laid out as the header says (the
+ * frame buffer used, per GPU index, in the rows' order) and passes over
+ * any other line.
+ */
+bool cx_dmon_active(const od_logctx *state);
+void cx_dmon_row(od_logctx *state, const char *line, size_t len,
+    uint64_t lineno);
 
 /* Reads the line line[0..len), line number lineno (1-based), which holds
  * an anchor about what, into the running context. */

@@ -197,6 +197,7 @@ typedef struct {
 	uint64_t line;
 	int64_t bytes;
 	int rank;
+	int device;             /* the GPU index nvidia-smi names, -1 */
 	int what;               /* an od_reading_what */
 } od_reading;
 
@@ -234,6 +235,13 @@ typedef struct {
 	uint32_t stride;        /* 0 or 1: every reading line */
 	uint64_t seen;          /* reading lines met, read or not */
 	int smi_used_col;       /* nvidia-smi CSV: memory.used's column, -1 */
+	int smi_index_col;      /* and index's, -1 */
+	/* nvidia-smi dmon: the columns of its last header (0: none read,
+	 * or one without fb), and of gpu and fb in it. */
+	int dmon_ncols, dmon_gpu_col, dmon_fb_col;
+	/* The GPU whose readings the event's series is (cx_attach: the
+	 * event's device), -1. */
+	int series_device;
 	/* torch.cuda.memory_summary()'s table, the last one printed. */
 	int64_t sum_ooms;
 	int64_t sum_retries;    /* "cudaMalloc retries" */
@@ -242,8 +250,10 @@ typedef struct {
 	int64_t vllm_weights;   /* "Model loading took X GiB" */
 	int64_t vllm_kv_cache;  /* "Available KV cache memory: X GiB" */
 	int64_t vllm_kv_tokens; /* "GPU KV cache size: N tokens" */
-	int64_t vllm_max_len;   /* "Maximum concurrency for N tokens ..." */
+	int64_t vllm_max_len;   /* the engine's max_model_len, the last given */
+	int64_t vllm_concurrency_len;   /* "Maximum concurrency for N tokens" */
 	int64_t vllm_concurrency_x100;  /* its "1.09x", times 100 */
+	int64_t vllm_est_len;   /* "the estimated maximum model length is N" */
 	int64_t xid;            /* the last NVIDIA Xid error code seen */
 	int64_t memcg_usage;    /* the kernel's "memory: usage N, limit M" */
 	int64_t memcg_limit;

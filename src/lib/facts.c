@@ -60,7 +60,7 @@ enum {
 	FC_RD_RANKS, FC_RD_RANK_SPREAD, FC_RD_HIGH_RANK, FC_RANK_SPREAD_SHARE,
 	FC_SUM_OOMS, FC_SUM_RETRIES, FC_SUM_NON_RELEASABLE,
 	FC_VLLM_WEIGHTS, FC_VLLM_KV_CACHE, FC_VLLM_KV_TOKENS, FC_VLLM_MAX_LEN,
-	FC_VLLM_CONCURRENCY,
+	FC_VLLM_CONCURRENCY, FC_VLLM_CONCURRENCY_LEN, FC_VLLM_EST_LEN,
 	/* A PyTorch memory snapshot joined to the event (snapshot.c). */
 	FC_SNAP_VERDICT, FC_SNAP_REQUEST, FC_SNAP_DEVICE_FREE, FC_SNAP_SEGMENTS,
 	FC_SNAP_RESERVED, FC_SNAP_ALLOCATED, FC_SNAP_INACTIVE,
@@ -192,6 +192,8 @@ static const struct {
 	[FC_VLLM_KV_TOKENS] = { "vllm.kv_tokens", F_NUM },
 	[FC_VLLM_MAX_LEN] = { "vllm.max_model_len", F_NUM },
 	[FC_VLLM_CONCURRENCY] = { "vllm.max_concurrency", F_NUM },
+	[FC_VLLM_CONCURRENCY_LEN] = { "vllm.concurrency_len", F_NUM },
+	[FC_VLLM_EST_LEN] = { "vllm.estimated_max_len", F_NUM },
 	[FC_SNAP_VERDICT] = { "snapshot.verdict", F_STR },
 	[FC_SNAP_REQUEST] = { "snapshot.request", F_BYTES },
 	[FC_SNAP_DEVICE_FREE] = { "snapshot.device_free", F_BYTES },
@@ -434,6 +436,9 @@ fc_readings(const od_event *ev, int id, xv_value *out)
 	case FC_VLLM_CONCURRENCY:
 		return c->vllm_concurrency_x100 >= 0 && fc_signed(out,
 		    (double)c->vllm_concurrency_x100 / 100, false);
+	case FC_VLLM_CONCURRENCY_LEN:
+		return fc_num(out, c->vllm_concurrency_len, false);
+	case FC_VLLM_EST_LEN: return fc_num(out, c->vllm_est_len, false);
 	default:
 		return false;
 	}

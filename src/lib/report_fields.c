@@ -191,6 +191,8 @@ static const od_json_field jf_reading[] = {
 	{ .key = "what", .type = OD_JSON_ENUM, .at = offsetof(od_reading, what),
 	  .name = jf_reading_what, .count = OD_READING_COUNT },
 	{ .key = "rank", .type = OD_JSON_INT, .at = offsetof(od_reading, rank) },
+	{ .key = "device", .type = OD_JSON_INT,
+	  .at = offsetof(od_reading, device) },
 	{ .type = OD_JSON_END },
 };
 
@@ -1189,5 +1191,9 @@ od_event_from_json(od_event *ev, const json_t *obj, od_json_ctx *cx)
 {
 	/* A report that does not say is taken to report a failure. */
 	ev->fatal = true;
-	return jf_fill(od_event_fields, ev, obj, cx);
+	if (!jf_fill(od_event_fields, ev, obj, cx))
+		return false;
+	/* The series is the event's GPU's, as cx_attach chose it. */
+	ev->ctx.series_device = ev->device;
+	return true;
 }

@@ -141,6 +141,8 @@ rp_md_readings(FILE *out, const od_event *ev)
 	    lo, line, hi, s.n, od_reading_name(s.what));
 	if (s.rank >= 0)
 		fprintf(out, ", rank %d", s.rank);
+	if (s.device >= 0)
+		fprintf(out, ", GPU %d", s.device);
 	if (s.have_rate)
 		fprintf(out, ", steps %lld to %lld", (long long)s.first_step,
 		    (long long)s.last_step);

@@ -71,7 +71,8 @@ rp_sparkline(const od_logctx *c, int rank, bool utf8, char *buf, size_t cap)
 		const char *cell;
 		size_t k;
 
-		if (r->what != s.what || r->rank != s.rank)
+		if (r->what != s.what || r->rank != s.rank ||
+		    r->device != s.device)
 			continue;
 		/* A flat series is drawn at mid height. */
 		level = s.max > s.min ? (int)((r->bytes - s.min) * 7 /
@@ -106,6 +107,8 @@ rp_text_readings(FILE *out, const od_report_opts *o, const od_event *ev)
 		    od_reading_name(s.what));
 		if (s.rank >= 0)
 			fprintf(out, ", rank %d", s.rank);
+		if (s.device >= 0)
+			fprintf(out, ", GPU %d", s.device);
 		if (c->nreadings > s.n)
 			fprintf(out, "; %d read in all", c->nreadings);
 		fputs(")\n", out);

@@ -144,6 +144,10 @@ bool rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
  */
 bool rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user);
 
+/* Whether the live probes (CUDA, NVML) can run for ev: not for an event of
+ * another vendor's device.  rl_apply names no probe for such an event. */
+bool rl_probe_runs(const od_event *ev);
+
 /* The report's fingerprint, from its events' fingerprints. */
 void rl_report_fingerprint(od_events *set, char out[17]);
 

@@ -20,6 +20,7 @@
 
 #include "expr.h"
 #include "facts.h"
+#include "knowledge.h"
 #include "rules.h"
 
 #define RL_TEXT_MAX 2048        /* bytes of one rendered text */
@@ -244,6 +245,21 @@ rl_explain(const rl_rule *r, fc_source *src)
 	return NULL;
 }
 
+/*
+ * Whether the live probes can run for ev: they allocate and measure
+ * through CUDA and NVML (src/live/device_cuda.c), so an event of another
+ * vendor's device (AMD's HIP, Intel's XPU, Apple's MPS, a TPU) gets no
+ * probe to confirm a cause with; one whose vendor is unknown (a stack
+ * that runs on several) keeps it.
+ */
+bool
+rl_probe_runs(const od_event *ev)
+{
+	const char *v = kn_vendor(ev);
+
+	return v == NULL || strcmp(v, "nvidia") == 0;
+}
+
 bool
 rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 {
@@ -295,7 +311,7 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 		memset(c, 0, sizeof *c);
 		c->rule = r->id;
 		c->title = r->title;
-		c->probe = r->probe;
+		c->probe = rl_probe_runs(ev) ? r->probe : NULL;
 		c->score = score;
 		c->cause_bytes = held;
 		c->explains_bytes = held >= 0 && shortfall >= 0 ?

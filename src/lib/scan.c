@@ -126,6 +126,9 @@ typedef struct sc_state {
 	 * event comes so that the event sees the latest value. */
 	uint64_t ctx_skipped[CX_WHAT_MAX];
 	int ctx_skipped_id[CX_WHAT_MAX];        /* anchor id + 1, 0: none */
+	/* Absolute offset up to which the lines after an nvidia-smi dmon
+	 * header were handed to cx_dmon_row. */
+	uint64_t dmon_at;
 	uint64_t tb_at;         /* absolute offset of the last traceback */
 	bool tb_any;            /* whether one was seen */
 	size_t delivered;       /* the first event not handed over yet */
@@ -412,12 +415,55 @@ sc_context(sc_state *st, size_t hit, int id, size_t lo, bool force)
 	st->ctx_any[what] = true;
 	lineno = sl_input_line(st->sc->sl, lineno - 1) + 1;
 	cx_line(st->sc->cx, what, st->buf + b, e - b, lineno, &st->ctx);
+	/* The rows of a dmon header start after it (sc_dmon). */
+	if (cx_dmon_active(&st->ctx) && st->dmon_at < st->base + e)
+		st->dmon_at = st->base + e;
 	/* A line about the end of a distributed run goes to the run's first
 	 * failure, which it follows. */
 	if (st->ctx.after_what != OD_AFTER_NONE) {
 		od_events_after(st->set, st->ctx.after_what, st->ctx.after_rank,
 		    st->index, lineno);
 		st->ctx.after_what = OD_AFTER_NONE;
+	}
+}
+
+/*
+ * Hands the lines after an nvidia-smi dmon header that end before upto
+ * (at the end of the input, the last one too) to cx_dmon_row: the rows
+ * have no anchor.  Called before each hit and at each cut, so that an
+ * event sees the rows above it and no row below.
+ */
+static void
+sc_dmon(sc_state *st, size_t upto, bool end)
+{
+	size_t b, e;
+
+	if (!cx_dmon_active(&st->ctx))
+		return;
+	b = st->dmon_at > st->base ? (size_t)(st->dmon_at - st->base) : 0;
+	for (; b < upto; b = e + 1) {
+		const char *nl = memchr(st->buf + b, '\n', upto - b);
+		uint64_t lineno;
+
+		if (nl == NULL && !end)
+			break;
+		e = nl != NULL ? (size_t)(nl - st->buf) : upto;
+		st->dmon_at = st->base + e + 1;
+		/* A line of text, not a row: not worth counting. */
+		if (e - b > 512)
+			continue;
+		/* Its number, counted back when the count went past it (the
+		 * line across the last cut). */
+		if (b >= st->counted) {
+			sc_count_to(st, b);
+			lineno = st->lines + 1;
+		} else {
+			lineno = st->lines + 1 - sc_count_newlines(st->buf + b,
+			    st->counted - b);
+		}
+		cx_dmon_row(&st->ctx, st->buf + b, e - b, lineno);
+		if (!cx_dmon_active(&st->ctx))
+			break;
 	}
 }
 
@@ -549,6 +595,7 @@ sc_region(sc_state *st, size_t from, size_t to, size_t cut, size_t lo)
 		/* Take them in the order of their starts. */
 		sc_sort_hits(sc);
 		for (i = 0; i < sc->nhits && sc->hits[i] < next; i++) {
+			sc_dmon(st, sc->hits[i], false);
 			if (sc->hit_ids[i] == sc->tb_id) {
 				st->tb_at = st->base + sc->hits[i];
 				st->tb_any = true;
@@ -596,6 +643,7 @@ sc_advance(sc_state *st, bool end)
 		sc_region(st, st->scanned, to, cut, 0);
 		st->scanned = cut;
 	}
+	sc_dmon(st, cut, end);
 	sc_count_to(st, cut);
 	sc_deliver(st, end);
 }

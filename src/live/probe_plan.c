@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "probe.h"
+#include "rules.h"
 
 /* The names the rules give the probes (the rule files' confirm_with). */
 static const char *const pb_names[PB_COUNT] = {
@@ -45,7 +46,9 @@ pb_verdicts(pb_session *s, const od_event *ev, pb_verdict *v, int cap)
 		const od_cause *c = &ev->causes[i];
 		int p;
 
-		if (c->probe == NULL || c->rule == NULL)
+		/* A report read back may come from an oomdoc that named a
+		 * probe for another vendor's event: none runs for it. */
+		if (c->probe == NULL || c->rule == NULL || !rl_probe_runs(ev))
 			continue;
 		memset(&v[n], 0, sizeof v[n]);
 		v[n].probe_name = c->probe;
