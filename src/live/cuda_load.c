@@ -55,6 +55,15 @@ cl_open(cl_lib *lib, const char *path, CUresult *init, char *msg, size_t cap)
 	p = dlsym(lib->dl, "cuGetProcAddress");
 	memcpy(&getproc, &p, sizeof p);
 	lib->proc_address = getproc != NULL;
+	/* The toolkit's stub (lib64/stubs/libcuda.so, for linking only)
+	 * answers every call with CUDA_ERROR_STUB_LIBRARY. */
+	if (getproc != NULL && getproc("cuInit", &p, 2000,
+	    CU_GET_PROC_ADDRESS_DEFAULT) == CUDA_ERROR_STUB_LIBRARY) {
+		snprintf(msg, cap, "%s is the CUDA toolkit's stub library, "
+		    "not a driver", path != NULL ? path : "libcuda.so.1");
+		cl_close(lib);
+		return CL_NO_DRIVER;
+	}
 	lib->vmm = true;
 #define CL_RESOLVE(name, ver, sym, req) \
 	if (!cl_entry(lib, getproc, #name, ver, sym, &lib->name)) { \
