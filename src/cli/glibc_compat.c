@@ -12,9 +12,10 @@
  * @GLIBC_2.34.  The link wraps each of them (-Wl,--wrap=NAME, see
  * CMakeLists.txt) and the wrappers below call the version glibc 2.28
  * already had, bound with .symver; every glibc since keeps those old
- * versions for old binaries.  The symbol versions of x86-64's glibc 2.2.5
- * are its first, so this file is for x86-64 only; tests/glibc_versions.sh
- * checks the binary's needs with objdump -T.
+ * versions for old binaries.  GLIBC_2.2.5 is x86-64's first symbol
+ * version (other architectures start elsewhere), so this file is for
+ * x86-64 only; tests/glibc_versions.sh checks the binary's needs with
+ * objdump -T, and test_glibc_compat runs the wrappers.
  *
  * The old dl* and pthread functions lived in libdl.so.2 and
  * libpthread.so.0 before glibc 2.34, so the link names both (they are
@@ -37,34 +38,33 @@
 
 #define OD_OLD(fn, sym) __asm__(".symver " #fn "," sym "@GLIBC_2.2.5")
 
-/* crt1.o's call; from glibc 2.34 on it passes no init and fini, so
- * these run the executable's own arrays, as 2.28's crt1 did. */
+/*
+ * crt1.o's call.  From glibc 2.34 on, crt1 passes no init function: the
+ * new __libc_start_main runs the executable's constructors itself, and
+ * the old one (2.28's, and the compatibility version every later glibc
+ * keeps) leaves them to init, which 2.28's crt1 gave as __libc_csu_init.
+ * od_init does what that did: _init, then the preinit and init arrays.
+ * Destructors need nothing: since glibc 2.23 the dynamic linker's
+ * _dl_fini runs the executable's as any object's (__libc_csu_fini was
+ * empty), so fini is passed on as crt1 gave it.
+ */
+extern void _init(void);
 extern void (*__preinit_array_start[])(int, char **, char **);
 extern void (*__preinit_array_end[])(int, char **, char **);
 extern void (*__init_array_start[])(int, char **, char **);
 extern void (*__init_array_end[])(int, char **, char **);
-extern void (*__fini_array_start[])(void);
-extern void (*__fini_array_end[])(void);
 
 static void
 od_init(int argc, char **argv, char **envp)
 {
 	size_t i;
 
+	_init();
 	for (i = 0; i < (size_t)(__preinit_array_end - __preinit_array_start);
 	    i++)
 		__preinit_array_start[i](argc, argv, envp);
 	for (i = 0; i < (size_t)(__init_array_end - __init_array_start); i++)
 		__init_array_start[i](argc, argv, envp);
-}
-
-static void
-od_fini(void)
-{
-	size_t i = (size_t)(__fini_array_end - __fini_array_start);
-
-	while (i-- > 0)
-		__fini_array_start[i]();
 }
 
 typedef int (*od_main_fn)(int, char **, char **);
@@ -80,9 +80,9 @@ __wrap___libc_start_main(od_main_fn main_fn, int argc, char **argv,
     void (*init)(int, char **, char **), void (*fini)(void),
     void (*rtld_fini)(void), void *stack_end)
 {
-	/* A crt1.o older than 2.34 passes its own: then they are used. */
+	/* A crt1.o older than 2.34 passes its own init: then it is used. */
 	return od_old_start_main(main_fn, argc, argv, init != NULL ? init :
-	    od_init, fini != NULL ? fini : od_fini, rtld_fini, stack_end);
+	    od_init, fini, rtld_fini, stack_end);
 }
 
 /* The dl* functions, from libdl.so.2 before 2.34. */
