@@ -4,12 +4,13 @@
  * kernel that computes the wrong thing measures nothing.  The host times
  * them with events and counts bytes read plus bytes written.
  */
-#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "kernels.h"
 
-__global__ static void
-kn_init_k(double *a, size_t n, double v)
+extern "C" __global__ void
+kn_init(double *a, size_t n, double v)
 {
 	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
 	size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -18,8 +19,8 @@ kn_init_k(double *a, size_t n, double v)
 		a[i] = v;
 }
 
-__global__ static void
-kn_copy_k(double *__restrict__ c, const double *__restrict__ a, size_t n)
+extern "C" __global__ void
+kn_copy(double *__restrict__ c, const double *__restrict__ a, size_t n)
 {
 	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
 	size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -28,8 +29,8 @@ kn_copy_k(double *__restrict__ c, const double *__restrict__ a, size_t n)
 		c[i] = a[i];
 }
 
-__global__ static void
-kn_triad_k(double *__restrict__ a, const double *__restrict__ b,
+extern "C" __global__ void
+kn_triad(double *__restrict__ a, const double *__restrict__ b,
     const double *__restrict__ c, double s, size_t n)
 {
 	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -39,8 +40,8 @@ kn_triad_k(double *__restrict__ a, const double *__restrict__ b,
 		a[i] = b[i] + s * c[i];
 }
 
-__global__ static void
-kn_count_ne_k(const double *x, size_t n, double expect,
+extern "C" __global__ void
+kn_count_ne(const double *x, size_t n, double expect,
     unsigned long long *count)
 {
 	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -52,36 +53,4 @@ kn_count_ne_k(const double *x, size_t n, double expect,
 			mine++;
 	if (mine > 0)
 		atomicAdd(count, mine);
-}
-
-extern "C" int
-kn_init(double *a, size_t n, double v, int blocks, void *stream)
-{
-	kn_init_k<<<blocks, 256, 0, (cudaStream_t)stream>>>(a, n, v);
-	return (int)cudaGetLastError();
-}
-
-extern "C" int
-kn_copy(double *c, const double *a, size_t n, int blocks, void *stream)
-{
-	kn_copy_k<<<blocks, 256, 0, (cudaStream_t)stream>>>(c, a, n);
-	return (int)cudaGetLastError();
-}
-
-extern "C" int
-kn_triad(double *a, const double *b, const double *c, double scalar, size_t n,
-    int blocks, void *stream)
-{
-	kn_triad_k<<<blocks, 256, 0, (cudaStream_t)stream>>>(a, b, c, scalar,
-	    n);
-	return (int)cudaGetLastError();
-}
-
-extern "C" int
-kn_count_ne(const double *x, size_t n, double expect,
-    unsigned long long *count, int blocks, void *stream)
-{
-	kn_count_ne_k<<<blocks, 256, 0, (cudaStream_t)stream>>>(x, n, expect,
-	    count);
-	return (int)cudaGetLastError();
 }

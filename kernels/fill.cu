@@ -3,12 +3,13 @@
  * buffer allows, so that memory the probes map or allocate is touched for
  * real (a mapping that cannot be written is no mapping).
  */
-#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "kernels.h"
 
-__global__ static void
-kn_fill_k(unsigned char *p, size_t n, unsigned char v)
+extern "C" __global__ void
+kn_fill(unsigned char *p, size_t n, unsigned char v)
 {
 	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
 	size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -21,12 +22,4 @@ kn_fill_k(unsigned char *p, size_t n, unsigned char v)
 		reinterpret_cast<uint4 *>(p)[k] = w;
 	for (size_t k = words * 16 + i; k < n; k += stride)
 		p[k] = v;
-}
-
-extern "C" int
-kn_fill(void *p, size_t n, unsigned char v, int blocks, void *stream)
-{
-	kn_fill_k<<<blocks, 256, 0, (cudaStream_t)stream>>>(
-	    (unsigned char *)p, n, v);
-	return (int)cudaGetLastError();
 }

@@ -1,20 +1,20 @@
 /*
- * kernels.h: the C entry points of live mode's CUDA kernels, the only
- * symbols of the .cu files here that device_cuda.c uses.  Each launches its
- * kernel on stream (a cudaStream_t) over n elements and returns the
- * launch's cudaError_t as an int; it does not wait.  The host side splits
- * large buffers into slices so that one launch stays short and the time
- * limit can be checked between launches.
+ * kernels.h: what device_cuda.c knows of live mode's CUDA kernels.
+ *
+ * The .cu files here are compiled by nvcc into one fatbin (SASS for each
+ * architecture the build names, and PTX of the newest for the driver to
+ * JIT on later GPUs), which the build embeds as the byte array below
+ * (cmake/embed.cmake).  device_cuda.c loads it with cuModuleLoadData and
+ * finds each kernel by its unmangled name (they are extern "C"), then
+ * launches it with cuLaunchKernel with the parameters listed here, in
+ * this order.  Every kernel is a grid-stride loop, so any grid covers any
+ * buffer; the host splits large buffers into slices so that one launch
+ * stays short and the time limit can be checked between launches.
  */
 #ifndef OD_KERNELS_H
 #define OD_KERNELS_H
 
 #include <stddef.h>
-#include <stdint.h>
-
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 /* The patterns of the memory test, written and read back in turn. */
 enum {
@@ -27,33 +27,27 @@ enum {
 	KN_PATTERNS
 };
 
-/* Writes pattern over the n 64-bit words at p. */
-int kn_pattern_write(uint64_t *p, size_t n, int pattern, int blocks,
-    void *stream);
-
 /*
- * Reads the n words at p back against pattern: each mismatch adds one to
- * *errors, and the first max_bad mismatching addresses go to bad[] (both
- * in device memory).
+ * The kernels (pattern.cu, fill.cu, bandwidth.cu) and their parameters:
+ *
+ *   kn_pattern_write  (uint64_t *p, size_t n, int pattern)
+ *   kn_pattern_check  (const uint64_t *p, size_t n, int pattern,
+ *                      unsigned long long *errors, unsigned long long *bad,
+ *                      unsigned max_bad)
+ *       each mismatch adds one to *errors; the first max_bad mismatching
+ *       addresses go to bad[] (both in device memory)
+ *   kn_fill           (unsigned char *p, size_t n, unsigned char v)
+ *   kn_init           (double *a, size_t n, double v)
+ *   kn_copy           (double *c, const double *a, size_t n)
+ *   kn_triad          (double *a, const double *b, const double *c,
+ *                      double scalar, size_t n)
+ *   kn_count_ne       (const double *x, size_t n, double expect,
+ *                      unsigned long long *count)
  */
-int kn_pattern_check(const uint64_t *p, size_t n, int pattern,
-    unsigned long long *errors, unsigned long long *bad, unsigned max_bad,
-    int blocks, void *stream);
+#define KN_THREADS 256          /* threads per block of every launch */
 
-/* Writes v into every byte of the n bytes at p (touches the memory). */
-int kn_fill(void *p, size_t n, unsigned char v, int blocks, void *stream);
-
-/* Bandwidth: a[i] = v; c[i] = a[i]; a[i] = b[i] + scalar * c[i]. */
-int kn_init(double *a, size_t n, double v, int blocks, void *stream);
-int kn_copy(double *c, const double *a, size_t n, int blocks, void *stream);
-int kn_triad(double *a, const double *b, const double *c, double scalar,
-    size_t n, int blocks, void *stream);
-/* Counts the elements of x that are not expect into *count (device). */
-int kn_count_ne(const double *x, size_t n, double expect,
-    unsigned long long *count, int blocks, void *stream);
-
-#ifdef __cplusplus
-}
-#endif
+/* The fatbin, generated at build time from the .cu files. */
+extern const unsigned char od_kernels_fatbin[];
+extern const size_t od_kernels_fatbin_size;
 
 #endif

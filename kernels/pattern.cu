@@ -4,7 +4,8 @@
  * every word that differs is counted and its address kept (the first few).
  * Grid-stride loops, so any grid covers any buffer.
  */
-#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "kernels.h"
 
@@ -22,8 +23,8 @@ kn_value(int pattern, uint64_t a)
 	}
 }
 
-__global__ static void
-kn_write(uint64_t *p, size_t n, int pattern)
+extern "C" __global__ void
+kn_pattern_write(uint64_t *p, size_t n, int pattern)
 {
 	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
 	size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -32,8 +33,9 @@ kn_write(uint64_t *p, size_t n, int pattern)
 		p[i] = kn_value(pattern, (uint64_t)(uintptr_t)&p[i]);
 }
 
-__global__ static void
-kn_check(const uint64_t *p, size_t n, int pattern, unsigned long long *errors,
+extern "C" __global__ void
+kn_pattern_check(const uint64_t *p, size_t n, int pattern,
+    unsigned long long *errors,
     unsigned long long *bad, unsigned max_bad)
 {
 	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -49,21 +51,4 @@ kn_check(const uint64_t *p, size_t n, int pattern, unsigned long long *errors,
 				bad[k] = a;
 		}
 	}
-}
-
-extern "C" int
-kn_pattern_write(uint64_t *p, size_t n, int pattern, int blocks, void *stream)
-{
-	kn_write<<<blocks, 256, 0, (cudaStream_t)stream>>>(p, n, pattern);
-	return (int)cudaGetLastError();
-}
-
-extern "C" int
-kn_pattern_check(const uint64_t *p, size_t n, int pattern,
-    unsigned long long *errors, unsigned long long *bad, unsigned max_bad,
-    int blocks, void *stream)
-{
-	kn_check<<<blocks, 256, 0, (cudaStream_t)stream>>>(p, n, pattern,
-	    errors, bad, max_bad);
-	return (int)cudaGetLastError();
 }

@@ -64,6 +64,8 @@ dv_status_name(dv_status st)
 	case DV_UNSUPPORTED: return "not supported";
 	case DV_TIMEOUT: return "time limit";
 	case DV_STOPPED: return "stopped";
+	case DV_NO_DRIVER: return "no driver";
+	case DV_DRIVER_OLD: return "driver too old";
 	case DV_ERROR: break;
 	}
 	return "error";

@@ -81,6 +81,8 @@ typedef enum {
 	DV_UNSUPPORTED,         /* not on this device or driver */
 	DV_TIMEOUT,             /* a kernel ran past the time limit */
 	DV_STOPPED,             /* a signal asked us to stop */
+	DV_NO_DRIVER,           /* no NVIDIA driver (libcuda.so.1) here */
+	DV_DRIVER_OLD,          /* the driver is older than what we call */
 	DV_ERROR,               /* anything else; the error says what */
 } dv_status;
 
@@ -107,7 +109,7 @@ typedef struct {
 	int64_t vmm_granularity;
 	char pci_bus_id[32];
 	int driver_cuda;        /* CUDA version the driver supports: 13000 */
-	int runtime_cuda;       /* the runtime this oomdoc was built with */
+	int runtime_cuda;       /* the toolkit that built the kernels */
 	char driver_release[32];/* "580.65.06" from NVML, "" unknown */
 	bool nvml;              /* NVML could be loaded */
 	char nvml_note[200];    /* why not, or "" */

@@ -1,56 +1,60 @@
 /*
- * device_cuda.c: the CUDA backend of live mode.
+ * device_cuda.c: the CUDA backend of live mode, on the driver API alone.
  *
- * cudart (linked statically) does the allocations, kernels and events;
- * the driver API's virtual memory management (cuMemCreate, cuMemMap:
- * what PyTorch's expandable segments use) is reached through
- * cudaGetDriverEntryPointByVersion, so nothing links against libcuda;
- * NVML (nvml_load.c) and CUPTI (cupti_load.c) are loaded with dlopen.  The
- * same binary thus starts, and diagnoses logs, on machines with no driver
- * and no CUDA libraries; there, opening the device says so in one line.
+ * libcuda.so.1 is loaded at run time and its entry points resolved with
+ * cuGetProcAddress (cuda_load.c); the kernels are a fatbin embedded in
+ * the binary (kernels.h) and loaded with cuModuleLoadData into the
+ * device's primary context, the one PyTorch's runtime would share.  No
+ * cudart is linked, so the binary starts on machines with no driver, and
+ * any driver that has the entry points (CUDA 11.0 on) and can load the
+ * fatbin's code for the GPU runs it; "no driver" and "driver too old"
+ * are told apart (DV_NO_DRIVER, DV_DRIVER_OLD).  Errors carry the
+ * driver's own strings (cuGetErrorString, cuGetErrorName).  The driver's
+ * virtual memory management (cuMemCreate, cuMemMap: what PyTorch's
+ * expandable segments use) is optional.  NVML (nvml_load.c) and CUPTI
+ * (cupti_load.c) are loaded with dlopen too.
  *
  * Safety: no managed memory is ever allocated; every kernel covers one
  * slice of its buffer per launch, and the time limit and the stop flag
  * (SIGINT, SIGTERM) are checked between launches.  A kernel already
  * running cannot be stopped; slices are small enough (a few
- * milliseconds) that this does not matter on a healthy device.
+ * milliseconds) that this does not matter on a healthy device.  Nothing
+ * here ever waits on the device without a deadline: completion is polled
+ * with cuEventQuery.
  */
-#include <cuda.h>
-#include <cuda_runtime_api.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cuda_load.h"
 #include "cupti_load.h"
 #include "device.h"
 #include "kernels.h"
 #include "nvml_load.h"
 
 #define CD_SLICE (1ULL << 30)   /* bytes per kernel launch */
-#define CD_DRIVER_API 12000     /* the driver API version we call */
 
-typedef CUresult (*cd_attr_fn)(int *, CUdevice_attribute, CUdevice);
-typedef CUresult (*cd_get_fn)(CUdevice *, int);
-typedef CUresult (*cd_gran_fn)(size_t *, const CUmemAllocationProp *,
-    CUmemAllocationGranularity_flags);
-typedef CUresult (*cd_create_fn)(CUmemGenericAllocationHandle *, size_t,
-    const CUmemAllocationProp *, unsigned long long);
-typedef CUresult (*cd_release_fn)(CUmemGenericAllocationHandle);
-typedef CUresult (*cd_reserve_fn)(CUdeviceptr *, size_t, size_t, CUdeviceptr,
-    unsigned long long);
-typedef CUresult (*cd_addrfree_fn)(CUdeviceptr, size_t);
-typedef CUresult (*cd_map_fn)(CUdeviceptr, size_t, size_t,
-    CUmemGenericAllocationHandle, unsigned long long);
-typedef CUresult (*cd_unmap_fn)(CUdeviceptr, size_t);
-typedef CUresult (*cd_access_fn)(CUdeviceptr, size_t, const CUmemAccessDesc *,
-    size_t);
-typedef CUresult (*cd_errstr_fn)(CUresult, const char **);
+/* The kernels, by their names in the fatbin. */
+enum {
+	CD_K_PATTERN_WRITE, CD_K_PATTERN_CHECK, CD_K_FILL, CD_K_INIT,
+	CD_K_COPY, CD_K_TRIAD, CD_K_COUNT_NE, CD_KERNELS
+};
 
-/* An allocation: a cudaMalloc block, or a mapped range and its chunks. */
+static const char *const cd_kernel_name[CD_KERNELS] = {
+	[CD_K_PATTERN_WRITE] = "kn_pattern_write",
+	[CD_K_PATTERN_CHECK] = "kn_pattern_check",
+	[CD_K_FILL] = "kn_fill",
+	[CD_K_INIT] = "kn_init",
+	[CD_K_COPY] = "kn_copy",
+	[CD_K_TRIAD] = "kn_triad",
+	[CD_K_COUNT_NE] = "kn_count_ne",
+};
+
+/* An allocation: a cuMemAlloc block, or a mapped range and its chunks. */
 typedef struct {
 	bool vmm;
-	void *ptr;
+	CUdeviceptr ptr;
 	size_t size;            /* mapped: the reserved range */
 	size_t step;            /* mapped: the size of each chunk */
 	int n;
@@ -58,13 +62,18 @@ typedef struct {
 } cd_buf;
 
 typedef struct {
+	cl_lib cu;
 	int index;
 	CUdevice cudev;
+	int cc_major, cc_minor;
 	int blocks;             /* grid of the grid-stride kernels */
 	bool started;
-	cudaStream_t stream;
-	cudaEvent_t done;
-	unsigned long long *scratch;    /* error count and bad addresses */
+	CUcontext ctx;          /* the primary context, retained */
+	CUmodule module;
+	CUfunction fn[CD_KERNELS];
+	CUstream stream;
+	CUevent done;
+	CUdeviceptr scratch;    /* error count and bad addresses */
 	nv_lib *nv;
 	ct_lib *ct;
 	dv_proc before[DV_PROCS_MAX];   /* processes before our context */
@@ -72,17 +81,6 @@ typedef struct {
 	bool vmm;
 	size_t gran;
 	CUmemAllocationProp prop;
-	cd_get_fn get;
-	cd_attr_fn attr;
-	cd_gran_fn granularity;
-	cd_create_fn create;
-	cd_release_fn release;
-	cd_reserve_fn reserve;
-	cd_addrfree_fn addr_free;
-	cd_map_fn map;
-	cd_unmap_fn unmap;
-	cd_access_fn access;
-	cd_errstr_fn errstr;
 } cd_dev;
 
 static double
@@ -94,44 +92,33 @@ cd_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* A cudart error as one line, and its status. */
-static dv_status
-cd_fail(cudaError_t e, const char *what, od_error *err)
-{
-	/* Clear the sticky error of the call, where it is not sticky. */
-	(void)cudaGetLastError();
-	od_error_set(err, NULL, 0, 0, "%s: %s (%s)", what,
-	    cudaGetErrorString(e), cudaGetErrorName(e));
-	return e == cudaErrorMemoryAllocation ? DV_OOM : DV_ERROR;
-}
-
+/* A driver error as one line, and its status. */
 static dv_status
 cd_drv_fail(const cd_dev *c, CUresult r, const char *what, od_error *err)
 {
-	const char *s = NULL;
+	char msg[256];
 
-	if (c->errstr != NULL)
-		c->errstr(r, &s);
-	od_error_set(err, NULL, 0, 0, "%s: %s (CUresult %d)", what,
-	    s != NULL ? s : "driver error", (int)r);
+	cl_describe(&c->cu, r, what, msg, sizeof msg);
+	od_error_set(err, NULL, 0, 0, "%s", msg);
 	return r == CUDA_ERROR_OUT_OF_MEMORY ? DV_OOM : DV_ERROR;
 }
 
-/* Finds a driver function; false when the driver lacks it. */
-static bool
-cd_entry(const char *name, void *fn)
+/* Makes our context current on the calling thread. */
+static dv_status
+cd_current(const cd_dev *c, od_error *err)
 {
-	enum cudaDriverEntryPointQueryResult q;
-	void *p = NULL;
+	CUresult r = c->cu.cuCtxSetCurrent(c->ctx);
 
-	if (cudaGetDriverEntryPointByVersion(name, &p, CD_DRIVER_API,
-	    cudaEnableDefault, &q) != cudaSuccess ||
-	    q != cudaDriverEntryPointSuccess || p == NULL) {
-		(void)cudaGetLastError();
-		return false;
-	}
-	memcpy(fn, &p, sizeof p);
-	return true;
+	return r == CUDA_SUCCESS ? DV_OK : cd_drv_fail(c, r,
+	    "cannot make the CUDA context current", err);
+}
+
+/* Launches kernel k over a 1-D grid with its parameters. */
+static CUresult
+cd_launch(const cd_dev *c, int k, void **params)
+{
+	return c->cu.cuLaunchKernel(c->fn[k], (unsigned)c->blocks, 1, 1,
+	    KN_THREADS, 1, 1, 0, c->stream, params, NULL);
 }
 
 /* The driver's virtual memory management, when it has it. */
@@ -140,19 +127,7 @@ cd_vmm_setup(cd_dev *c)
 {
 	int supported = 0;
 
-	if (!cd_entry("cuDeviceGet", &c->get) ||
-	    !cd_entry("cuDeviceGetAttribute", &c->attr) ||
-	    !cd_entry("cuMemGetAllocationGranularity", &c->granularity) ||
-	    !cd_entry("cuMemCreate", &c->create) ||
-	    !cd_entry("cuMemRelease", &c->release) ||
-	    !cd_entry("cuMemAddressReserve", &c->reserve) ||
-	    !cd_entry("cuMemAddressFree", &c->addr_free) ||
-	    !cd_entry("cuMemMap", &c->map) ||
-	    !cd_entry("cuMemUnmap", &c->unmap) ||
-	    !cd_entry("cuMemSetAccess", &c->access))
-		return;
-	if (c->get(&c->cudev, c->index) != CUDA_SUCCESS ||
-	    c->attr(&supported,
+	if (!c->cu.vmm || c->cu.cuDeviceGetAttribute(&supported,
 	    CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED,
 	    c->cudev) != CUDA_SUCCESS || !supported)
 		return;
@@ -160,94 +135,111 @@ cd_vmm_setup(cd_dev *c)
 	c->prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
 	c->prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
 	c->prop.location.id = c->cudev;
-	if (c->granularity(&c->gran, &c->prop,
+	if (c->cu.cuMemGetAllocationGranularity(&c->gran, &c->prop,
 	    CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS || c->gran == 0)
 		return;
 	c->vmm = true;
 }
 
 static int
-cd_attribute(enum cudaDeviceAttr a, int index)
+cd_attribute(const cd_dev *c, CUdevice_attribute a)
 {
 	int v = -1;
 
-	if (cudaDeviceGetAttribute(&v, a, index) != cudaSuccess) {
-		(void)cudaGetLastError();
+	if (c->cu.cuDeviceGetAttribute(&v, a, c->cudev) != CUDA_SUCCESS)
 		return -1;
-	}
 	return v;
+}
+
+/* Says why opening failed; frees c. */
+static dv_status
+cd_open_fail(cd_dev *c, dv_status st)
+{
+	cl_close(&c->cu);
+	free(c);
+	return st;
 }
 
 static dv_status
 cd_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 {
-	struct cudaDeviceProp prop;
-	int drv = 0, rt = 0, count = 0;
-	cudaError_t e;
-	cd_dev *c;
+	/* The driver library, for a test or an unusual install. */
+	const char *path = getenv("OOMDOC_LIBCUDA");
+	const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+	char msg[256], name[256];
+	int count = 0;
+	size_t total = 0;
+	CUresult r;
+	cd_dev *c = calloc(1, sizeof *c);
 
-	/* No driver at all: cudart would call it "insufficient". */
-	if (cudaDriverGetVersion(&drv) != cudaSuccess || drv == 0) {
-		od_error_set(err, NULL, 0, 0, "no NVIDIA driver on this machine "
-		    "(libcuda.so.1 cannot be loaded): live mode needs a GPU; "
-		    "--backend fake shows what it would do");
-		return DV_UNSUPPORTED;
-	}
-	cudaRuntimeGetVersion(&rt);
-	e = cudaGetDeviceCount(&count);
-	if (e == cudaErrorInsufficientDriver) {
-		od_error_set(err, NULL, 0, 0, "the NVIDIA driver supports CUDA "
-		    "%d.%d, older than this oomdoc's CUDA %d.%d runtime: update "
-		    "the driver", drv / 1000, drv % 1000 / 10, rt / 1000,
-		    rt % 1000 / 10);
-		return DV_UNSUPPORTED;
-	}
-	if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0)) {
-		od_error_set(err, NULL, 0, 0, "no CUDA GPU is visible%s%s",
-		    getenv("CUDA_VISIBLE_DEVICES") != NULL ?
-		    " with CUDA_VISIBLE_DEVICES=" : "",
-		    getenv("CUDA_VISIBLE_DEVICES") != NULL ?
-		    getenv("CUDA_VISIBLE_DEVICES") : "");
-		return DV_UNSUPPORTED;
-	}
-	if (e != cudaSuccess) {
-		cd_fail(e, "cannot count the GPUs", err);
-		return DV_ERROR;
-	}
-	if (cfg->index >= count) {
-		od_error_set(err, NULL, 0, 0, "no GPU %d: this machine has %d",
-		    cfg->index, count);
-		return DV_UNSUPPORTED;
-	}
-	c = calloc(1, sizeof *c);
 	if (c == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
 		return DV_ERROR;
 	}
+	switch (cl_open(&c->cu, path, &r, msg, sizeof msg)) {
+	case CL_NO_DRIVER:
+		od_error_set(err, NULL, 0, 0, "no NVIDIA driver on this machine "
+		    "(%s): live mode needs a GPU; --backend fake shows what it "
+		    "would do", msg);
+		return cd_open_fail(c, DV_NO_DRIVER);
+	case CL_TOO_OLD:
+		od_error_set(err, NULL, 0, 0, "%s: update the driver", msg);
+		return cd_open_fail(c, DV_DRIVER_OLD);
+	case CL_OK:
+		break;
+	}
+	if (r == CUDA_ERROR_NO_DEVICE || (r == CUDA_SUCCESS &&
+	    (c->cu.cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0))) {
+		od_error_set(err, NULL, 0, 0, "no CUDA GPU is visible%s%s",
+		    vis != NULL ? " with CUDA_VISIBLE_DEVICES=" : "",
+		    vis != NULL ? vis : "");
+		return cd_open_fail(c, DV_UNSUPPORTED);
+	}
+	if (r != CUDA_SUCCESS) {
+		/* A driver library that does not match its kernel module
+		 * says so here (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH). */
+		cl_describe(&c->cu, r, "cannot initialise the NVIDIA driver",
+		    msg, sizeof msg);
+		od_error_set(err, NULL, 0, 0, "%s", msg);
+		return cd_open_fail(c, r == CUDA_ERROR_SYSTEM_DRIVER_MISMATCH ||
+		    r == CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE ?
+		    DV_DRIVER_OLD : DV_ERROR);
+	}
+	if (cfg->index < 0 || cfg->index >= count) {
+		od_error_set(err, NULL, 0, 0, "no GPU %d: this machine has %d",
+		    cfg->index, count);
+		return cd_open_fail(c, DV_UNSUPPORTED);
+	}
 	c->index = cfg->index;
+	if ((r = c->cu.cuDeviceGet(&c->cudev, c->index)) != CUDA_SUCCESS) {
+		cd_drv_fail(c, r, "cuDeviceGet", err);
+		return cd_open_fail(c, DV_ERROR);
+	}
 	/* Device facts; none of these calls creates a context. */
-	if (cudaGetDeviceProperties(&prop, c->index) == cudaSuccess) {
+	if (c->cu.cuDeviceGetName(name, (int)sizeof name, c->cudev) ==
+	    CUDA_SUCCESS)
 		snprintf(info->name, sizeof info->name, "%.*s",
-		    (int)sizeof info->name - 1, prop.name);
-		info->total = (int64_t)prop.totalGlobalMem;
-		info->cc_major = prop.major;
-		info->cc_minor = prop.minor;
-		info->sm_count = prop.multiProcessorCount;
-		info->l2_bytes = prop.l2CacheSize;
-	}
-	/* CUDA 13 removed memoryClockRate from cudaDeviceProp. */
-	info->mem_clock_khz = cd_attribute(cudaDevAttrMemoryClockRate,
-	    c->index);
-	info->bus_width_bits = cd_attribute(cudaDevAttrGlobalMemoryBusWidth,
-	    c->index);
-	info->ecc_enabled = cd_attribute(cudaDevAttrEccEnabled, c->index);
-	if (cudaDeviceGetPCIBusId(info->pci_bus_id, (int)sizeof info->pci_bus_id,
-	    c->index) != cudaSuccess) {
-		(void)cudaGetLastError();
+		    (int)sizeof info->name - 1, name);
+	if (c->cu.cuDeviceTotalMem(&total, c->cudev) == CUDA_SUCCESS)
+		info->total = (int64_t)total;
+	c->cc_major = info->cc_major = cd_attribute(c,
+	    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+	c->cc_minor = info->cc_minor = cd_attribute(c,
+	    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+	info->sm_count = cd_attribute(c,
+	    CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+	info->l2_bytes = cd_attribute(c, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+	info->mem_clock_khz = cd_attribute(c,
+	    CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+	info->bus_width_bits = cd_attribute(c,
+	    CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+	info->ecc_enabled = cd_attribute(c, CU_DEVICE_ATTRIBUTE_ECC_ENABLED);
+	if (c->cu.cuDeviceGetPCIBusId(info->pci_bus_id,
+	    (int)sizeof info->pci_bus_id, c->cudev) != CUDA_SUCCESS)
 		info->pci_bus_id[0] = '\0';
-	}
-	info->driver_cuda = drv;
-	info->runtime_cuda = rt;
+	info->driver_cuda = c->cu.version;
+	/* The toolkit whose nvcc built the embedded kernels. */
+	info->runtime_cuda = CUDA_VERSION;
 	c->blocks = info->sm_count > 0 ? info->sm_count * 8 : 1024;
 	cd_vmm_setup(c);
 	info->vmm = c->vmm;
@@ -306,14 +298,60 @@ cd_processes(void *st, dv_proc *v, int cap, bool *known)
 	return n;
 }
 
+/*
+ * Loads the embedded kernels.  A driver that cannot read the fatbin's
+ * code for this GPU (its SASS was built by a newer nvcc than the driver
+ * knows, and its PTX has a newer ISA) says so with one of the errors
+ * below; a GPU older than every architecture in the fatbin gets
+ * CUDA_ERROR_NO_BINARY_FOR_GPU too, and is told apart by its compute
+ * capability.
+ */
+static dv_status
+cd_load_kernels(cd_dev *c, od_error *err)
+{
+	CUresult r = c->cu.cuModuleLoadData(&c->module, od_kernels_fatbin);
+	char msg[256];
+	int k;
+
+	if (r == CUDA_ERROR_NO_BINARY_FOR_GPU && (c->cc_major < 7 ||
+	    (c->cc_major == 7 && c->cc_minor < 5))) {
+		od_error_set(err, NULL, 0, 0, "this GPU (compute capability "
+		    "%d.%d) is older than every architecture oomdoc's kernels "
+		    "were built for (sm_75 on)", c->cc_major, c->cc_minor);
+		return DV_UNSUPPORTED;
+	}
+	if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION ||
+	    r == CUDA_ERROR_NO_BINARY_FOR_GPU ||
+	    r == CUDA_ERROR_INVALID_IMAGE || r == CUDA_ERROR_INVALID_SOURCE) {
+		cl_describe(&c->cu, r, "cannot load oomdoc's kernels", msg,
+		    sizeof msg);
+		od_error_set(err, NULL, 0, 0, "%s: they were built with CUDA "
+		    "%d.%d and the driver supports CUDA %d.%d; update the "
+		    "driver, or build oomdoc with a toolkit the driver supports",
+		    msg, CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10,
+		    c->cu.version / 1000, c->cu.version % 1000 / 10);
+		return DV_DRIVER_OLD;
+	}
+	if (r != CUDA_SUCCESS)
+		return cd_drv_fail(c, r, "cannot load oomdoc's kernels", err);
+	for (k = 0; k < CD_KERNELS; k++) {
+		r = c->cu.cuModuleGetFunction(&c->fn[k], c->module,
+		    cd_kernel_name[k]);
+		if (r != CUDA_SUCCESS)
+			return cd_drv_fail(c, r, cd_kernel_name[k], err);
+	}
+	return DV_OK;
+}
+
 static dv_status
 cd_start(void *st, int64_t *context_bytes, od_error *err)
 {
 	cd_dev *c = st;
 	int64_t total = 0, before = -1, after = -1, res = 0;
-	cudaError_t e;
 	dv_proc v[DV_PROCS_MAX];
 	bool known = false;
+	dv_status s;
+	CUresult r;
 	int n, i;
 
 	*context_bytes = -1;
@@ -324,17 +362,21 @@ cd_start(void *st, int64_t *context_bytes, od_error *err)
 		if (!nv_memory(c->nv, &total, &before, &res))
 			before = -1;
 	}
-	if ((e = cudaSetDevice(c->index)) != cudaSuccess ||
-	    (e = cudaFree(NULL)) != cudaSuccess)
-		return cd_fail(e, "cannot create a CUDA context", err);
-	if ((e = cudaStreamCreateWithFlags(&c->stream,
-	    cudaStreamNonBlocking)) != cudaSuccess ||
-	    (e = cudaEventCreateWithFlags(&c->done,
-	    cudaEventDisableTiming)) != cudaSuccess ||
-	    (e = cudaMalloc((void **)&c->scratch, (1 + DV_BAD_MAX) *
-	    sizeof *c->scratch)) != cudaSuccess)
-		return cd_fail(e, "cannot set up the device", err);
+	if ((r = c->cu.cuDevicePrimaryCtxRetain(&c->ctx, c->cudev)) !=
+	    CUDA_SUCCESS)
+		return cd_drv_fail(c, r, "cannot create a CUDA context", err);
+	/* From here cd_close releases what was made. */
 	c->started = true;
+	if ((s = cd_current(c, err)) != DV_OK ||
+	    (s = cd_load_kernels(c, err)) != DV_OK)
+		return s;
+	if ((r = c->cu.cuStreamCreate(&c->stream, CU_STREAM_NON_BLOCKING)) !=
+	    CUDA_SUCCESS ||
+	    (r = c->cu.cuEventCreate(&c->done, CU_EVENT_DISABLE_TIMING)) !=
+	    CUDA_SUCCESS ||
+	    (r = c->cu.cuMemAlloc(&c->scratch, (1 + DV_BAD_MAX) *
+	    sizeof(unsigned long long))) != CUDA_SUCCESS)
+		return cd_drv_fail(c, r, "cannot set up the device", err);
 	/* What the context cost: our own line in NVML's process list, or
 	 * else the growth of the device's used memory. */
 	if (c->nv != NULL) {
@@ -352,12 +394,15 @@ cd_start(void *st, int64_t *context_bytes, od_error *err)
 static dv_status
 cd_mem_info(void *st, int64_t *free_b, int64_t *total, od_error *err)
 {
+	cd_dev *c = st;
 	size_t f = 0, t = 0;
-	cudaError_t e = cudaMemGetInfo(&f, &t);
+	dv_status s;
+	CUresult r;
 
-	(void)st;
-	if (e != cudaSuccess) {
-		cd_fail(e, "cudaMemGetInfo", err);
+	if ((s = cd_current(c, err)) != DV_OK)
+		return s;
+	if ((r = c->cu.cuMemGetInfo(&f, &t)) != CUDA_SUCCESS) {
+		cd_drv_fail(c, r, "cuMemGetInfo", err);
 		return DV_ERROR;
 	}
 	*free_b = (int64_t)f;
@@ -368,19 +413,23 @@ cd_mem_info(void *st, int64_t *free_b, int64_t *total, od_error *err)
 static dv_status
 cd_alloc(void *st, int64_t bytes, void **h, od_error *err)
 {
-	cd_buf *b = calloc(1, sizeof *b);
-	cudaError_t e;
+	cd_dev *c = st;
+	cd_buf *b;
+	dv_status s;
+	CUresult r;
 
-	(void)st;
+	if ((s = cd_current(c, err)) != DV_OK)
+		return s;
+	b = calloc(1, sizeof *b);
 	if (b == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of host memory");
 		return DV_ERROR;
 	}
-	/* Never cudaMallocManaged: managed memory would oversubscribe. */
-	e = cudaMalloc(&b->ptr, (size_t)bytes);
-	if (e != cudaSuccess) {
+	/* Never managed memory: it would oversubscribe. */
+	r = c->cu.cuMemAlloc(&b->ptr, (size_t)bytes);
+	if (r != CUDA_SUCCESS) {
 		free(b);
-		return cd_fail(e, "cudaMalloc", err);
+		return cd_drv_fail(c, r, "cuMemAlloc", err);
 	}
 	b->size = (size_t)bytes;
 	*h = b;
@@ -395,16 +444,15 @@ cd_alloc(void *st, int64_t bytes, void **h, od_error *err)
 static void
 cd_unmap(cd_dev *c, cd_buf *b, size_t mapped)
 {
-	CUdeviceptr va = (CUdeviceptr)b->ptr;
 	size_t off;
 	int i;
 
 	for (off = 0; off < mapped; off += b->step)
-		c->unmap(va + off, mapped - off < b->step ? mapped - off :
-		    b->step);
+		c->cu.cuMemUnmap(b->ptr + off, mapped - off < b->step ?
+		    mapped - off : b->step);
 	for (i = 0; i < b->n; i++)
-		c->release(b->chunk[i]);
-	c->addr_free(va, b->size);
+		c->cu.cuMemRelease(b->chunk[i]);
+	c->cu.cuMemAddressFree(b->ptr, b->size);
 }
 
 static void
@@ -412,14 +460,16 @@ cd_release(void *st, void *h)
 {
 	cd_dev *c = st;
 	cd_buf *b = h;
+	od_error ignored;
 
+	memset(&ignored, 0, sizeof ignored);
+	(void)cd_current(c, &ignored);
 	if (b->vmm) {
 		/* The device is idle: our kernels were waited for. */
 		cd_unmap(c, b, b->size);
 	} else {
-		/* cudaFree waits for the device: our kernels are done. */
-		cudaFree(b->ptr);
-		(void)cudaGetLastError();
+		/* cuMemFree waits for the device: our kernels are done. */
+		c->cu.cuMemFree(b->ptr);
 	}
 	free(b);
 }
@@ -440,11 +490,14 @@ cd_vmm_map(void *st, int64_t bytes, int64_t chunk, void **h, int *nchunks,
 	CUresult r;
 	cd_buf *b;
 	size_t n, mapped = 0;
+	dv_status s;
 
 	if (!c->vmm) {
 		od_error_set(err, NULL, 0, 0, "no virtual memory management");
 		return DV_UNSUPPORTED;
 	}
+	if ((s = cd_current(c, err)) != DV_OK)
+		return s;
 	size = ((size_t)bytes + g - 1) / g * g;
 	step = ((size_t)chunk + g - 1) / g * g;
 	if (step == 0)
@@ -462,12 +515,12 @@ cd_vmm_map(void *st, int64_t bytes, int64_t chunk, void **h, int *nchunks,
 	b->vmm = true;
 	b->size = size;
 	b->step = step;
-	r = c->reserve(&va, size, 0, 0, 0);
+	r = c->cu.cuMemAddressReserve(&va, size, 0, 0, 0);
 	if (r != CUDA_SUCCESS) {
 		free(b);
 		return cd_drv_fail(c, r, "cuMemAddressReserve", err);
 	}
-	b->ptr = (void *)va;
+	b->ptr = va;
 	for (off = 0; off < size; off += step) {
 		size_t len = size - off < step ? size - off : step;
 		CUmemGenericAllocationHandle hd;
@@ -477,13 +530,13 @@ cd_vmm_map(void *st, int64_t bytes, int64_t chunk, void **h, int *nchunks,
 			r = CUDA_ERROR_UNKNOWN;
 			goto undo;
 		}
-		r = c->create(&hd, len, &c->prop, 0);
+		r = c->cu.cuMemCreate(&hd, len, &c->prop, 0);
 		if (r != CUDA_SUCCESS) {
 			cd_drv_fail(c, r, "cuMemCreate", err);
 			goto undo;
 		}
 		b->chunk[b->n++] = hd;
-		r = c->map(va + off, len, 0, hd, 0);
+		r = c->cu.cuMemMap(va + off, len, 0, hd, 0);
 		if (r != CUDA_SUCCESS) {
 			cd_drv_fail(c, r, "cuMemMap", err);
 			goto undo;
@@ -493,7 +546,7 @@ cd_vmm_map(void *st, int64_t bytes, int64_t chunk, void **h, int *nchunks,
 	memset(&access, 0, sizeof access);
 	access.location = c->prop.location;
 	access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-	r = c->access(va, size, &access, 1);
+	r = c->cu.cuMemSetAccess(va, size, &access, 1);
 	if (r != CUDA_SUCCESS) {
 		cd_drv_fail(c, r, "cuMemSetAccess", err);
 		goto undo;
@@ -509,21 +562,21 @@ undo:
 	return r == CUDA_ERROR_OUT_OF_MEMORY ? DV_OOM : DV_ERROR;
 }
 
-/* Waits for the stream, up to deadline. */
+/* Waits for the stream, up to deadline, polling: never blocks. */
 static dv_status
 cd_wait(cd_dev *c, double deadline, double time_limit, od_error *err)
 {
-	cudaError_t e = cudaEventRecord(c->done, c->stream);
+	CUresult r = c->cu.cuEventRecord(c->done, c->stream);
 	struct timespec nap = { 0, 200000 };
 
-	if (e != cudaSuccess)
-		return cd_fail(e, "cudaEventRecord", err);
+	if (r != CUDA_SUCCESS)
+		return cd_drv_fail(c, r, "cuEventRecord", err);
 	for (;;) {
-		e = cudaEventQuery(c->done);
-		if (e == cudaSuccess)
+		r = c->cu.cuEventQuery(c->done);
+		if (r == CUDA_SUCCESS)
 			return DV_OK;
-		if (e != cudaErrorNotReady) {
-			cd_fail(e, "a kernel failed", err);
+		if (r != CUDA_ERROR_NOT_READY) {
+			cd_drv_fail(c, r, "a kernel failed", err);
 			return DV_ERROR;
 		}
 		if (cd_now() > deadline) {
@@ -542,22 +595,46 @@ cd_fill(void *st, void *h, int64_t bytes, double time_limit, od_error *err)
 	cd_buf *b = h;
 	double deadline = cd_now() + time_limit;
 	size_t off, n = b->vmm ? (size_t)bytes : b->size;
-	int e;
+	unsigned char v = 0xa5;
 	dv_status s;
+	CUresult r;
 
+	if ((s = cd_current(c, err)) != DV_OK)
+		return s;
 	for (off = 0; off < n; off += CD_SLICE) {
 		size_t len = n - off < CD_SLICE ? n - off : CD_SLICE;
+		CUdeviceptr p = b->ptr + off;
+		void *args[] = { &p, &len, &v };
 
 		if (dv_stopped())
 			return DV_STOPPED;
-		e = kn_fill((char *)b->ptr + off, len, 0xa5, c->blocks,
-		    c->stream);
-		if (e != 0)
-			return cd_fail((cudaError_t)e, "the fill kernel", err);
+		if ((r = cd_launch(c, CD_K_FILL, args)) != CUDA_SUCCESS)
+			return cd_drv_fail(c, r, "the fill kernel", err);
 		if ((s = cd_wait(c, deadline, time_limit, err)) != DV_OK)
 			return s;
 	}
 	return DV_OK;
+}
+
+/*
+ * Reads n bytes of device memory at src into dst, within deadline.  The
+ * stream is waited for first: a copy into pageable memory returns only
+ * once it is done, and it would wait without a deadline for the kernels
+ * before it.
+ */
+static dv_status
+cd_read(cd_dev *c, void *dst, CUdeviceptr src, size_t n, double deadline,
+    double time_limit, od_error *err)
+{
+	dv_status s = cd_wait(c, deadline, time_limit, err);
+	CUresult r;
+
+	if (s != DV_OK)
+		return s;
+	r = c->cu.cuMemcpyDtoHAsync(dst, src, n, c->stream);
+	if (r != CUDA_SUCCESS)
+		return cd_drv_fail(c, r, "cuMemcpyDtoHAsync", err);
+	return cd_wait(c, deadline, time_limit, err);
 }
 
 static dv_status
@@ -569,37 +646,36 @@ cd_pattern(void *st, void *h, int64_t bytes, double time_limit,
 	double t0 = cd_now(), deadline = t0 + time_limit;
 	size_t words = (size_t)bytes / 8, slice = CD_SLICE / 8, off;
 	unsigned long long host[1 + DV_BAD_MAX];
-	cudaError_t ce;
-	dv_status s = DV_OK;
-	int pattern, e, i;
+	CUdeviceptr errors = c->scratch, bad = c->scratch + sizeof host[0];
+	unsigned max_bad = DV_BAD_MAX;
+	dv_status s;
+	CUresult r;
+	int pattern, k, i;
 
+	if ((s = cd_current(c, err)) != DV_OK)
+		return s;
 	out->bytes = (int64_t)(words * 8);
-	ce = cudaMemsetAsync(c->scratch, 0, sizeof host, c->stream);
-	if (ce != cudaSuccess)
-		return cd_fail(ce, "cudaMemsetAsync", err);
+	r = c->cu.cuMemsetD8Async(c->scratch, 0, sizeof host, c->stream);
+	if (r != CUDA_SUCCESS)
+		return cd_drv_fail(c, r, "cuMemsetD8Async", err);
 	for (pattern = 0; pattern < KN_PATTERNS; pattern++) {
-		for (off = 0; off < words && s == DV_OK; off += slice) {
-			size_t len = words - off < slice ? words - off : slice;
+		for (k = CD_K_PATTERN_WRITE; k <= CD_K_PATTERN_CHECK; k++) {
+			for (off = 0; off < words && s == DV_OK; off += slice) {
+				size_t len = words - off < slice ? words - off :
+				    slice;
+				CUdeviceptr p = b->ptr + off * 8;
+				void *wargs[] = { &p, &len, &pattern };
+				void *cargs[] = { &p, &len, &pattern, &errors,
+				    &bad, &max_bad };
 
-			e = kn_pattern_write((uint64_t *)b->ptr + off, len,
-			    pattern, c->blocks, c->stream);
-			if (e != 0)
-				return cd_fail((cudaError_t)e, "the pattern "
-				    "kernel", err);
-			s = dv_stopped() ? DV_STOPPED : cd_wait(c, deadline,
-			    time_limit, err);
-		}
-		for (off = 0; off < words && s == DV_OK; off += slice) {
-			size_t len = words - off < slice ? words - off : slice;
-
-			e = kn_pattern_check((const uint64_t *)b->ptr + off,
-			    len, pattern, c->scratch, c->scratch + 1,
-			    DV_BAD_MAX, c->blocks, c->stream);
-			if (e != 0)
-				return cd_fail((cudaError_t)e, "the check "
-				    "kernel", err);
-			s = dv_stopped() ? DV_STOPPED : cd_wait(c, deadline,
-			    time_limit, err);
+				r = cd_launch(c, k, k == CD_K_PATTERN_WRITE ?
+				    wargs : cargs);
+				if (r != CUDA_SUCCESS)
+					return cd_drv_fail(c, r, "the pattern "
+					    "kernel", err);
+				s = dv_stopped() ? DV_STOPPED : cd_wait(c,
+				    deadline, time_limit, err);
+			}
 		}
 		if (s != DV_OK)
 			break;
@@ -607,17 +683,23 @@ cd_pattern(void *st, void *h, int64_t bytes, double time_limit,
 	}
 	out->seconds = cd_now() - t0;
 	if (s == DV_TIMEOUT) {
-		/* The passes done count; the time limit ended the rest. */
+		/*
+		 * The passes done count; the time limit ended the rest.  The
+		 * kernel that ran late gets one more time limit to finish
+		 * before the count is read; past that, the device is taken
+		 * to be hung, and nothing more is asked of it.
+		 */
 		out->cut = true;
-		if (cudaStreamSynchronize(c->stream) != cudaSuccess)
-			return DV_ERROR;
-		s = DV_OK;
+		deadline = cd_now() + time_limit;
+		if ((s = cd_wait(c, deadline, time_limit, err)) != DV_OK)
+			return s;
 	}
 	if (s != DV_OK)
 		return s;
-	ce = cudaMemcpy(host, c->scratch, sizeof host, cudaMemcpyDeviceToHost);
-	if (ce != cudaSuccess)
-		return cd_fail(ce, "reading the error count", err);
+	s = cd_read(c, host, c->scratch, sizeof host, cd_now() + time_limit,
+	    time_limit, err);
+	if (s != DV_OK)
+		return s;
 	out->errors = (int64_t)host[0];
 	for (i = 0; i < DV_BAD_MAX && (unsigned long long)i < host[0]; i++)
 		out->bad[out->nbad++] = host[1 + i];
@@ -626,31 +708,56 @@ cd_pattern(void *st, void *h, int64_t bytes, double time_limit,
 
 /* One timed kernel: seconds, or -1 with err set. */
 static double
-cd_timed(cd_dev *c, int which, double *a, double *b, double *cc, size_t n,
-    double deadline, double time_limit, od_error *err)
+cd_timed(cd_dev *c, int which, CUdeviceptr a, CUdeviceptr b, CUdeviceptr cc,
+    size_t n, double deadline, double time_limit, od_error *err)
 {
-	cudaEvent_t t0, t1;
+	CUevent t0 = NULL, t1 = NULL;
+	double scalar = 0.5;
+	void *copy_args[] = { &cc, &a, &n };
+	void *triad_args[] = { &a, &b, &cc, &scalar, &n };
 	float ms = -1;
-	int e;
+	CUresult r;
 
-	if (cudaEventCreate(&t0) != cudaSuccess ||
-	    cudaEventCreate(&t1) != cudaSuccess) {
+	if (c->cu.cuEventCreate(&t0, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
+	    c->cu.cuEventCreate(&t1, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
 		od_error_set(err, NULL, 0, 0, "cannot create timing events");
+		if (t0 != NULL)
+			c->cu.cuEventDestroy(t0);
 		return -1;
 	}
-	cudaEventRecord(t0, c->stream);
-	e = which == 0 ? kn_copy(cc, a, n, c->blocks, c->stream) :
-	    kn_triad(a, b, cc, 0.5, n, c->blocks, c->stream);
-	cudaEventRecord(t1, c->stream);
-	if (e != 0 || cd_wait(c, deadline, time_limit, err) != DV_OK ||
-	    cudaEventElapsedTime(&ms, t0, t1) != cudaSuccess) {
-		if (e != 0)
-			cd_fail((cudaError_t)e, "a bandwidth kernel", err);
+	c->cu.cuEventRecord(t0, c->stream);
+	r = cd_launch(c, which == 0 ? CD_K_COPY : CD_K_TRIAD, which == 0 ?
+	    copy_args : triad_args);
+	c->cu.cuEventRecord(t1, c->stream);
+	if (r != CUDA_SUCCESS) {
+		cd_drv_fail(c, r, "a bandwidth kernel", err);
+		ms = -1;
+	} else if (cd_wait(c, deadline, time_limit, err) != DV_OK ||
+	    c->cu.cuEventElapsedTime(&ms, t0, t1) != CUDA_SUCCESS) {
 		ms = -1;
 	}
-	cudaEventDestroy(t0);
-	cudaEventDestroy(t1);
+	c->cu.cuEventDestroy(t0);
+	c->cu.cuEventDestroy(t1);
 	return ms < 0 ? -1 : ms / 1000.0;
+}
+
+/* Launches kn_init: a[i] = v. */
+static CUresult
+cd_init(cd_dev *c, CUdeviceptr a, size_t n, double v)
+{
+	void *args[] = { &a, &n, &v };
+
+	return cd_launch(c, CD_K_INIT, args);
+}
+
+/* Launches kn_count_ne: counts x[i] != expect into the scratch word. */
+static CUresult
+cd_count_ne(cd_dev *c, CUdeviceptr x, size_t n, double expect)
+{
+	CUdeviceptr count = c->scratch;
+	void *args[] = { &x, &n, &expect, &count };
+
+	return cd_launch(c, CD_K_COUNT_NE, args);
 }
 
 /*
@@ -663,19 +770,23 @@ cd_bandwidth(void *st, void *ha, void *hb, void *hc, int64_t bytes,
     double time_limit, dv_bandwidth *out, od_error *err)
 {
 	cd_dev *c = st;
-	double *a = ((cd_buf *)ha)->ptr, *b = ((cd_buf *)hb)->ptr;
-	double *cc = ((cd_buf *)hc)->ptr;
+	CUdeviceptr a = ((cd_buf *)ha)->ptr, b = ((cd_buf *)hb)->ptr;
+	CUdeviceptr cc = ((cd_buf *)hc)->ptr;
 	size_t n = (size_t)bytes / 8;
 	double t0 = cd_now(), deadline = t0 + time_limit;
 	double ga = 1.0, gb = 0.25, gc = 0.0, best_copy = -1, best_triad = -1;
 	unsigned long long bad = 0;
-	int trial, e;
+	dv_status s;
+	CUresult r;
+	int trial;
 
+	if ((s = cd_current(c, err)) != DV_OK)
+		return s;
 	out->array_bytes = (int64_t)(n * 8);
-	if ((e = kn_init(a, n, ga, c->blocks, c->stream)) != 0 ||
-	    (e = kn_init(b, n, gb, c->blocks, c->stream)) != 0 ||
-	    (e = kn_init(cc, n, gc, c->blocks, c->stream)) != 0)
-		return cd_fail((cudaError_t)e, "the init kernel", err);
+	if ((r = cd_init(c, a, n, ga)) != CUDA_SUCCESS ||
+	    (r = cd_init(c, b, n, gb)) != CUDA_SUCCESS ||
+	    (r = cd_init(c, cc, n, gc)) != CUDA_SUCCESS)
+		return cd_drv_fail(c, r, "the init kernel", err);
 	for (trial = 0; trial < 6; trial++) {
 		double tc, tt;
 
@@ -702,13 +813,11 @@ cd_bandwidth(void *st, void *ha, void *hb, void *hc, int64_t bytes,
 	    -1;
 	out->seconds = cd_now() - t0;
 	/* A fast kernel that computed the wrong thing measured nothing. */
-	if (cudaMemsetAsync(c->scratch, 0, sizeof *c->scratch, c->stream) !=
-	    cudaSuccess ||
-	    kn_count_ne(a, n, ga, c->scratch, c->blocks, c->stream) != 0 ||
-	    kn_count_ne(cc, n, gc, c->scratch, c->blocks, c->stream) != 0 ||
-	    cd_wait(c, deadline + time_limit, time_limit, err) != DV_OK ||
-	    cudaMemcpy(&bad, c->scratch, sizeof bad, cudaMemcpyDeviceToHost) !=
-	    cudaSuccess) {
+	if (c->cu.cuMemsetD8Async(c->scratch, 0, sizeof bad, c->stream) !=
+	    CUDA_SUCCESS || cd_count_ne(c, a, n, ga) != CUDA_SUCCESS ||
+	    cd_count_ne(c, cc, n, gc) != CUDA_SUCCESS ||
+	    cd_read(c, &bad, c->scratch, sizeof bad, deadline + time_limit,
+	    time_limit, err) != DV_OK) {
 		if (err->msg[0] == '\0')
 			od_error_set(err, NULL, 0, 0, "cannot check the "
 			    "bandwidth kernels' results");
@@ -748,15 +857,25 @@ static void
 cd_close(void *st)
 {
 	cd_dev *c = st;
+	od_error ignored;
 
 	if (c->started) {
-		cudaFree(c->scratch);
-		cudaEventDestroy(c->done);
-		cudaStreamDestroy(c->stream);
-		(void)cudaGetLastError();
+		memset(&ignored, 0, sizeof ignored);
+		(void)cd_current(c, &ignored);
+		if (c->scratch != 0)
+			c->cu.cuMemFree(c->scratch);
+		if (c->done != NULL)
+			c->cu.cuEventDestroy(c->done);
+		if (c->stream != NULL)
+			c->cu.cuStreamDestroy(c->stream);
+		if (c->module != NULL)
+			c->cu.cuModuleUnload(c->module);
+		c->cu.cuCtxSetCurrent(NULL);
+		c->cu.cuDevicePrimaryCtxRelease(c->cudev);
 	}
 	ct_close(c->ct);
 	nv_close(c->nv);
+	cl_close(&c->cu);
 	free(c);
 }
 

@@ -85,7 +85,7 @@ lr_device_text(FILE *out, const lv_report *r)
 	lr_size_line(out, "capacity", d->total, extra);
 	if (d->driver_cuda > 0)
 		fprintf(out, "    driver     supports CUDA %d.%d%s%s; oomdoc's "
-		    "runtime is CUDA %d.%d\n", d->driver_cuda / 1000,
+		    "kernels are from CUDA %d.%d\n", d->driver_cuda / 1000,
 		    d->driver_cuda % 1000 / 10, d->driver_release[0] ?
 		    ", release " : "", d->driver_release,
 		    d->runtime_cuda / 1000, d->runtime_cuda % 1000 / 10);

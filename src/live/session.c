@@ -30,8 +30,8 @@ const char *
 od_live_version_line(void)
 {
 #ifdef OOMDOC_HAVE_CUDA
-	return "CUDA live mode: built (CUDA runtime " OOMDOC_CUDA_VERSION
-	    ", linked statically; NVML and CUPTI loaded at run time)";
+	return "CUDA live mode: built (kernels from CUDA " OOMDOC_CUDA_VERSION
+	    "; the driver, NVML and CUPTI loaded at run time)";
 #else
 	return "CUDA live mode: not built (live mode has only the fake "
 	    "backend)";

@@ -1,311 +1,536 @@
 #!/usr/bin/env bash
-# The GPU check: on a machine with an NVIDIA GPU, its driver and PyTorch,
-# this script
-#   1. runs `oomdoc probe` (context cost, headroom, health);
-#   2. induces real PyTorch out-of-memory failures of known causes with
-#      small Python scripts: a batch too large for the device,
-#      fragmentation (and the same run with expandable_segments:True,
-#      which should not fail), a second process holding memory, one
-#      request larger than the device, a per-process memory fraction, and
-#      growth over steps;
-#   3. runs `oomdoc` and `oomdoc live` on each captured log and compares
-#      the top cause (summary.top_cause of --format json) and the live
-#      verdict on it with the induced cause; and runs one failure with
-#      the Python hook (oomdoc.torch.attach) in the process;
-#   4. writes the results, with the date and the device, to results.md
-#      and results.json (and every log and report beside them) in $OUT
-#      when it is set, else in a new temporary directory.
-# It takes a few minutes; every step has a timeout, and the whole run is
-# meant to stay under ten minutes.
+# tests/gpu/run.sh: the GPU check of live mode and of the diagnosis of
+# real PyTorch out-of-memory failures, sized for a 10-minute device window.
 #
-# Usage: tests/gpu/run.sh [OOMDOC]
-#   OOMDOC: the oomdoc binary to test (a static build runs where no
-#   development packages are installed: cmake -DOOMDOC_STATIC=ON).
-#   Without it, oomdoc is built from this checkout (needs CMake, the CUDA
-#   toolkit and the -dev packages of tools/setup.sh).
-# Status: 0 when every case matched, 1 when one did not, 2 when the
-# machine cannot run the check (no python3 with torch, no GPU).
-# Environment: PYTHON (default python3); OOMDOC_CUPTI (else PyTorch's
-# CUPTI is looked for); OOMDOC_LIVE_OPTS, options added to every
-# `oomdoc live` (a dry run of this script without a GPU: "--backend
-# fake").
+# Usage: tests/gpu/run.sh [--dry-run] [OOMDOC]
+#   OOMDOC    the oomdoc binary (default build/bin/oomdoc of this checkout;
+#             the portable build, cmake -DOOMDOC_STATIC=ON, runs where no
+#             -dev packages are installed).
+#   --dry-run touch no GPU: every step reports "skipped: no GPU" (the
+#             gpu_dry_run test runs this).
+# Environment:
+#   OUT         folder of the results (default: a new temporary one):
+#               steps.jsonl gets one JSON line per step as soon as the
+#               step ends, so a run cut short still leaves what it did;
+#               each step's logs and reports lie beside it.
+#   DEADLINE_S  the one deadline of the whole run, seconds (default 540):
+#               every step runs under `timeout` with its own limit or what
+#               is left of the deadline, whichever is less, and a step that
+#               would start with under 15 s left is skipped.
+#   PYTHON      python with CUDA PyTorch 1.13 or later (default python3).
+#   OOMDOC_LIBRARY  liboomdoc.so.0 for the in-process hook step.
+#
+# Steps: preflight (driver, CUDA, MIG, ECC, compute mode, clocks,
+# processes, PyTorch; the rest is skipped with the reason when the binary
+# or the GPU cannot run), probe (against torch.cuda.mem_get_info, pattern
+# errors, ECC and remapped-row counters), safety (a PyTorch holder at 20 %:
+# refusal without --force; under --force --max-memory 10GiB, peak use
+# sampled), sigint (SIGINT mid-probe: status 130, memory back to the
+# baseline), the induced failures (capacity, fragmentation with a
+# snapshot, the same under expandable_segments:True, a foreign holder, a
+# request larger than the device, a memory fraction, growth) and the
+# in-process hook.  Each induced case checks the script's own exit status
+# and its OutOfMemoryError, the top cause of `oomdoc --format json`, and
+# that `oomdoc live` confirms no cause but the induced one.
+#
+# A step line: {"step": NAME, "status": "pass"|"fail"|"skip", "seconds": S,
+# "detail": TEXT}.  The last line is the summary.  Exit status: 0 when no
+# step failed, 1 when one did, 2 when the machine cannot run the check
+# (every step skipped; a dry run exits 0).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+dry=no
+if [ "${1:-}" = --dry-run ]; then
+	dry=yes
+	shift
+fi
+oomdoc=${1:-$root/build/bin/oomdoc}
+case $oomdoc in /*) ;; *) oomdoc=$PWD/$oomdoc ;; esac
+py=${PYTHON:-python3}
 start=$(date +%s)
-
+deadline=$((start + ${DEADLINE_S:-540}))
 if [ -n "${OUT:-}" ]; then
 	res=$OUT
-	mkdir -p "$res"
 else
 	res=$(mktemp -d "${TMPDIR:-/tmp}/oomdoc-gpu.XXXXXX")
 fi
+mkdir -p "$res"
+jl=$res/steps.jsonl
 work=$(mktemp -d "${TMPDIR:-/tmp}/oomdoc-gpu-work.XXXXXX")
 holder_pid=
 cleanup() {
-	[ -n "$holder_pid" ] && kill "$holder_pid" 2>/dev/null
+	if [ -n "$holder_pid" ]; then
+		kill "$holder_pid" 2>/dev/null
+		wait "$holder_pid" 2>/dev/null
+	fi
 	rm -rf "$work"
 }
 trap cleanup EXIT
-log() { echo "[$(($(date +%s) - start))s] $*" | tee -a "$res/run.log"; }
+npass=0 nfail=0 nskip=0
 
-# The binary.
-if [ $# -ge 1 ]; then
-	oomdoc=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-else
-	log "building oomdoc from $root"
-	if ! timeout 300 cmake -S "$root" -B "$work/build" -DOOMDOC_TESTS=OFF \
-		-DOOMDOC_SHARED=ON -DCMAKE_BUILD_TYPE=Release >"$res/build.log" 2>&1 ||
-	   ! timeout 300 cmake --build "$work/build" -j "$(nproc)" \
-		>>"$res/build.log" 2>&1; then
-		log "cannot build oomdoc: see build.log"
-		exit 2
-	fi
-	oomdoc=$work/build/bin/oomdoc
-fi
-[ -x "$oomdoc" ] || { log "no oomdoc at $oomdoc"; exit 2; }
-"$oomdoc" --version >"$res/version.txt" 2>&1
-ldd "$oomdoc" >"$res/ldd.txt" 2>&1
-# A binary built elsewhere looks for the shipped rules where it was built:
-# when they are not there, this checkout's are used.
-read -r -a live_opts <<<"${OOMDOC_LIVE_OPTS:-}"
-rules=()
-if ! "$oomdoc" rules check >/dev/null 2>&1; then
-	rules=(--no-default-rules --rules "$root/rules")
-	log "using the rules of $root/rules"
+# The steps, in order: the dry run and the skip path report each of them.
+steps=(preflight probe safety sigint capacity fragmentation
+	fragmentation_snapshot fragmentation_expandable foreign too_large
+	fraction growth hook)
+
+# JSON string of $1 (backslash, quote and control characters escaped).
+json_str() {
+	local s=$1
+	s=${s//\\/\\\\}
+	s=${s//\"/\\\"}
+	s=${s//$'\n'/\\n}
+	s=${s//$'\t'/\\t}
+	s=${s//$'\r'/\\r}
+	printf '"%s"' "$(printf '%s' "$s" | tr -d '\000-\010\013\014\016-\037')"
+}
+
+# record NAME STATUS SECONDS DETAIL: one line, appended at once.
+record() {
+	printf '{"step": %s, "status": %s, "seconds": %s, "detail": %s}\n' \
+		"$(json_str "$1")" "$(json_str "$2")" "$3" "$(json_str "$4")" >>"$jl"
+	case $2 in
+	pass) npass=$((npass + 1)) ;;
+	fail) nfail=$((nfail + 1)) ;;
+	*) nskip=$((nskip + 1)) ;;
+	esac
+	echo "[$(($(date +%s) - start))s] $1: $2: $4"
+}
+
+# left LIMIT: the seconds a step may take, LIMIT or what the deadline
+# leaves (less a reserve for the summary); 0 when under 15 s remain.
+left() {
+	local rest=$((deadline - $(date +%s) - 5))
+	[ "$rest" -lt 15 ] && { echo 0; return; }
+	[ "$1" -lt "$rest" ] && echo "$1" || echo "$rest"
+}
+
+# t LIMIT CMD...: CMD under timeout (SIGTERM, then SIGKILL 5 s later).
+t() {
+	local lim=$1
+	shift
+	timeout -k 5 "$lim" "$@"
+}
+
+skip_rest() {
+	local why=$1 s
+	for s in "${steps[@]}"; do
+		grep -q "\"step\": \"$s\"" "$jl" 2>/dev/null || record "$s" skip 0 "$why"
+	done
+}
+
+summary() {
+	printf '{"step": "summary", "pass": %d, "fail": %d, "skip": %d, "seconds": %d, "date": %s}\n' \
+		"$npass" "$nfail" "$nskip" "$(($(date +%s) - start))" \
+		"$(json_str "$(date -u +%Y-%m-%dT%H:%M:%SZ)")" >>"$jl"
+	echo "$npass passed, $nfail failed, $nskip skipped: $jl"
+}
+
+if [ "$dry" = yes ]; then
+	skip_rest "skipped: no GPU"
+	summary
+	exit 0
 fi
 
-py=${PYTHON:-python3}
-if ! timeout 120 "$py" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' \
-	>"$res/torch.txt" 2>&1; then
-	log "no python3 with CUDA-enabled torch: see torch.txt"
+# --- preflight ---------------------------------------------------------
+t0=$(date +%s)
+if ! "$oomdoc" --version >"$res/version.txt" 2>&1; then
+	record preflight skip 0 "skipped: $oomdoc cannot run here: $(head -c 300 "$res/version.txt")"
+	skip_rest "skipped: the binary cannot run here"
+	summary
 	exit 2
 fi
-timeout 60 "$py" -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.get_device_name(0))' \
-	>>"$res/torch.txt" 2>&1
-# PyTorch's wheels carry a CUPTI; live mode can load that one.
-if [ -z "${OOMDOC_CUPTI:-}" ]; then
-	cupti=$(timeout 60 "$py" - 2>/dev/null <<'EOF'
-import glob, os, site
-for d in site.getsitepackages() + [site.getusersitepackages()]:
-    for p in sorted(glob.glob(os.path.join(d, "nvidia", "cu*", "lib", "libcupti.so*")) +
-                    glob.glob(os.path.join(d, "nvidia", "cuda_cupti", "lib", "libcupti.so*"))):
-        print(p)
-        raise SystemExit
-EOF
-)
-	[ -n "$cupti" ] && export OOMDOC_CUPTI=$cupti
+ldd "$oomdoc" >"$res/ldd.txt" 2>&1
+command -v nvidia-smi >/dev/null || echo "nvidia-smi not found" >"$res/gpus.txt"
+if ! command -v nvidia-smi >/dev/null ||
+	! t 30 nvidia-smi -L >"$res/gpus.txt" 2>&1 || ! grep -q '^GPU' "$res/gpus.txt"; then
+	record preflight skip "$(($(date +%s) - t0))" "skipped: no GPU (nvidia-smi: $(head -c 200 "$res/gpus.txt" 2>/dev/null))"
+	skip_rest "skipped: no GPU"
+	summary
+	exit 2
 fi
-device=$(nvidia-smi --query-gpu=name,driver_version,memory.total \
-	--format=csv,noheader -i 0 2>/dev/null | head -1)
-[ -n "$device" ] || device=$(tail -1 "$res/torch.txt")
-log "device: $device; oomdoc: $(head -2 "$res/version.txt" | tr '\n' ' ')"
-log "CUPTI: ${OOMDOC_CUPTI:-default search}"
+t 30 nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,driver_version,mig.mode.current,ecc.mode.current,compute_mode,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,memory.total,memory.used,ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.volatile.total,retired_pages.pending,remapped_rows.pending \
+	--format=csv >"$res/gpu.csv" 2>&1
+t 30 nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv >"$res/processes.csv" 2>&1
+t 30 nvidia-smi >"$res/nvidia-smi.txt" 2>&1
+cuda=$(grep -o 'CUDA Version: [0-9.]*' "$res/nvidia-smi.txt" | head -1)
+if ! t 120 "$py" -c 'import torch, sys; print(torch.__version__, torch.version.cuda, torch.cuda.get_device_name(0)); sys.exit(0 if torch.cuda.is_available() else 1)' \
+	>"$res/torch.txt" 2>&1; then
+	record preflight skip "$(($(date +%s) - t0))" "skipped: no python with CUDA PyTorch ($(tail -1 "$res/torch.txt"))"
+	skip_rest "skipped: no PyTorch with CUDA"
+	summary
+	exit 2
+fi
+nprocs=$(($(wc -l <"$res/processes.csv") - 1))
+record preflight pass "$(($(date +%s) - t0))" "$(sed -n 2p "$res/gpu.csv"); $cuda; torch $(tail -1 "$res/torch.txt"); $nprocs process(es) on the GPUs; oomdoc $(head -1 "$res/version.txt")"
+if [ "$nprocs" -gt 0 ]; then
+	# Another tenant would make every figure below wrong.
+	skip_rest "skipped: other processes hold the GPU (processes.csv)"
+	summary
+	exit 2
+fi
 
-# 1. oomdoc probe.
-timeout 300 "$oomdoc" probe --format json >"$res/probe.json" 2>"$res/probe.err"
-probe_rc=$?
-timeout 300 "$oomdoc" probe >"$res/probe.txt" 2>&1
-log "oomdoc probe: status $probe_rc $(head -c 300 "$res/probe.err")"
-
-# 2. The scripts that fail, each printing its own traceback.
-cat >"$work/common.py" <<'EOF'
+# The Python side: the device's figures and the failing scripts.
+cat >"$work/common.py" <<'PY'
 import os, sys, time, torch
 GIB = 1 << 30
 dev = torch.device("cuda", 0)
 torch.cuda.init()
 free, total = torch.cuda.mem_get_info(0)
-def gib(n):
-    return "%.2f GiB" % (n / GIB)
-EOF
-cat >"$work/capacity.py" <<'EOF'
-# A batch too large for the device: an MLP whose activations, kept for
-# the backward pass, need about twice the free memory.
+# torch.cuda.OutOfMemoryError exists from PyTorch 1.13 on.
+OOM = torch.cuda.OutOfMemoryError
+PY
+cat >"$work/meminfo.py" <<'PY'
+from common import *
+print(free, total)
+PY
+cat >"$work/holder.py" <<'PY'
+# Holds a fraction (argv[2]) of the device until killed.
+from common import *
+hold = torch.empty(int(float(sys.argv[2]) * total), dtype=torch.uint8, device=dev)
+torch.cuda.synchronize()
+open(sys.argv[1], "w").write(str(os.getpid()))
+time.sleep(900)
+PY
+cat >"$work/capacity.py" <<'PY'
+# A batch too large: activations kept for backward need twice the free memory.
 from common import *
 width, layers = 8192, 12
 batch = int(2 * free / (layers * width * 4)) // 64 * 64
 print({'per_device_train_batch_size': batch, 'bf16': False}, flush=True)
 model = torch.nn.Sequential(*[torch.nn.Linear(width, width) for _ in range(layers)]).to(dev)
-x = torch.randn(batch, width, device=dev)
-loss = model(x).square().mean()
+loss = model(torch.randn(batch, width, device=dev)).square().mean()
 loss.backward()
 print("no out-of-memory failure")
-EOF
-cat >"$work/fragmentation.py" <<'EOF'
-# Fragmentation: fill the device with 1 GiB segments, free them (they stay
-# cached), then take 600 MiB from each, which splits every segment and
-# leaves 424 MiB free inside each beside a live tensor; a 1 GiB request
-# then finds no block and no free device memory, though the reserved but
-# unallocated memory is many times the request.
+PY
+cat >"$work/fragmentation.py" <<'PY'
+# Fill the device with 1 GiB segments, free them (they stay cached), take
+# 600 MiB of each (every segment split, 424 MiB free beside a live
+# tensor), then ask for 1 GiB.  argv[1]: where to dump the snapshot.
 from common import *
+snap = sys.argv[1] if len(sys.argv) > 1 else None
+if snap:
+    torch.cuda.memory._record_memory_history(max_entries=100000)
 keep = []
 try:
     while True:
         keep.append(torch.empty(GIB, dtype=torch.uint8, device=dev))
-except torch.OutOfMemoryError:
+except OOM:
     pass
 n = len(keep)
 del keep
 small = [torch.empty(600 << 20, dtype=torch.uint8, device=dev) for _ in range(n)]
-print("segments %d, reserved %s, allocated %s" % (n, gib(torch.cuda.memory_reserved()),
-      gib(torch.cuda.memory_allocated())), flush=True)
-big = torch.empty(GIB, dtype=torch.uint8, device=dev)
+print("segments %d" % n, flush=True)
+try:
+    big = torch.empty(GIB, dtype=torch.uint8, device=dev)
+except OOM:
+    if snap:
+        torch.cuda.memory._dump_snapshot(snap)
+    raise
 print("no out-of-memory failure")
-EOF
-cat >"$work/holder.py" <<'EOF'
-# The other process: holds 60 % of the device until killed.
-from common import *
-hold = torch.empty(int(0.6 * total), dtype=torch.uint8, device=dev)
-torch.cuda.synchronize()
-open(sys.argv[1], "w").write(str(os.getpid()))
-time.sleep(900)
-EOF
-cat >"$work/foreign.py" <<'EOF'
-# Another process holds 60 %: half the device does not fit.
+PY
+cat >"$work/foreign.py" <<'PY'
 from common import *
 x = torch.empty(int(0.5 * total), dtype=torch.uint8, device=dev)
 print("no out-of-memory failure")
-EOF
-cat >"$work/too_large.py" <<'EOF'
-# One request larger than the whole device.
+PY
+cat >"$work/too_large.py" <<'PY'
 from common import *
 x = torch.empty(int(1.5 * total), dtype=torch.uint8, device=dev)
 print("no out-of-memory failure")
-EOF
-cat >"$work/fraction.py" <<'EOF'
-# A per-process memory fraction of a quarter; a third of the device fits
-# the device but not the fraction.
+PY
+cat >"$work/fraction.py" <<'PY'
 from common import *
 torch.cuda.set_per_process_memory_fraction(0.25, 0)
 x = torch.empty(int(total / 3), dtype=torch.uint8, device=dev)
 print("no out-of-memory failure")
-EOF
-cat >"$work/growth.py" <<'EOF'
-# Growth over steps: each step keeps a tensor alive (a leak), and the
-# metric line shows the memory rising until it fails.
+PY
+cat >"$work/growth.py" <<'PY'
 from common import *
 leak = []
-for step in range(0, 100000):
+for step in range(100000):
     leak.append(torch.empty(int(total / 24), dtype=torch.uint8, device=dev))
-    print({'step': step * 50, 'loss': 2.0, 'memory_allocated': gib(torch.cuda.memory_allocated())},
-          flush=True)
-EOF
-
-# run CASE SCRIPT [ENV...]: the script's output is CASE.log.
-run_case() {
-	local name=$1 script=$2
-	shift 2
-	(cd "$work" && env "$@" timeout 180 "$py" "$script") >"$res/$name.log" 2>&1
-	echo $?
-}
-
-# check CASE WANT_TOP WANT_VERDICT [LIVE OPTION]...
-results=()
-check_case() {
-	local name=$1 want=$2 want_verdict=$3
-	shift 3
-	local top verdict diag_rc live_rc ok=yes
-	timeout 120 "$oomdoc" ${rules[@]+"${rules[@]}"} --format json "$res/$name.log" \
-		>"$res/$name.report.json" 2>"$res/$name.report.err"
-	diag_rc=$?
-	top=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["top_cause"])' \
-		"$res/$name.report.json" 2>/dev/null)
-	timeout 300 "$oomdoc" live ${rules[@]+"${rules[@]}"} \
-		${live_opts[@]+"${live_opts[@]}"} --format json "$@" \
-		"$res/$name.log" >"$res/$name.live.json" 2>"$res/$name.live.err"
-	live_rc=$?
-	timeout 300 "$oomdoc" live ${rules[@]+"${rules[@]}"} \
-		${live_opts[@]+"${live_opts[@]}"} "$@" "$res/$name.log" \
-		>"$res/$name.live.txt" 2>&1
-	verdict=$("$py" - "$res/$name.live.json" "$want" <<'EOF' 2>/dev/null
+    print({'step': step * 50, 'loss': 2.0,
+           'memory_allocated': "%.2f GiB" % (torch.cuda.memory_allocated() / GIB)}, flush=True)
+PY
+# check.py: the assertions on oomdoc's JSON, one line of text, status 0
+# when they hold.
+cat >"$work/check.py" <<'PY'
 import json, sys
-live = json.load(open(sys.argv[1]))
-v = [v["verdict"] for e in live["events"] for v in e["verdicts"] if v["cause"] == sys.argv[2]]
-print(v[0] if v else "none")
-EOF
-)
-	[ -n "$verdict" ] || verdict="error"
-	[ "$top" = "$want" ] || ok=no
-	[ "$want_verdict" = "-" ] || [ "$verdict" = "$want_verdict" ] || ok=no
-	results+=("$name|$want|$top|$want_verdict|$verdict|$diag_rc|$live_rc|$ok")
-	log "$name: top cause $top (want $want), verdict $verdict (want $want_verdict), status $diag_rc/$live_rc: $ok"
+def load(p):
+    return json.load(open(p))
+what = sys.argv[1]
+if what == "probe":
+    rep, free, total = load(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    bad = []
+    p = {x["probe"]: x for x in rep["probes"]}
+    t = rep["device"]["total_bytes"]
+    f = rep["free_bytes_at_start"]
+    if abs(t - total) > 0.01 * total:
+        bad.append("total %d vs torch %d" % (t, total))
+    if f is None or abs(f - free) > 0.01 * total:
+        bad.append("free %s vs torch %d" % (f, free))
+    h = p.get("health", {}).get("measurements") or {}
+    if h.get("pattern_errors") != 0:
+        bad.append("pattern errors %s" % h.get("pattern_errors"))
+    for k in ("ecc_uncorrected_volatile", "ecc_corrected_volatile", "remapped_rows_uncorrectable"):
+        if h.get(k) is None:
+            bad.append("%s unreadable" % k)
+    before, after = sys.argv[5].split(","), sys.argv[6].split(",")
+    if before != after:
+        bad.append("ECC/remap counters changed: %s -> %s" % (before, after))
+    print("; ".join(bad) if bad else "total %d, free %d within 1%% of torch; pattern errors 0; counters %s unchanged" % (t, f, ",".join(before)))
+    sys.exit(1 if bad else 0)
+if what == "case":
+    rep, want, live = load(sys.argv[2]), sys.argv[3], sys.argv[4]
+    top = rep["summary"].get("top_cause")
+    bad = [] if top == want else ["top cause %s, want %s" % (top, want)]
+    try:
+        lv = load(live)
+        spurious = sorted({v["cause"] for e in lv.get("events", []) for v in e.get("verdicts", [])
+                           if v.get("verdict") == "confirmed" and v.get("cause") != want})
+        if spurious:
+            bad.append("live confirms %s too" % ",".join(spurious))
+    except (OSError, ValueError) as e:
+        bad.append("no live report (%s)" % e)
+    print("; ".join(bad) if bad else "top cause %s, no other cause confirmed" % top)
+    sys.exit(1 if bad else 0)
+if what == "snapshot":
+    rep = load(sys.argv[2])
+    top = rep["summary"].get("top_cause")
+    snaps = [e.get("snapshot") for e in rep["events"] if e.get("snapshot")]
+    v = snaps[0]["verdict"] if snaps else "none"
+    ok = top == "fragmentation" and v == "confirmed"
+    print("top cause %s, snapshot verdict %s (want fragmentation, confirmed)" % (top, v))
+    sys.exit(0 if ok else 1)
+if what == "peak":
+    # argv: samples (the device's used MiB, one a line), the baseline
+    # MiB, oomdoc's JSON, the cap in MiB.
+    base = int(sys.argv[3])
+    peak = max([int(l) for l in open(sys.argv[2]) if l.strip().isdigit()] or [base]) - base
+    rep = load(sys.argv[4])
+    ctx = rep.get("context_bytes") or (1 << 30)
+    cap = int(sys.argv[5]) + ctx // (1 << 20)
+    print("peak %d MiB above the baseline over %d samples, cap %d MiB with the context"
+          % (peak, sum(1 for _ in open(sys.argv[2])), cap))
+    sys.exit(0 if 0 < peak <= cap else 1)
+PY
+
+# Counters that the probe must leave as they were (nvidia-smi's reading).
+counters() {
+	t 30 nvidia-smi -i 0 --query-gpu=ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.volatile.total,remapped_rows.uncorrectable,remapped_rows.pending \
+		--format=csv,noheader,nounits 2>/dev/null | tr -d ' '
+}
+used_mib() {
+	t 30 nvidia-smi -i 0 --query-gpu=memory.used --format=csv,noheader,nounits 2>/dev/null | tr -d ' '
 }
 
-log "capacity"
-rc=$(run_case capacity capacity.py)
-check_case capacity capacity confirmed --max-memory 100%
-
-log "fragmentation"
-rc=$(run_case fragmentation fragmentation.py)
-check_case fragmentation fragmentation confirmed --max-memory 100%
-
-log "fragmentation with expandable_segments:True"
-rc=$(run_case fragmentation_expandable fragmentation.py \
-	PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True)
-timeout 120 "$oomdoc" ${rules[@]+"${rules[@]}"} --format json "$res/fragmentation_expandable.log" \
-	>"$res/fragmentation_expandable.report.json" 2>/dev/null
-erc=$?
-# Expected: no failure at all (status 1 of oomdoc), the fix working.
-ok=no; [ $erc -eq 1 ] && ok=yes
-results+=("fragmentation_expandable|none|$([ $erc -eq 1 ] && echo none || echo oom)|-|-|$erc|-|$ok")
-log "fragmentation_expandable: script $rc, oomdoc $erc (want 1: no failure): $ok"
-
-log "foreign process"
-rm -f "$work/holder.ready"
-(cd "$work" && exec timeout 600 "$py" holder.py "$work/holder.ready") >"$res/holder.log" 2>&1 &
-holder_pid=$!
-for _ in $(seq 120); do [ -s "$work/holder.ready" ] && break; sleep 1; done
-if [ -s "$work/holder.ready" ]; then
-	rc=$(run_case foreign foreign.py)
-	check_case foreign foreign_process confirmed --force
-	# Without --force live mode must refuse (status 4).
-	timeout 120 "$oomdoc" live ${rules[@]+"${rules[@]}"} \
-		${live_opts[@]+"${live_opts[@]}"} "$res/foreign.log" \
-		>"$res/foreign.refused.txt" 2>&1
-	frc=$?
-	ok=no
-	[ $frc -eq 4 ] && grep -q -- '--force' "$res/foreign.refused.txt" && ok=yes
-	results+=("foreign_refusal|refused|$frc|-|-|-|$frc|$ok")
-	log "foreign without --force: status $frc (want 4): $ok"
+# --- probe ---------------------------------------------------------------
+t0=$(date +%s)
+lim=$(left 150)
+if [ "$lim" = 0 ]; then
+	record probe skip 0 "skipped: global deadline"
 else
-	results+=("foreign|foreign_process|holder-not-ready|confirmed|-|-|-|no")
-	log "foreign: the holder process did not start (see holder.log)"
+	read -r tfree ttotal < <(cd "$work" && t 60 "$py" meminfo.py 2>"$res/meminfo.err")
+	c0=$(counters)
+	t "$lim" "$oomdoc" probe --format json >"$res/probe.json" 2>"$res/probe.err"
+	rc=$?
+	c1=$(counters)
+	if [ "$rc" -ne 0 ]; then
+		record probe fail "$(($(date +%s) - t0))" "oomdoc probe: status $rc: $(head -c 300 "$res/probe.err")"
+	elif d=$(cd "$work" && "$py" check.py probe "$res/probe.json" "${tfree:-0}" "${ttotal:-0}" "$c0" "$c1"); then
+		record probe pass "$(($(date +%s) - t0))" "$d"
+	else
+		record probe fail "$(($(date +%s) - t0))" "$d"
+	fi
 fi
-kill "$holder_pid" 2>/dev/null
-wait "$holder_pid" 2>/dev/null
-holder_pid=
 
-log "request larger than the device"
-rc=$(run_case too_large too_large.py)
-check_case too_large request_exceeds_device confirmed
+# --- safety: a PyTorch holder at 20 % ------------------------------------
+t0=$(date +%s)
+lim=$(left 150)
+if [ "$lim" = 0 ]; then
+	record safety skip 0 "skipped: global deadline"
+else
+	rm -f "$work/holder.ready"
+	(cd "$work" && exec timeout 300 "$py" holder.py "$work/holder.ready" 0.2) >"$res/holder.log" 2>&1 &
+	holder_pid=$!
+	for _ in $(seq 60); do [ -s "$work/holder.ready" ] && break; sleep 1; done
+	if [ ! -s "$work/holder.ready" ]; then
+		record safety fail "$(($(date +%s) - t0))" "the holder did not start: $(tail -c 200 "$res/holder.log")"
+	else
+		t 60 "$oomdoc" probe >"$res/safety.refused.txt" 2>&1
+		rrc=$?
+		# Sampled: the device's used memory beyond what it was with the
+		# holder alone (NVML's pids are the host's in a container).
+		base=$(used_mib)
+		: >"$res/safety.samples"
+		t "$lim" "$oomdoc" probe --force --max-memory 10GiB --format json \
+			>"$res/safety.json" 2>"$res/safety.err" &
+		ppid=$!
+		while kill -0 "$ppid" 2>/dev/null; do
+			used_mib >>"$res/safety.samples"
+			sleep 0.2
+		done
+		wait "$ppid"
+		frc=$?
+		d1="without --force: status $rrc"
+		ok=yes
+		if [ "$rrc" -eq 0 ] || ! grep -qi -- 'force' "$res/safety.refused.txt"; then
+			ok=no
+			d1="$d1 (did not refuse)"
+		fi
+		if d2=$("$py" "$work/check.py" peak "$res/safety.samples" "${base:-0}" "$res/safety.json" 10240 2>&1) &&
+			[ "$frc" -eq 0 ]; then :; else ok=no; fi
+		record safety "$([ $ok = yes ] && echo pass || echo fail)" "$(($(date +%s) - t0))" \
+			"$d1; with --force --max-memory 10GiB: status $frc, $d2"
+	fi
+	kill "$holder_pid" 2>/dev/null
+	wait "$holder_pid" 2>/dev/null
+	holder_pid=
+fi
 
-log "memory fraction"
-rc=$(run_case fraction fraction.py)
-check_case fraction memory_fraction_limit confirmed
+# --- SIGINT mid-probe ------------------------------------------------------
+t0=$(date +%s)
+lim=$(left 60)
+if [ "$lim" = 0 ]; then
+	record sigint skip 0 "skipped: global deadline"
+else
+	sleep 2
+	base=$(used_mib)
+	"$oomdoc" probe >"$res/sigint.txt" 2>&1 &
+	ppid=$!
+	sleep 4
+	kill -INT "$ppid" 2>/dev/null
+	for _ in $(seq "$lim"); do kill -0 "$ppid" 2>/dev/null || break; sleep 1; done
+	if kill -0 "$ppid" 2>/dev/null; then
+		kill -KILL "$ppid"
+		wait "$ppid" 2>/dev/null
+		record sigint fail "$(($(date +%s) - t0))" "oomdoc did not end within $lim s of SIGINT"
+	else
+		wait "$ppid"
+		src=$?
+		sleep 2
+		after=$(used_mib)
+		diff=$(( ${after:-0} - ${base:-0} ))
+		ok=fail
+		[ "$src" -eq 130 ] && [ "${diff#-}" -le 64 ] && ok=pass
+		record sigint "$ok" "$(($(date +%s) - t0))" "status $src (want 130); used memory $base MiB before, $after MiB after (want within 64 MiB)"
+	fi
+fi
 
-log "growth over steps"
-rc=$(run_case growth growth.py)
-check_case growth growth_leak -
+# --- induced failures --------------------------------------------------------
+# induce CASE CAUSE SCRIPT [ENV=VALUE...]: runs the script, wants status 1
+# and an OutOfMemoryError, then oomdoc's top cause CAUSE and no other
+# cause confirmed by `oomdoc live`.
+induce() {
+	local name=$1 want=$2 script=$3 lim d rc
+	shift 3
+	local t0
+	t0=$(date +%s)
+	lim=$(left 120)
+	if [ "$lim" = 0 ]; then
+		record "$name" skip 0 "skipped: global deadline"
+		return
+	fi
+	(cd "$work" && env "$@" timeout -k 5 "$lim" "$py" "$script") >"$res/$name.log" 2>&1
+	rc=$?
+	if [ "$rc" -ne 1 ] || ! grep -q 'OutOfMemoryError' "$res/$name.log"; then
+		record "$name" fail "$(($(date +%s) - t0))" "the script ended with status $rc (want 1 and an OutOfMemoryError): $(tail -c 200 "$res/$name.log")"
+		return
+	fi
+	t 60 "$oomdoc" --format json "$res/$name.log" >"$res/$name.report.json" 2>"$res/$name.report.err"
+	lim=$(left 90)
+	[ "$lim" = 0 ] && lim=1
+	t "$lim" "$oomdoc" live --force --format json "$res/$name.log" \
+		>"$res/$name.live.json" 2>"$res/$name.live.err"
+	if d=$("$py" "$work/check.py" case "$res/$name.report.json" "$want" "$res/$name.live.json" 2>&1); then
+		record "$name" pass "$(($(date +%s) - t0))" "script status 1; $d"
+	else
+		record "$name" fail "$(($(date +%s) - t0))" "script status 1; $d"
+	fi
+}
 
-# The in-process hook, oomdoc.torch.attach (python/oomdoc, through the
-# shared library: OOMDOC_LIBRARY, else the one built here): the request
-# larger than the device again, with the observer attached and the
-# memory history recorded.  The observer must write the allocator
-# snapshot and memory_stats beside the log (the file standard error goes
-# to), print its report before the traceback, and give the figures that
-# PyTorch's own message gives.
-log "in-process hook (oomdoc.torch)"
+induce capacity capacity capacity.py
+induce fragmentation fragmentation fragmentation.py
+
+t0=$(date +%s)
+lim=$(left 120)
+if [ "$lim" = 0 ]; then
+	record fragmentation_snapshot skip 0 "skipped: global deadline"
+else
+	(cd "$work" && timeout -k 5 "$lim" "$py" fragmentation.py "$res/snap.pickle") \
+		>"$res/fragmentation_snapshot.log" 2>&1
+	rc=$?
+	if [ "$rc" -ne 1 ] || [ ! -s "$res/snap.pickle" ]; then
+		record fragmentation_snapshot fail "$(($(date +%s) - t0))" "status $rc, snapshot $( [ -s "$res/snap.pickle" ] && echo written || echo missing)"
+	else
+		t 60 "$oomdoc" --format json "$res/fragmentation_snapshot.log" --snapshot "$res/snap.pickle" \
+			>"$res/fragmentation_snapshot.report.json" 2>"$res/fragmentation_snapshot.err"
+		if d=$("$py" "$work/check.py" snapshot "$res/fragmentation_snapshot.report.json" 2>&1); then
+			record fragmentation_snapshot pass "$(($(date +%s) - t0))" "$d"
+		else
+			record fragmentation_snapshot fail "$(($(date +%s) - t0))" "$d"
+		fi
+	fi
+fi
+
+t0=$(date +%s)
+lim=$(left 120)
+if [ "$lim" = 0 ]; then
+	record fragmentation_expandable skip 0 "skipped: global deadline"
+else
+	(cd "$work" && PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True \
+		timeout -k 5 "$lim" "$py" fragmentation.py) >"$res/fragmentation_expandable.log" 2>&1
+	rc=$?
+	t 60 "$oomdoc" "$res/fragmentation_expandable.log" >/dev/null 2>&1
+	orc=$?
+	ok=fail
+	[ "$rc" -eq 0 ] && grep -q 'no out-of-memory failure' "$res/fragmentation_expandable.log" &&
+		[ "$orc" -eq 1 ] && ok=pass
+	record fragmentation_expandable "$ok" "$(($(date +%s) - t0))" "script status $rc (want 0, no failure); oomdoc status $orc (want 1: no event)"
+fi
+
+t0=$(date +%s)
+if [ "$(left 150)" = 0 ]; then
+	record foreign skip 0 "skipped: global deadline"
+else
+	rm -f "$work/holder.ready"
+	(cd "$work" && exec timeout 300 "$py" holder.py "$work/holder.ready" 0.6) >"$res/holder60.log" 2>&1 &
+	holder_pid=$!
+	for _ in $(seq 60); do [ -s "$work/holder.ready" ] && break; sleep 1; done
+	if [ -s "$work/holder.ready" ]; then
+		induce foreign foreign_process foreign.py
+	else
+		record foreign fail "$(($(date +%s) - t0))" "the holder did not start"
+	fi
+	kill "$holder_pid" 2>/dev/null
+	wait "$holder_pid" 2>/dev/null
+	holder_pid=
+fi
+
+induce too_large request_exceeds_device too_large.py
+induce fraction memory_fraction_limit fraction.py
+induce growth growth_leak growth.py
+
+# --- the in-process hook (oomdoc.torch, through liboomdoc.so.0) ---------------
+t0=$(date +%s)
+lim=$(left 90)
 hooklib=${OOMDOC_LIBRARY:-}
-[ -z "$hooklib" ] && [ -f "$work/build/liboomdoc.so.0" ] && hooklib=$work/build/liboomdoc.so.0
-if [ -n "$hooklib" ]; then
-	cat >"$work/hook.py" <<'EOF'
+[ -z "$hooklib" ] && [ -f "$(dirname "$oomdoc")/../liboomdoc.so.0" ] &&
+	hooklib=$(dirname "$oomdoc")/../liboomdoc.so.0
+if [ "$lim" = 0 ]; then
+	record hook skip 0 "skipped: global deadline"
+elif [ -z "$hooklib" ]; then
+	record hook skip 0 "skipped: no liboomdoc.so.0 (build with -DOOMDOC_SHARED=ON or set OOMDOC_LIBRARY)"
+else
+	cat >"$work/hook.py" <<'PY'
 import oomdoc.torch
 att = oomdoc.torch.attach(record_history=True)
 from common import *
 x = torch.empty(int(1.5 * total), dtype=torch.uint8, device=dev)
 print("no out-of-memory failure")
-EOF
-	cat >"$work/hook_check.py" <<'EOF'
+PY
+	cat >"$work/hook_check.py" <<'PY'
 import glob, json, os, pickle, sys
 import oomdoc
 d = sys.argv[1]
@@ -320,7 +545,6 @@ if not stats or json.load(open(stats[0])).get("num_ooms", 0) < 1:
 head = log.find("oomdoc: 1 out-of-memory event found in PyTorch out-of-memory observer")
 if head < 0 or head > log.find("Traceback"):
     problems.append("no report before the traceback")
-# The observer's event and the traceback's: the same figures.
 r = oomdoc.diagnose(os.path.join(d, "hook.log"))
 ev = [e for e in r["events"] if e["kind"] == "cuda_caching_allocator"]
 keys = ["requested_bytes", "total_bytes", "free_bytes", "allocated_bytes",
@@ -330,52 +554,16 @@ if not ev or any([e["memory"][k] for k in keys] !=
     problems.append("figures differ from PyTorch's message")
 top = ev[0]["causes"][0]["rule"] if ev and ev[0]["causes"] else "none"
 print(top if not problems else top + " (" + "; ".join(problems) + ")")
-EOF
+PY
 	mkdir -p "$res/hook"
 	(cd "$work" && PYTHONPATH="$root/python" OOMDOC_LIBRARY="$hooklib" \
-		timeout 180 "$py" hook.py) >"$res/hook/hook.log" 2>&1
+		timeout -k 5 "$lim" "$py" hook.py) >"$res/hook/hook.log" 2>&1
 	hook=$(PYTHONPATH="$root/python" OOMDOC_LIBRARY="$hooklib" \
-		timeout 60 "$py" "$work/hook_check.py" "$res/hook" 2>&1 | tail -1)
-	ok=no; [ "$hook" = request_exceeds_device ] && ok=yes
-	results+=("hook|request_exceeds_device|$hook|-|-|-|-|$ok")
-	log "hook: $hook: $ok"
-else
-	results+=("hook|request_exceeds_device|no-shared-library|-|-|-|-|no")
-	log "hook: no liboomdoc.so.0 (build with -DOOMDOC_SHARED=ON or set OOMDOC_LIBRARY)"
+		t 60 "$py" "$work/hook_check.py" "$res/hook" 2>&1 | tail -1)
+	ok=fail
+	[ "$hook" = request_exceeds_device ] && ok=pass
+	record hook "$ok" "$(($(date +%s) - t0))" "top cause $hook (want request_exceeds_device)"
 fi
 
-# 4. The results.
-pass=0 fail=0
-{
-	echo "# oomdoc GPU check"
-	echo
-	echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "- device: $device"
-	echo "- torch: $(tail -1 "$res/torch.txt")"
-	echo "- oomdoc: $(tr '\n' ' ' <"$res/version.txt")"
-	echo "- CUPTI: ${OOMDOC_CUPTI:-default search}"
-	echo "- oomdoc probe: status $probe_rc $(head -c 200 "$res/probe.err")"
-	echo "- run time: $(($(date +%s) - start)) s"
-	echo
-	echo "| case | induced cause | top cause | verdict wanted | verdict | oomdoc status | live status | ok |"
-	echo "|---|---|---|---|---|---|---|---|"
-	for r in "${results[@]}"; do
-		echo "| ${r//|/ | } |"
-	done
-} >"$res/results.md"
-for r in "${results[@]}"; do
-	case $r in *"|yes") pass=$((pass + 1)) ;; *) fail=$((fail + 1)) ;; esac
-done
-"$py" - "$res/results.json" "$device" "$probe_rc" "${results[@]}" <<'EOF'
-import json, sys, time
-out, device, probe_rc, rows = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
-keys = ["case", "induced", "top_cause", "verdict_wanted", "verdict",
-        "oomdoc_status", "live_status", "ok"]
-json.dump({"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-           "device": device, "probe_status": probe_rc,
-           "cases": [dict(zip(keys, r.split("|"))) for r in rows]},
-          open(out, "w"), indent=2)
-EOF
-log "$pass cases matched, $fail did not; results in $res/results.md"
-cat "$res/results.md"
-[ $fail -eq 0 ]
+summary
+[ "$nfail" -eq 0 ]
