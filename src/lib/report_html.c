@@ -56,7 +56,7 @@ static const char ht_style[] =
     "svg text{font:12px system-ui,sans-serif;fill:#333}\n"
     ".swatch{display:inline-block;width:.9em;height:.9em;"
     "vertical-align:middle}\n"
-    ".how{color:#666}.warn{color:#a33}\n"
+    ".how{color:#666}p.label{margin:.4em 0 0}\n"
     ".p-other_processes{fill:#8e6c8a;background:#8e6c8a}"
     ".p-non_framework{fill:#c9a227;background:#c9a227}"
     ".p-allocated{fill:#c0392b;background:#c0392b}"
@@ -148,7 +148,8 @@ ht_account(FILE *out, const od_event *ev)
 			known += part[k];
 	}
 	if (!a.part[OD_PART_UNACCOUNTED].known)
-		part[OD_PART_UNACCOUNTED] = a.total > known ? a.total - known : 0;
+		part[OD_PART_UNACCOUNTED] = a.total > known ?
+		    a.total - known : 0;
 	known += part[OD_PART_UNACCOUNTED];
 	sum = known > a.total ? known : a.total;
 	if (sum <= 0)
@@ -213,9 +214,10 @@ ht_account(FILE *out, const od_event *ev)
 		    part[k] > 0 ? "free or unaccounted (no free figure)" :
 		    od_part_label((od_part)k);
 		if (!a.part[k].known && part[k] <= 0) {
-			fprintf(out, "<tr class=\"legend-row\" data-part=\"%s\">"
-			    "<td></td><td>%s</td><td class=\"n\"></td>"
-			    "<td class=\"how\">not in the message</td></tr>\n",
+			fprintf(out, "<tr class=\"legend-row\" "
+			    "data-part=\"%s\"><td></td><td>%s</td>"
+			    "<td class=\"n\"></td><td class=\"how\">not in "
+			    "the message</td></tr>\n",
 			    od_part_name((od_part)k), label);
 			continue;
 		}
@@ -369,8 +371,8 @@ ht_readings(FILE *out, const od_event *ev)
 		py = s.max > s.min ? bottom - (double)(r->bytes - s.min) /
 		    (double)(s.max - s.min) * HT_CHART_H : HT_CHART_TOP +
 		    HT_CHART_H / 2;
-		fprintf(out, "<circle class=\"reading\" cx=\"%.2f\" cy=\"%.2f\" "
-		    "r=\"3\"><title>", px, py);
+		fprintf(out, "<circle class=\"reading\" cx=\"%.2f\" "
+		    "cy=\"%.2f\" r=\"3\"><title>", px, py);
 		if (r->step >= 0)
 			fprintf(out, "step %lld, ", (long long)r->step);
 		fprintf(out, "line %llu</title></circle>\n",
@@ -390,28 +392,30 @@ ht_readings(FILE *out, const od_event *ev)
 		od_size_format(s.last_step_bytes, hi, sizeof hi);
 		od_size_format((int64_t)(s.per_step < 0 ? -s.per_step :
 		    s.per_step), b, sizeof b);
-		fprintf(out, "<p>Over time: %s at step %lld to %s at step %lld: ",
-		    lo, (long long)s.first_step, hi, (long long)s.last_step);
+		fprintf(out, "<p>Over time: %s at step %lld to %s at step "
+		    "%lld: ", lo, (long long)s.first_step, hi,
+		    (long long)s.last_step);
 		if (s.per_step > -1 && s.per_step < 1)
 			fputs("no change per step", out);
 		else
-			fprintf(out, "%s%s per step", s.per_step < 0 ? "-" : "+",
-			    b);
+			fprintf(out, "%s%s per step", s.per_step < 0 ? "-" :
+			    "+", b);
 		fprintf(out, "; median %s", a);
 		if (ev->step >= 0)
-			fprintf(out, "; failed at step %lld", (long long)ev->step);
+			fprintf(out, "; failed at step %lld",
+			    (long long)ev->step);
 		fputs(".</p>\n", out);
 	} else if (s.n >= 2) {
 		od_size_format(s.first, lo, sizeof lo);
 		od_size_format(s.last, hi, sizeof hi);
-		fprintf(out, "<p>Over time: %s first to %s last (the lines give "
-		    "no steps); median %s.</p>\n", lo, hi, a);
+		fprintf(out, "<p>Over time: %s first to %s last (the lines "
+		    "give no steps); median %s.</p>\n", lo, hi, a);
 	}
 	if (s.nranks >= 2) {
 		od_size_format(s.rank_low, lo, sizeof lo);
 		od_size_format(s.rank_high, hi, sizeof hi);
-		fprintf(out, "<p>Ranks: last readings of %d ranks from %s to %s "
-		    "(rank %d highest).</p>\n", s.nranks, lo, hi, s.high_rank);
+		fprintf(out, "<p>Ranks: last readings of %d ranks from %s to "
+		    "%s (rank %d highest).</p>\n", s.nranks, lo, hi, s.high_rank);
 	}
 	fputs("</figcaption>\n</figure>\n", out);
 }
@@ -492,7 +496,8 @@ ht_per_rank(FILE *out, const od_event *ev, const od_input *inputs)
 		fprintf(out, "<text class=\"tick\" x=\"%.0f\" y=\"%.0f\" "
 		    "text-anchor=\"end\">%s</text>\n", HT_CHART_LEFT - 6,
 		    HT_CHART_TOP + 4, sz);
-	fprintf(out, "<text class=\"unit\" x=\"4\" y=\"%.0f\">%s</text>\n"
+	fprintf(out, "<text class=\"unit\" x=\"4\" y=\"%.0f\">%s, bytes"
+	    "</text>\n"
 	    "<text class=\"unit\" x=\"%.0f\" y=\"%.0f\" "
 	    "text-anchor=\"middle\">rank</text>\n", HT_CHART_TOP +
 	    HT_CHART_H / 2 - 16, ht_rank_figures[best], HT_CHART_LEFT +
@@ -500,7 +505,8 @@ ht_per_rank(FILE *out, const od_event *ev, const od_input *inputs)
 	for (i = 0; i < ev->nper_rank; i++) {
 		const od_rank_row *r = &ev->per_rank[i];
 		int64_t v = ht_rank_figure(r, best);
-		double x = HT_CHART_LEFT + slot * i + slot * 0.15, w = slot * 0.7;
+		double x = HT_CHART_LEFT + slot * i + slot * 0.15;
+		double w = slot * 0.7;
 
 		fprintf(out, "<g class=\"rank\" data-rank=\"%d\">", r->rank);
 		if (v >= 0) {
@@ -576,6 +582,35 @@ ht_explains(FILE *out, const od_cause *c, const od_event *ev)
 	free(buf);
 }
 
+/* A fix: its text, and the setting it changes as a block that copies as
+ * it is. */
+static void
+ht_fix(FILE *out, const od_fix *f)
+{
+	fputs("<li class=\"fix\">", out);
+	ht_text(out, f->text);
+	if (f->env_name != NULL) {
+		fputs("\n<pre class=\"env\"><code>export ", out);
+		ht_text(out, f->env_name);
+		fputc('=', out);
+		ht_text(out, f->env_value);
+		fputs("</code></pre>", out);
+	}
+	if (f->code != NULL) {
+		fputs("\n<pre class=\"code\"><code>", out);
+		od_escape_html(out, f->code, strlen(f->code), true);
+		fputs("</code></pre>", out);
+	}
+	if (f->config_key != NULL) {
+		fputs("\n<pre class=\"config\"><code>", out);
+		ht_text(out, f->config_key);
+		fputs(": ", out);
+		ht_text(out, f->config_value);
+		fputs("</code></pre>", out);
+	}
+	fputs("</li>\n", out);
+}
+
 /* The causes of an event, best first: title, score, what it accounts
  * for, explanation, evidence and fixes, each setting as a block that
  * copies as it is. */
@@ -607,7 +642,8 @@ ht_causes(FILE *out, const od_event *ev)
 			fputs("</p>\n", out);
 		}
 		if (c->nevidence > 0) {
-			fputs("<ul class=\"evidence\">\n", out);
+			fputs("<p class=\"label\"><strong>Evidence</strong></p>\n"
+			    "<ul class=\"evidence\">\n", out);
 			for (k = 0; k < c->nevidence; k++) {
 				fputs("<li>", out);
 				ht_text(out, c->evidence[k].text);
@@ -616,40 +652,15 @@ ht_causes(FILE *out, const od_event *ev)
 			fputs("</ul>\n", out);
 		}
 		if (c->nfixes > 0) {
-			fputs("<ul class=\"fixes\">\n", out);
-			for (k = 0; k < c->nfixes; k++) {
-				const od_fix *f = &c->fixes[k];
-
-				fputs("<li class=\"fix\">", out);
-				ht_text(out, f->text);
-				if (f->env_name != NULL) {
-					fputs("\n<pre class=\"env\"><code>export ",
-					    out);
-					ht_text(out, f->env_name);
-					fputc('=', out);
-					ht_text(out, f->env_value);
-					fputs("</code></pre>", out);
-				}
-				if (f->code != NULL) {
-					fputs("\n<pre class=\"code\"><code>", out);
-					od_escape_html(out, f->code,
-					    strlen(f->code), true);
-					fputs("</code></pre>", out);
-				}
-				if (f->config_key != NULL) {
-					fputs("\n<pre class=\"config\"><code>", out);
-					ht_text(out, f->config_key);
-					fputs(": ", out);
-					ht_text(out, f->config_value);
-					fputs("</code></pre>", out);
-				}
-				fputs("</li>\n", out);
-			}
+			fputs("<p class=\"label\"><strong>Fixes</strong></p>\n"
+			    "<ul class=\"fixes\">\n", out);
+			for (k = 0; k < c->nfixes; k++)
+				ht_fix(out, &c->fixes[k]);
 			fputs("</ul>\n", out);
 		}
 		if (c->probe != NULL) {
-			fputs("<p class=\"probe\">Live probe that can confirm it: "
-			    "<code>", out);
+			fputs("<p class=\"probe\">Live probe that can confirm "
+			    "it: <code>", out);
 			ht_text(out, c->probe);
 			fputs("</code></p>\n", out);
 		}
