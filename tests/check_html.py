@@ -28,6 +28,7 @@ Usage: check_html.py OOMDOC_BIN SOURCE_DIR
 import html.parser
 import json
 import os
+import pathlib
 import re
 import shutil
 import subprocess
@@ -46,6 +47,10 @@ FIXTURES = [
     ("fixtures/hostile/backticks.log", set()),
     ("fixtures/hostile/link-traceback.log", set()),
     ("fixtures/hostile/refs-mentions.log", set()),
+    # A file name that is a link, a mention and an international domain.
+    ("fixtures/hostile/www.evil.com@admin #1234 GH-12 o!12 ~bug :+1: "
+     "evil.\u0440\u0444.log", set()),
+    ("fixtures/scenarios/rank-imbalance-megatron.log", {"readings"}),
 ]
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -80,6 +85,31 @@ def invisible(cp):
             or 0x202a <= cp <= 0x202e or 0x2060 <= cp <= 0x2064
             or 0x2066 <= cp <= 0x206f or 0xfff9 <= cp <= 0xfffb
             or 0xe0000 <= cp <= 0xe007f)
+
+
+def shown(text):
+    """text as the text report shows it (escape.c), for a <pre>: a
+    backslash doubled, controls as \\xNN, invisible characters as
+    \\uXXXX; None when it holds U+FFFD (an invalid byte in the log, which
+    the JSON report does not keep)."""
+    if "\ufffd" in text:
+        return None
+    out = []
+    for ch in text:
+        cp = ord(ch)
+        if ch == "\n":
+            out.append(ch)
+        elif ch == "\t":
+            out.append(" ")
+        elif ch == "\\":
+            out.append("\\\\")
+        elif cp < 0x20 or cp == 0x7f or 0x80 <= cp < 0xa0:
+            out.append("\\x%02x" % cp)
+        elif invisible(cp):
+            out.append(("\\U%08x" if cp > 0xffff else "\\u%04x") % cp)
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 class Node:
@@ -159,7 +189,7 @@ def browser_flags(profile):
 def render(chromium, profile, path):
     """The DOM Chromium built from path, and the URLs it requested."""
     r = subprocess.run([chromium] + browser_flags(profile) +
-                       ["--dump-dom", "file://" + path],
+                       ["--dump-dom", pathlib.Path(path).as_uri()],
                        capture_output=True, text=True, timeout=60)
     urls = [l.split("NotifyBeforeURLRequest: ", 1)[1].strip()
             for l in r.stderr.splitlines()
@@ -233,6 +263,15 @@ def check_page(name, tree, doc, text, want, fail):
     texts = re.split(r"(?m)^#\d+  ", text)[1:]
     for i, (sec, ev) in enumerate(zip(sections, events)):
         where = "%s event %d" % (name, i + 1)
+        # The message, as text: whatever tags or references it holds
+        # are shown, not interpreted.
+        pre = sec.find("pre", "message")
+        want_msg = shown(ev.get("message") or "")
+        got = pre[0].content() if pre else None
+        if got is not None and ev.get("message_truncated"):
+            got = got[:-len(" [...]")] if got.endswith(" [...]") else got
+        if want_msg is not None and got != want_msg:
+            fail(where, "the message reads %r, not %r" % (got, want_msg))
         # The causes, best first.
         rules = [li.attrs.get("data-rule") for li in sec.find("li", "cause")]
         if rules != [c["rule"] for c in ev.get("causes", [])]:

@@ -79,8 +79,8 @@ static void
 test_html_escapes(void **state)
 {
 	static const char tag[] = "terminate called after throwing an "
-	    "instance of <script>alert('x')</script> & \xe2\x80\xae: out of "
-	    "memory\n";
+	    "instance of <script>alert('x')</script> & \xe2\x80\xae \\x41: "
+	    "out of memory\n";
 	char *out = report(hostile, sizeof hostile - 1, OD_FORMAT_HTML);
 
 	(void)state;
@@ -93,7 +93,7 @@ test_html_escapes(void **state)
 	assert_null(strstr(out, "<script"));
 	assert_null(strstr(out, "\xe2\x80\xae"));
 	assert_non_null(strstr(out, "&lt;script&gt;alert(&#39;x&#39;)"
-	    "&lt;/script&gt; &amp; \\u202e"));
+	    "&lt;/script&gt; &amp; \\u202e \\\\x41:"));
 	free(out);
 }
 
