@@ -20,11 +20,18 @@ and this test parses the DOM the browser built and checks:
   * the browser requested no URL for the page (a control page with an
     external image shows that the log sees such a request).
 
+Then the page of every fixtures/*/*.log, as oomdoc writes it, is read
+with Python's HTML parser for the first of these checks: the policy, and
+no element, attribute, URL or invisible character that is not the
+report's own.
+
 Without Chromium, or when it cannot run here, the test says exactly why
 and exits 77 (skipped); it never passes without a browser.
 
 Usage: check_html.py OOMDOC_BIN SOURCE_DIR
 """
+import concurrent.futures
+import glob
 import html.parser
 import json
 import os
@@ -213,8 +220,9 @@ def run(cmd):
     return subprocess.run(cmd, capture_output=True, text=True)
 
 
-def check_page(name, tree, doc, text, want, fail):
-    """The checks of one report's DOM against its JSON and text reports."""
+def check_markup(name, tree, fail):
+    """What must hold of any page: the policy, and no element, attribute,
+    URL or invisible character that is not the report's own."""
     root = tree.root
     metas = [m for m in root.find("meta")
              if (m.attrs.get("http-equiv") or "").lower() ==
@@ -235,12 +243,18 @@ def check_page(name, tree, doc, text, want, fail):
     for s in root.find("style"):
         if "url(" in s.content() or "@import" in s.content():
             fail(name, "the style loads something")
-    body = root.find("body")
-    alltext = body[0].content() if body else ""
+    alltext = root.content()
     bad = sorted({"U+%04X" % ord(ch) for ch in alltext if invisible(ord(ch))})
     if bad:
         fail(name, "invisible or bidi characters in the text: %s"
              % ", ".join(bad))
+
+
+def check_page(name, tree, doc, text, want, fail):
+    """The checks of one report's DOM against its JSON and text reports."""
+    root = tree.root
+    check_markup(name, tree, fail)
+    body = root.find("body")
     # Every size the page prints, the text report prints (each text node
     # on its own: table cells are not separated by spaces in the DOM).
     text_sizes = set(SIZE.findall(text))
@@ -421,6 +435,20 @@ def main():
             check_page(fixture, tree, doc, text, want, fail)
             print("ok: %s (%d events)" % (fixture, len(doc.get("events",
                                                                []))))
+    # Every other fixture's page as written (Python's HTML parser, not the
+    # browser): the markup is the report's own.
+    logs = sorted(glob.glob(os.path.join(src, "fixtures", "*", "*.log")))
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        pages = pool.map(lambda p: (p, run([oomdoc, "-f", "html", p])), logs)
+        for path, page in pages:
+            if page.returncode not in (0, 1):
+                fail(path, "oomdoc -f html exited %d" % page.returncode)
+                continue
+            tree = Tree()
+            tree.feed(page.stdout)
+            tree.close()
+            check_markup(os.path.relpath(path, src), tree, fail)
+    print("ok: the markup of %d fixtures' pages" % len(logs))
     for f in failures:
         print("FAIL: " + f)
     return 1 if failures else 0

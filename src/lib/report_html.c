@@ -189,10 +189,11 @@ ht_account(FILE *out, const od_event *ev)
 		    HT_BAR_W - at : w;
 
 		od_size_format(m->requested, sz, sizeof sz);
-		fprintf(out, "<rect class=\"request p-request\" x=\"%.2f\" "
-		    "y=\"42\" width=\"%.2f\" height=\"14\"><title>the request "
-		    "that failed: %s</title></rect>\n", at, in < 1.5 ? 1.5 : in,
-		    sz);
+		if (in > 0)
+			fprintf(out, "<rect class=\"request p-request\" "
+			    "x=\"%.2f\" y=\"42\" width=\"%.2f\" height=\"14\">"
+			    "<title>the request that failed: %s</title></rect>\n",
+			    at, in < 1.5 ? 1.5 : in, sz);
 		/* What runs past the capacity did not fit: drawn as an
 		 * outline, at most 60 units of it. */
 		if (at + w > HT_BAR_W)
@@ -201,9 +202,10 @@ ht_account(FILE *out, const od_event *ev)
 			    HT_BAR_W, at + w - HT_BAR_W > 60 ? 60 :
 			    at + w - HT_BAR_W);
 		fprintf(out, "<text x=\"0\" y=\"74\">the request that failed, "
-		    "from where the free memory starts%s</text>\n",
-		    at + w > HT_BAR_W ? "; the outline past the bar did not "
-		    "fit" : "");
+		    "from where %s%s%s</text>\n", free_x >= 0 ? "the free "
+		    "memory starts" : "the parts drawn end", at + w > HT_BAR_W ?
+		    "; the outline past the bar did not fit" : "",
+		    at + w - HT_BAR_W > 60 ? " (cut at the chart's edge)" : "");
 	}
 	fputs("</svg>\n<figcaption><table class=\"legend\">\n", out);
 	for (i = 0; i < OD_PART_COUNT; i++) {
@@ -250,6 +252,10 @@ ht_account(FILE *out, const od_event *ev)
 		    "</tr>\n", sz);
 	}
 	fputs("</table>\n", out);
+	if (known > a.total)
+		fputs("<p class=\"note\">The parts drawn add up to more than "
+		    "the capacity: the bar is drawn on the scale of their "
+		    "sum.</p>\n", out);
 	for (i = 0; i < a.nnotes; i++) {
 		fputs("<p class=\"note\">", out);
 		ht_text(out, a.notes[i]);
