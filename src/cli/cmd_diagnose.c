@@ -50,9 +50,10 @@ static const od_option dg_options[] = {
 	{ .name = "format", .letter = 'f', .arg = "FORMAT",
 	  .help = "report format: text (default), markdown, json, jsonl "
 	  "(one event a line, as soon as it is complete), github (GitHub "
-	  "Actions annotations) or prometheus (metrics for node_exporter's "
-	  "textfile collector)",
-	  .values = "text markdown json jsonl github prometheus" },
+	  "Actions annotations), prometheus (metrics for node_exporter's "
+	  "textfile collector) or html (one self-contained page with SVG "
+	  "charts)",
+	  .values = "text markdown json jsonl github prometheus html" },
 	{ .name = "count", .letter = 'c',
 	  .help = "print the number of failures of each input (NAME:N), "
 	  "and no report" },
@@ -146,7 +147,9 @@ dg_help(FILE *out)
 	    "  oomdoc -f github train.log               GitHub Actions "
 	    "annotations\n"
 	    "  oomdoc -f prometheus job.log > x.prom    node_exporter's "
-	    "textfile collector\n", out);
+	    "textfile collector\n"
+	    "  oomdoc -f html job.log > report.html     one page with charts, "
+	    "no script\n", out);
 	fputs("\nExit status: 0 if an out-of-memory failure was found, 1 if "
 	    "none was (warnings\nalone are not one), 2 on a usage or input "
 	    "error, 3 on an error in the rules,\n128+N after signal N (the "
@@ -227,6 +230,8 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 				cfg->report.format = OD_FORMAT_GITHUB;
 			else if (strcmp(optarg, "prometheus") == 0)
 				cfg->report.format = OD_FORMAT_PROMETHEUS;
+			else if (strcmp(optarg, "html") == 0)
+				cfg->report.format = OD_FORMAT_HTML;
 			else if (!cli_format_parse(optarg, &cfg->report.format))
 				return cli_usage(NULL, "unknown format", optarg);
 			break;

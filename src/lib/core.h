@@ -650,7 +650,8 @@ typedef enum {
 	OD_FORMAT_TEXT, OD_FORMAT_JSON, OD_FORMAT_MARKDOWN,
 	OD_FORMAT_JSONL,        /* one event a line (report_json.c) */
 	OD_FORMAT_GITHUB,       /* workflow commands (report_github.c) */
-	OD_FORMAT_PROMETHEUS    /* metrics (report_prometheus.c) */
+	OD_FORMAT_PROMETHEUS,   /* metrics (report_prometheus.c) */
+	OD_FORMAT_HTML          /* one self-contained page (report_html.c) */
 } od_report_format;
 #define OD_WIDTH_NONE INT_MAX
 typedef struct {
@@ -693,6 +694,10 @@ void od_escape_markdown_prose(FILE *out, const char *s, size_t n);
  * and followed by a blank line. */
 void od_escape_markdown_fence(FILE *out, const char *info, const char *s,
     size_t n);
+/* Text from outside for HTML, in an element or a quoted attribute: as
+ * od_escape_text shows it, with the HTML specials as references; pre
+ * keeps newlines (for <pre>). */
+void od_escape_html(FILE *out, const char *s, size_t n, bool pre);
 /* Writes the report; false when memory ran out (the JSON report is then
  * not written at all: a document with a part missing would still parse,
  * and be wrong; the text report stops after its last complete part). */

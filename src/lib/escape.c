@@ -89,6 +89,56 @@ od_escape_line(FILE *out, const char *s)
 }
 
 /*
+ * Text for HTML (report_html.c): shown as the text report shows it
+ * (controls and invalid bytes as \xNN, invisible format characters as
+ * \uXXXX, a backslash as \\), and then '&', '<', '>', '"' and '\'' as
+ * character references, so that no tag, attribute, comment or entity
+ * forms from a log, in an element or in a quoted attribute.  With pre (a
+ * <pre> block), a newline stays a newline and a tab is a space; without,
+ * they are \x0a and \x09, as on one line of the text report.
+ */
+void
+od_escape_html(FILE *out, const char *s, size_t n, bool pre)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned cp;
+		size_t len = od_utf8_decode(p + i, n - i, &cp);
+
+		if (len == 0) {
+			fprintf(out, "\\x%02x", p[i]);
+			i++;
+			continue;
+		}
+		if (cp == '\n' && pre)
+			fputc('\n', out);
+		else if (cp == '\t' && pre)
+			fputc(' ', out);
+		else if (cp == '\\')
+			fputs("\\\\", out);
+		else if (cp == '&')
+			fputs("&amp;", out);
+		else if (cp == '<')
+			fputs("&lt;", out);
+		else if (cp == '>')
+			fputs("&gt;", out);
+		else if (cp == '"')
+			fputs("&quot;", out);
+		else if (cp == '\'')
+			fputs("&#39;", out);
+		else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
+			fprintf(out, "\\x%02x", cp);
+		else if (od_escape_invisible(cp))
+			fprintf(out, cp > 0xffff ? "\\U%08x" : "\\u%04x", cp);
+		else
+			fwrite(p + i, 1, len, out);
+		i += len;
+	}
+}
+
+/*
  * Markdown for tickets.  Text from outside (a log, a file name, a rule)
  * never reaches Markdown's prose, where a renderer's autolinks
  * (cmark-gfm's www. and e-mail extension, linkify's international

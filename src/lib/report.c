@@ -263,6 +263,8 @@ od_report_write(FILE *out, const od_report_opts *opts, const od_input *inputs,
 		return rp_github(out, opts, inputs, ninputs, set);
 	if (opts->format == OD_FORMAT_PROMETHEUS)
 		return rp_prometheus(out, opts, inputs, ninputs, set);
+	if (opts->format == OD_FORMAT_HTML)
+		return rp_html(out, opts, inputs, ninputs, set);
 	if (opts->format == OD_FORMAT_MARKDOWN)
 		rp_markdown(out, opts, inputs, ninputs, set);
 	else if (opts->format == OD_FORMAT_JSONL) {

@@ -51,6 +51,9 @@ bool rp_github(FILE *out, const od_report_opts *o, const od_input *inputs,
     int ninputs, od_events *set);
 bool rp_prometheus(FILE *out, const od_report_opts *o,
     const od_input *inputs, int ninputs, od_events *set);
+/* --format html: one self-contained page (report_html.c). */
+bool rp_html(FILE *out, const od_report_opts *o, const od_input *inputs,
+    int ninputs, od_events *set);
 
 /* A summary row's input as the reports show it. */
 const char *rp_row_name(const od_summary_row *r);

@@ -1,6 +1,6 @@
 /*
  * fuzz_scan.c: the whole log pipeline, from bytes to events: prefilter,
- * prefixes, every recogniser, context, grouping, the rules and the three
+ * prefixes, every recogniser, context, grouping, the rules and four
  * report writers.  It checks what must hold for any input, and aborts
  * (a crash for libFuzzer) when it does not:
  *
@@ -19,7 +19,11 @@
  *     "<www" (autolinks), and the bare "www." and "http://"/"https://"
  *     that GitHub's autolink extension links.  It is a simple check, not
  *     a renderer: the suite renders the fixtures' Markdown with real ones
- *     (tests/markdown_check.py).
+ *     (tests/markdown_check.py);
+ *   - the HTML report is valid UTF-8 and every tag in it is one that
+ *     report_html.c writes (fz_html): no tag forms from the log.  The
+ *     suite reads the fixtures' pages as Chromium builds them
+ *     (tests/check_html.py).
  */
 #include <ctype.h>
 #include <stdbool.h>
@@ -193,11 +197,47 @@ fz_json(const char *out, size_t n)
 	json_decref(doc);
 }
 
+/*
+ * Aborts unless every tag of out[0..n), an HTML report, is one
+ * report_html.c writes: text from the fuzzer's log never forms one.
+ */
+static void
+fz_html(const char *out, size_t n)
+{
+	static const char *const tags[] = {
+		"!DOCTYPE", "html", "head", "meta", "title", "style", "body",
+		"h1", "h2", "h3", "section", "dl", "dt", "dd", "span", "pre",
+		"code", "table", "tr", "td", "th", "figure", "figcaption", "svg",
+		"rect", "line", "polyline", "circle", "text", "g", "p", "ol",
+		"ul", "li", "strong", "footer",
+	};
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		size_t at = i + 1, len = 0;
+		bool ok = false;
+
+		if (out[i] != '<')
+			continue;
+		if (at < n && out[at] == '/')
+			at++;
+		while (at + len < n && (isalnum((unsigned char)out[at + len]) ||
+		    out[at + len] == '!'))
+			len++;
+		for (k = 0; k < sizeof tags / sizeof tags[0] && !ok; k++)
+			ok = strlen(tags[k]) == len &&
+			    strncmp(out + at, tags[k], len) == 0;
+		if (!ok)
+			abort();
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const od_report_format formats[] = {
 		OD_FORMAT_TEXT, OD_FORMAT_JSON, OD_FORMAT_MARKDOWN,
+		OD_FORMAT_HTML,
 	};
 	od_events *set = od_events_new();
 	od_input in = { 0 };
@@ -246,6 +286,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (formats[k] == OD_FORMAT_MARKDOWN &&
 		    fz_markdown_links(out, n))
 			abort();
+		if (formats[k] == OD_FORMAT_HTML)
+			fz_html(out, n);
 		free(out);
 	}
 	od_events_free(set);

@@ -1,7 +1,7 @@
 /*
  * test_report.c: what reaches the terminal and the JSON from a log is
- * escaped: no control sequence passes, and JSON strings are valid UTF-8
- * (src/lib/escape.c).
+ * escaped: no control sequence passes, JSON strings are valid UTF-8, and
+ * no tag forms in HTML (src/lib/escape.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -73,6 +73,30 @@ test_json_escapes(void **state)
 	free(out);
 }
 
+/* In HTML, log text is shown as in the text report, with the HTML
+ * specials as references: a tag in a log is text. */
+static void
+test_html_escapes(void **state)
+{
+	static const char tag[] = "terminate called after throwing an "
+	    "instance of <script>alert('x')</script> & \xe2\x80\xae \\x41: "
+	    "out of memory\n";
+	char *out = report(hostile, sizeof hostile - 1, OD_FORMAT_HTML);
+
+	(void)state;
+	assert_null(strchr(out, '\x1b'));
+	assert_non_null(strstr(out, "\\x1b[31\\x01\\xff\xc3\xa9"));
+	assert_non_null(strstr(out, "job\\x1b]0;pwned\\x07.log"));
+	assert_non_null(strstr(out, "Content-Security-Policy"));
+	free(out);
+	out = report(tag, sizeof tag - 1, OD_FORMAT_HTML);
+	assert_null(strstr(out, "<script"));
+	assert_null(strstr(out, "\xe2\x80\xae"));
+	assert_non_null(strstr(out, "&lt;script&gt;alert(&#39;x&#39;)"
+	    "&lt;/script&gt; &amp; \\u202e \\\\x41:"));
+	free(out);
+}
+
 /* What jansson leaves as it is, a terminal or JavaScript could act on:
  * DEL, the C1 controls, U+2028 and U+2029. */
 static void
@@ -100,6 +124,7 @@ main(void)
 		cmocka_unit_test(test_text_escapes),
 		cmocka_unit_test(test_json_escapes),
 		cmocka_unit_test(test_json_controls),
+		cmocka_unit_test(test_html_escapes),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
