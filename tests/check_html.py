@@ -330,7 +330,7 @@ def check_page(name, tree, doc, text, want, fail):
         elif svg:
             fail(where, "an account bar without an account")
         # The readings: as many points as the text report's series.
-        m = re.search(r"\((\d+) readings? of ", texts[i] if i < len(texts)
+        m = re.search(r"\((\d+) readings? of\s", texts[i] if i < len(texts)
                       else "")
         svg = sec.find("svg", "readings")
         if m:

@@ -110,7 +110,7 @@ check "oomdoc rules check finds errors in the shipped rules" $?
 #    knowledge table with the source every entry must give (that the
 #    shipped entries give one, rules check in 6 checks: src/lib/
 #    knowledge.c refuses an entry without).
-for want in '^\.Dq memory\.account' 'other_processes , Dq non_framework' \
+for want in '^\.Dq memory\.account' 'other_processes Dc , Do non_framework' \
 	'The shortfall is the request less the free memory' \
 	'explains_bytes' 'oomdoc\.report/2' '^\.Ss KNOWLEDGE TABLE' \
 	'^\.Ql source :'; do
