@@ -127,6 +127,7 @@ kinds=$(sed -n '/^} od_kinds\[/,/^};/p' src/lib/names.c |
 	grep -o '"[a-z_]*"' src/lib/snapshot.c | tr -d '"' |
 	    awk '{ printf "\"\\x8c\\x%02X%s\"\n", length($0), $0 }'  | awk '!seen[$0]++'
 } > "$out/pickle.dict"
+{
 	echo "# Recogniser files' keys, kinds, fields and PCRE2 syntax for fuzz_recognisers (written by make_dicts.sh)."
 	{
 		grep -o '"[a-z_]*"' src/lib/recog_load.c | tr -d '"'
@@ -145,6 +146,7 @@ kinds=$(sed -n '/^} od_kinds\[/,/^};/p' src/lib/names.c |
 		    "\"" "\\n"
 	} | entries
 } > "$out/recognisers.dict"
+{
 	echo "# Record keys and line shapes for fuzz_structured (written by make_dicts.sh)."
 	{
 		sed -n '/^static const char \*const sl_/,/};/p' \
