@@ -80,6 +80,7 @@ typedef enum {
 	OD_KIND_RAY,
 	OD_KIND_VLLM_KV_CACHE,
 	OD_KIND_GGML,
+	OD_KIND_SGLANG_MEMORY_POOL,
 	/* A strong out-of-memory phrase that no recogniser reads
 	 * (recog_fallback.c): low confidence, no figures. */
 	OD_KIND_UNRECOGNISED,

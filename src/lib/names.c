@@ -46,6 +46,8 @@ static const struct {
 	    "vLLM: no memory left for the KV cache", "vllm" },
 	[OD_KIND_GGML] = { "ggml", "llama.cpp/ggml could not allocate a buffer",
 	    "ggml" },
+	[OD_KIND_SGLANG_MEMORY_POOL] = { "sglang_memory_pool",
+	    "SGLang: no room in its KV-cache or request pool", "sglang" },
 	/* No framework: nothing but the phrase says who printed it. */
 	[OD_KIND_UNRECOGNISED] = { "unrecognised",
 	    "An out-of-memory phrase in no format oomdoc knows", NULL },
