@@ -498,6 +498,9 @@ void od_events_free(od_events *set);
 /* Adds ev, or merges it into an equal event; takes ownership of ev's heap
  * fields in both cases (ev is left empty). */
 void od_events_add(od_events *set, od_event *ev);
+/* The first n events were handed to a caller: the cap no longer drops
+ * them to keep a more severe one (event.c). */
+void od_events_delivered(od_events *set, size_t n);
 /*
  * Keeps only some reports (grep's -m, and the --rank and --kind filters):
  * rank (-1: any) the reports with that rank prefix, kind (-1: any) those

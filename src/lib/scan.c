@@ -551,6 +551,8 @@ sc_deliver(sc_state *st, bool end)
 	while (sc->fn != NULL && st->delivered < n && (end ||
 	    !od_events_open(st->set, st->delivered, st->index, st->lines + 1)))
 		sc->fn(od_events_get(st->set, st->delivered++), sc->fn_arg);
+	if (sc->fn != NULL)
+		od_events_delivered(st->set, st->delivered);
 }
 
 /*
