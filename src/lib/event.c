@@ -15,11 +15,14 @@
  * event's severity is whether it is fatal, then its confidence
  * (ev_severity).  When the set is full, a new event more severe than the
  * least severe one kept takes its place: the latest of the least severe
- * events not yet delivered (od_events_delivered) is dropped, the later
- * ones move up, and the new one goes at the end, so that the kept events
- * stay in log order.  After 500 allocator warnings or low-confidence kills
- * the one fatal OOM is therefore kept, and the warning it displaced is
- * counted among those not kept.  Each place can only be taken by a more
+ * events is dropped, the later ones move up, and the new one goes at the
+ * end, so that the kept events stay in log order.  After 500 allocator
+ * warnings or low-confidence kills the one fatal OOM is therefore kept,
+ * and the warning it displaced is counted among those not kept.  A
+ * streaming caller (--format jsonl) has had the dropped event already if
+ * it was delivered; od_events_ndelivered tells the scanner how many of
+ * the delivered ones remain, and an echo of the dropped one cannot come
+ * back (no event less severe than it is kept, so the echo is not kept).  Each place can only be taken by a more
  * severe event, so a run displaces at most max * (OD_SEVERITY_LEVELS - 1)
  * events, each at a cost of O(max + EV_SLOTS): the cap stays linear.
  *
@@ -822,8 +825,13 @@ ev_severity(const od_event *ev)
 void
 od_events_delivered(od_events *set, size_t n)
 {
-	if (n > set->sealed)
-		set->sealed = n < set->n ? n : set->n;
+	set->sealed = n < set->n ? n : set->n;
+}
+
+size_t
+od_events_ndelivered(const od_events *set)
+{
+	return set->sealed;
 }
 
 /* Files every kept event under its key again, from an empty table. */
@@ -843,15 +851,15 @@ ev_rehash(od_events *set)
 	}
 }
 
-/* The latest of the least severe events not yet delivered, when it is
- * less severe than ev; set->n when there is none. */
+/* The latest of the least severe events, when it is less severe than ev;
+ * set->n when there is none. */
 static size_t
 ev_victim(const od_events *set, const od_event *ev)
 {
 	size_t j, victim = set->n;
 	int low = ev_severity(ev);
 
-	for (j = set->n; j-- > set->sealed;) {
+	for (j = set->n; j-- > 0;) {
 		int s = ev_severity(&set->ev[j]);
 
 		if (s < low) {
@@ -893,6 +901,8 @@ ev_displace(od_events *set, const od_event *ev)
 	} else if (set->first > (int)victim + 1) {
 		set->first--;
 	}
+	if (victim < set->sealed)
+		set->sealed--;
 	if (set->last == (int)victim + 1)
 		set->last = 0;
 	else if (set->last > (int)victim + 1)
