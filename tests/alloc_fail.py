@@ -24,7 +24,9 @@ status.  The cases between them reach every stage: reading (plain and
 gzip), the prefilter and the prefixes, both recognisers (PyTorch's
 grammar and the other stacks' table, with a kernel kill and a DataLoader
 worker's), the context, the rules (the shipped ones, and a small file),
-and the three report formats.
+and the three report formats (the JSON one twice: a small event, and
+one with many keys, where a failed append inside jansson's dump once
+went unnoticed).
 """
 import concurrent.futures
 import os
@@ -51,6 +53,10 @@ CASES = [
     # one read as an input, with the text report.
     ["--snapshot", "fixtures/snapshot/fragmentation.pickle",
      "fixtures/snapshot/job.log", "fixtures/snapshot/partial.pickle"],
+    # The JSON report of an event with a snapshot's measures: jansson's
+    # dump of many keys (do_dump ignores a key's failed append: the
+    # sticky buffer of report_json.c must turn it into an error).
+    ["--format", "json", "fixtures/snapshot/job.log"],
 ]
 
 COUNT_RE = re.compile(r"^oomdoc-alloc: (\d+) allocations$")

@@ -125,5 +125,52 @@ m = json.load(open(sys.argv[1]))["events"][0]["message"]
 assert "r \u202eevil\u200b\U000e0001 \\x1b INTERNAL" in m, m' "$tmp/out" &&
 	pass=$((pass + 1)) || { echo "FAIL bidi and backslash, json: value changed"; fail=$((fail + 1)); }
 
+# The cap of 500 events keeps the most severe: after 600 distinct allocator
+# warnings (not fatal), the one fatal OOM at line 601 is kept, in log
+# order at the end, and a warning makes room for it (101 not kept).
+awk 'BEGIN { for (i = 1; i <= 600; i++) printf "[W1107 10:22:33.123456 1234 CUDACachingAllocator.cpp:3933] memory allocation failed with OOM on device 0 while trying to allocate %d bytes (free: 191430656, total: 42405855232)\n", 580911104 + i * 512 }' >"$tmp/warnings.log"
+printf '%s\n' "$MSG" >>"$tmp/warnings.log"
+run "500-event cap, fatal after 600 warnings" 0 '"events_omitted": 101' -- -f json "$tmp/warnings.log"
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["events"]
+assert len(ev) == 500, len(ev)
+assert [e["line"] for e in ev if e["fatal"]] == [601], "fatal not kept"
+assert [e["line"] for e in ev] == sorted(e["line"] for e in ev), "order"
+assert ev[-2]["line"] == 499, ev[-2]["line"]' "$tmp/out" &&
+	pass=$((pass + 1)) || { echo "FAIL 500-event cap: the fatal event was not kept"; fail=$((fail + 1)); }
+# Streamed (jsonl), the fatal event is written too.
+run "500-event cap, jsonl" 0 '"fatal":true' -- -f jsonl "$tmp/warnings.log"
+# Fatal events all: the first 500 are kept, the later ones counted.
+awk 'BEGIN { for (i = 1; i <= 501; i++) printf "RuntimeError: CUDA out of memory. Tried to allocate %d.00 MiB (GPU 0; 4.00 GiB total capacity; 1.00 GiB already allocated; 0 bytes free; 1.00 GiB reserved in total by PyTorch)\n", i }' >"$tmp/fatal.log"
+run "500-event cap, 501 fatal events" 0 '"events_omitted": 1,' -- -f json "$tmp/fatal.log"
+python3 -c 'import json, sys
+ev = json.load(open(sys.argv[1]))["events"]
+assert ev[-1]["line"] == 500 and ev[0]["line"] == 1, "not the first 500"' "$tmp/out" &&
+	pass=$((pass + 1)) || { echo "FAIL 500-event cap: not the first 500 fatal events"; fail=$((fail + 1)); }
+rm -f "$tmp/warnings.log" "$tmp/fatal.log"
+
+# Rank lists are bounded over all events (event.c, EV_RANKS_TOTAL): 20
+# messages, each printed by 4096 ranks, list all ranks for the first 16
+# events and a few for the others, while every event counts its 4096
+# reports.
+python3 -c 'import sys
+for e in range(20):
+    m = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate %d.00 MiB (GPU 0; 79.15 GiB total capacity; 70.00 GiB already allocated; 2.00 MiB free; 75.00 GiB reserved in total by PyTorch)\n" % (e + 1)
+    sys.stdout.write("".join("[rank%d]: %s" % (r, m) for r in range(4096)))' >"$tmp/ranks.log"
+# (82,000 lines, 16 MB: 4 s of CPU in a release build, so 3 times the
+# usual limit on a loaded machine.)
+limit0=$limit limit=$((limit * 3))
+run "20 events of 4096 ranks" 0 '"occurrences": 4096' -- -f json "$tmp/ranks.log"
+limit=$limit0
+python3 -c 'import json, sys
+ev = json.load(open(sys.argv[1]))["events"]
+assert len(ev) == 20, len(ev)
+assert all(e["occurrences"] == 4096 and e["ranks"] for e in ev), "counts"
+assert [len(e["ranks"]) for e in ev[:16]] == [4096] * 16, "first 16"
+assert sum(len(e["ranks"]) for e in ev) <= 65536 + 8 * 20, "not bounded"' "$tmp/out" &&
+	pass=$((pass + 1)) || { echo "FAIL 20 events of 4096 ranks: rank lists"; fail=$((fail + 1)); }
+rm -f "$tmp/ranks.log"
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

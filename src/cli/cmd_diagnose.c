@@ -717,7 +717,7 @@ dg_report(const char *label, dg_config *cfg, rl_set *rules, od_scanner *sc,
 	status = dg_failures(set) > 0 ? OD_EXIT_FOUND : OD_EXIT_NONE;
 	if (od_events_dropped(set) > 0)
 		cli_say(label, "%llu more out-of-memory events were not kept "
-		    "(the limit is %d distinct events)",
+		    "(the limit is %d distinct events, the most severe kept)",
 		    (unsigned long long)od_events_dropped(set), OD_EVENTS_MAX);
 	od_events_free(set);
 	return failed ? OD_EXIT_ERROR : status;

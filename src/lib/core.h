@@ -526,6 +526,10 @@ void od_events_free(od_events *set);
 /* Adds ev, or merges it into an equal event; takes ownership of ev's heap
  * fields in both cases (ev is left empty). */
 void od_events_add(od_events *set, od_event *ev);
+/* The first n events were handed to a caller; how many of those are
+ * still kept (the cap may drop one for a more severe event: event.c). */
+void od_events_delivered(od_events *set, size_t n);
+size_t od_events_ndelivered(const od_events *set);
 /*
  * Keeps only some reports (grep's -m, and the --rank and --kind filters):
  * rank (-1: any) the reports with that rank prefix, kind (-1: any) those

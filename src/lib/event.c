@@ -11,6 +11,21 @@
  * kept, so that a log with a million different OOM lines still runs in
  * bounded memory.
  *
+ * The cap keeps the most severe events, not merely the first ones.  An
+ * event's severity is whether it is fatal, then its confidence
+ * (ev_severity).  When the set is full, a new event more severe than the
+ * least severe one kept takes its place: the latest of the least severe
+ * events is dropped, the later ones move up, and the new one goes at the
+ * end, so that the kept events stay in log order.  After 500 allocator
+ * warnings or low-confidence kills the one fatal OOM is therefore kept,
+ * and the warning it displaced is counted among those not kept.  A
+ * streaming caller (--format jsonl) has had the dropped event already if
+ * it was delivered; od_events_ndelivered tells the scanner how many of
+ * the delivered ones remain, and an echo of the dropped one cannot come
+ * back (no event less severe than it is kept, so the echo is not kept).  Each place can only be taken by a more
+ * severe event, so a run displaces at most max * (OD_SEVERITY_LEVELS - 1)
+ * events, each at a cost of O(max + EV_SLOTS): the cap stays linear.
+ *
  * Merging never hides an input.  An event merged from several inputs (the
  * same failure in many job logs, a log per rank) lists every input that
  * reported it, with the line of its first report there (od_event.seen),
@@ -38,6 +53,17 @@
 #include "core.h"
 
 #define EV_SLOTS 2048           /* hash slots, a power of two > 2 * max */
+/*
+ * Rank list entries over all the events of a set: 256 KiB of lists, so
+ * that 500 events printed by 4096 ranks each stay within a few MiB (8 MiB
+ * of lists otherwise, and in the JSON report about 60 bytes of jansson
+ * values and text per listed rank: 120 MiB).  16 events list all of
+ * OD_RANKS_MAX ranks; the lists of events beyond that budget stop
+ * growing (ranks_dropped, as past OD_RANKS_MAX), while their counts of
+ * reports (occurrences) stay whole.
+ */
+#define EV_RANKS_TOTAL (1u << 16)
+#define EV_RANKS_FIRST 8        /* entries of a list's first allocation */
 
 _Static_assert(EV_SLOTS > 2 * OD_EVENTS_MAX, "EV_SLOTS holds OD_EVENTS_MAX");
 
@@ -48,6 +74,8 @@ struct od_events {
 	int slot[EV_SLOTS];     /* index + 1 into ev, 0 when empty */
 	int nslots;             /* slots in use */
 	uint64_t dropped;
+	size_t sealed;          /* events before this one were delivered */
+	size_t rank_budget;     /* rank list entries left of EV_RANKS_TOTAL */
 	int first;              /* the first fatal event: index + 1, 0 none */
 	/* The event the last report went into, for ev_near. */
 	int last;               /* index + 1, 0 when none */
@@ -132,9 +160,15 @@ od_event_clear(od_event *ev)
 	od_event_init(ev);
 }
 
-/* Adds rank to the sorted list of distinct ranks. */
-void
-od_event_add_rank(od_event *ev, int rank)
+/*
+ * Adds rank to the sorted list of distinct ranks.  budget, when not NULL,
+ * is how many more list entries the set may allocate (EV_RANKS_TOTAL over
+ * all its events); a list that would grow past it stops, as one past
+ * OD_RANKS_MAX does (ranks_dropped).  An event's first EV_RANKS_FIRST
+ * entries are not counted: every event lists its own rank.
+ */
+static void
+ev_add_rank(od_event *ev, int rank, size_t *budget)
 {
 	int lo = 0, hi = ev->nranks;
 
@@ -155,13 +189,22 @@ od_event_add_rank(od_event *ev, int rank)
 		return;
 	}
 	if (ev->nranks == ev->ranks_cap) {
-		int cap = ev->ranks_cap ? ev->ranks_cap * 2 : 8;
-		int *r = realloc(ev->ranks, (size_t)cap * sizeof *r);
+		int cap = ev->ranks_cap ? ev->ranks_cap * 2 : EV_RANKS_FIRST;
+		int *r;
 
-		if (r == NULL) {
+		if (cap > OD_RANKS_MAX)
+			cap = OD_RANKS_MAX;
+		if (budget != NULL && ev->ranks_cap > 0 &&
+		    *budget < (size_t)(cap - ev->ranks_cap)) {
 			ev->ranks_dropped = true;
 			return;
 		}
+		if ((r = realloc(ev->ranks, (size_t)cap * sizeof *r)) == NULL) {
+			ev->ranks_dropped = true;
+			return;
+		}
+		if (budget != NULL && ev->ranks_cap > 0)
+			*budget -= (size_t)(cap - ev->ranks_cap);
 		ev->ranks = r;
 		ev->ranks_cap = cap;
 	}
@@ -169,6 +212,12 @@ od_event_add_rank(od_event *ev, int rank)
 	    (size_t)(ev->nranks - lo) * sizeof *ev->ranks);
 	ev->ranks[lo] = rank;
 	ev->nranks++;
+}
+
+void
+od_event_add_rank(od_event *ev, int rank)
+{
+	ev_add_rank(ev, rank, NULL);
 }
 
 #define EV_SEEN_MAX 65536      /* inputs listed on one event */
@@ -622,7 +671,7 @@ ev_peer_near(const od_event *old, const od_event *ev)
  * figures from it are a second failure.  False when ev does not join.
  */
 static bool
-ev_join_rank(od_event *old, od_event *ev)
+ev_join_rank(od_events *set, od_event *old, od_event *ev)
 {
 	int i;
 
@@ -642,7 +691,7 @@ ev_join_rank(od_event *old, od_event *ev)
 	} else {
 		ev_start_rows(old);
 		ev_add_row(old, ev->rank, ev, ev->input, ev->line);
-		od_event_add_rank(old, ev->rank);
+		ev_add_rank(old, ev->rank, &set->rank_budget);
 	}
 	old->occurrences += ev->occurrences;
 	old->peer_line = ev->line;
@@ -739,6 +788,7 @@ od_events_new_max(size_t max)
 		return NULL;
 	}
 	set->max = max;
+	set->rank_budget = EV_RANKS_TOTAL;
 	set->want_rank = -1;
 	set->want_kind = -1;
 	return set;
@@ -762,6 +812,105 @@ od_events_free(od_events *set)
 	free(set->ev);
 	free(set->per_input);
 	free(set);
+}
+
+/* Severity, 0 to OD_SEVERITY_LEVELS - 1: fatal events first, then by
+ * confidence (a warning, a kill seen only as a SIGKILL, last). */
+#define OD_SEVERITY_LEVELS 6
+
+static int
+ev_severity(const od_event *ev)
+{
+	return (ev->fatal ? 3 : 0) + (int)ev->confidence;
+}
+
+void
+od_events_delivered(od_events *set, size_t n)
+{
+	set->sealed = n < set->n ? n : set->n;
+}
+
+size_t
+od_events_ndelivered(const od_events *set)
+{
+	return set->sealed;
+}
+
+/* Files every kept event under its key again, from an empty table. */
+static void
+ev_rehash(od_events *set)
+{
+	size_t k, i;
+
+	memset(set->slot, 0, sizeof set->slot);
+	set->nslots = 0;
+	for (k = 0; k < set->n; k++) {
+		for (i = set->ev[k].key & (EV_SLOTS - 1); set->slot[i] != 0;
+		    i = (i + 1) & (EV_SLOTS - 1))
+			;
+		set->slot[i] = (int)k + 1;
+		set->nslots++;
+	}
+}
+
+/* The latest of the least severe events, when it is less severe than ev;
+ * set->n when there is none. */
+static size_t
+ev_victim(const od_events *set, const od_event *ev)
+{
+	size_t j, victim = set->n;
+	int low = ev_severity(ev);
+
+	for (j = set->n; j-- > 0;) {
+		int s = ev_severity(&set->ev[j]);
+
+		if (s < low) {
+			low = s;
+			victim = j;
+		}
+	}
+	return victim;
+}
+
+/*
+ * Makes room in a full set for ev by dropping ev_victim's event.  False
+ * when nothing may go (ev is then not kept).
+ */
+static bool
+ev_displace(od_events *set, const od_event *ev)
+{
+	size_t j, victim = ev_victim(set, ev);
+	int k;
+	od_event *v;
+
+	if (victim == set->n)
+		return false;
+	v = &set->ev[victim];
+	set->dropped += v->occurrences;
+	for (k = 0; k < v->nseen; k++)
+		if (v->seen[k].input >= 0 && v->seen[k].input < set->ncount)
+			set->per_input[v->seen[k].input]--;
+	if (v->ranks_cap > EV_RANKS_FIRST)
+		set->rank_budget += (size_t)(v->ranks_cap - EV_RANKS_FIRST);
+	od_event_clear(v);
+	memmove(v, v + 1, (set->n - victim - 1) * sizeof *v);
+	set->n--;
+	if (set->first == (int)victim + 1) {
+		set->first = 0;
+		for (j = 0; j < set->n && set->first == 0; j++)
+			if (set->ev[j].fatal)
+				set->first = (int)j + 1;
+	} else if (set->first > (int)victim + 1) {
+		set->first--;
+	}
+	if (victim < set->sealed)
+		set->sealed--;
+	if (set->last == (int)victim + 1)
+		set->last = 0;
+	else if (set->last > (int)victim + 1)
+		set->last--;
+	ev_rehash(set);
+	return true;
 }
 
 void
@@ -808,7 +957,7 @@ od_events_add(od_events *set, od_event *ev)
 			old->peer_line = ev->line;
 			old->peer_input = ev->input;
 		}
-		od_event_add_rank(old, ev->rank);
+		ev_add_rank(old, ev->rank, &set->rank_budget);
 		if (grown)
 			ev_story(set, old, true);
 		if (old->timestamp[0] == '\0')
@@ -835,7 +984,7 @@ od_events_add(od_events *set, od_event *ev)
 	/* Another rank's report of a failure, with its own figures. */
 	for (k = 0; ev->rank >= 0 && k < set->n; k++) {
 		old = &set->ev[k];
-		if (ev_room(set, old, ev) && ev_join_rank(old, ev)) {
+		if (ev_room(set, old, ev) && ev_join_rank(set, old, ev)) {
 			ev_add_seen(set, old, ev->input, ev->line);
 			ev_story(set, old, true);
 			ev_remember(set, old, ev);
@@ -848,15 +997,20 @@ od_events_add(od_events *set, od_event *ev)
 		return;
 	}
 	if (set->n >= set->max) {
-		set->dropped += ev->occurrences;
-		od_event_clear(ev);
-		return;
+		if (!ev_displace(set, ev)) {
+			set->dropped += ev->occurrences;
+			od_event_clear(ev);
+			return;
+		}
+		for (i = ev->key & (EV_SLOTS - 1); set->slot[i] != 0;
+		    i = (i + 1) & (EV_SLOTS - 1))
+			;
 	}
 	old = &set->ev[set->n];
 	*old = *ev;
 	old->ranks = NULL;
 	old->nranks = old->ranks_cap = 0;
-	od_event_add_rank(old, ev->rank);
+	ev_add_rank(old, ev->rank, &set->rank_budget);
 	free(ev->ranks);
 	free(ev->seen);
 	old->seen = NULL;
@@ -922,8 +1076,9 @@ od_events_known(const od_events *set, const od_event *ev)
 		    ev_same_text(old, ev))))
 			return true;
 	}
-	/* A full set keeps no more events: nothing to read for them. */
-	return set->n >= set->max;
+	/* A full set keeps no more events but the more severe ones that
+	 * displace one (ev_displace): nothing to read for the others. */
+	return set->n >= set->max && ev_victim(set, ev) == set->n;
 }
 
 /*

@@ -5,6 +5,7 @@
  * Also the helpers of report_json.h that the live report shares: the null
  * rule and the writer.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,70 @@ od_json_set(json_t *obj, const char *key, json_t *v)
 	return v != NULL && json_object_set_new(obj, key, v) == 0;
 }
 
+/*
+ * The text of a document, as json_dumps would give it, or NULL when it
+ * could not be made (out of memory); the caller frees it.
+ *
+ * Not json_dumps itself: jansson (dump.c, do_dump, release 2.14) ignores
+ * what dump_string returns for an object's key, so that when its buffer
+ * cannot grow for a key, the key is left out, the dump goes on and
+ * json_dumps returns a document with `": true` in it as if all went well.
+ * This buffer's failure is sticky instead: once an append has failed,
+ * every later one fails too, and the text is refused at the end, whatever
+ * jansson made of the first failure.
+ */
+typedef struct {
+	char *p;
+	size_t n, cap;
+	bool failed;
+} rp_json_buf;
+
+static int
+rp_json_append(const char *s, size_t n, void *arg)
+{
+	rp_json_buf *b = arg;
+
+	if (b->failed)
+		return -1;
+	if (n >= b->cap - b->n) {
+		size_t cap = b->cap ? b->cap : 4096;
+		char *p;
+
+		while (n >= cap - b->n) {
+			if (cap > SIZE_MAX / 2) {
+				b->failed = true;
+				return -1;
+			}
+			cap *= 2;
+		}
+		if ((p = realloc(b->p, cap)) == NULL) {
+			b->failed = true;
+			return -1;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = '\0';
+	return 0;
+}
+
+static char *
+rp_json_dumps(const json_t *root, size_t flags)
+{
+	rp_json_buf b = { 0 };
+
+	if (root == NULL)
+		return NULL;
+	if (json_dump_callback(root, rp_json_append, &b, flags) != 0 ||
+	    b.failed || b.p == NULL) {
+		free(b.p);
+		return NULL;
+	}
+	return b.p;
+}
+
 bool
 od_json_write(FILE *out, const json_t *root)
 {
@@ -38,8 +103,8 @@ od_json_write(FILE *out, const json_t *root)
 	 * Reals with up to 15 significant digits: the decimal a writer
 	 * rounded to (a score's two decimals) comes back as it was.
 	 */
-	char *s = root != NULL ? json_dumps(root, JSON_INDENT(2) |
-	    JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) : NULL;
+	char *s = rp_json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+	    JSON_REAL_PRECISION(15));
 
 	if (s == NULL)
 		return false;
@@ -131,8 +196,8 @@ od_report_jsonl_event(FILE *out, const od_input *inputs, const od_event *ev)
 {
 	od_json_ctx cx = { .inputs = inputs };
 	json_t *o = od_event_to_json(ev, &cx);
-	char *s = o != NULL ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER |
-	    JSON_REAL_PRECISION(15)) : NULL;
+	char *s = rp_json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER |
+	    JSON_REAL_PRECISION(15));
 
 	json_decref(o);
 	if (s == NULL)

@@ -285,7 +285,7 @@ rp_md_figures(FILE *out, const od_event *ev)
 		fputs("| printed by ranks | ", out);
 		for (i = 0; i < ev->nranks; i++)
 			fprintf(out, "%s%d", i ? ", " : "", ev->ranks[i]);
-		fputs(" |\n", out);
+		fputs(ev->ranks_dropped ? ", ... |\n" : " |\n", out);
 	}
 	rp_md_size_row(out, "requested", m->requested);
 	rp_md_size_row(out, "total capacity", m->total);

@@ -616,11 +616,17 @@ sc_deliver(sc_state *st, bool end)
 	od_scanner *sc = st->sc;
 	size_t n = od_events_count(st->set);
 
+	/* A delivered event dropped for a more severe one (event.c) moved
+	 * the later ones up. */
+	if (sc->fn != NULL && od_events_ndelivered(st->set) < st->delivered)
+		st->delivered = od_events_ndelivered(st->set);
 	/* An event found later starts at this line or after it. */
 	while (sc->fn != NULL && st->delivered < n && (end ||
 	    !od_events_open(st->set, st->delivered, st->index,
 	    sl_input_line(sc->sl, st->lines) + 1)))
 		sc->fn(od_events_get(st->set, st->delivered++), sc->fn_arg);
+	if (sc->fn != NULL)
+		od_events_delivered(st->set, st->delivered);
 }
 
 /*
@@ -717,6 +723,8 @@ od_scan_begin(od_scanner *sc, int index, od_events *set)
 	st->index = index;
 	st->set = set;
 	st->delivered = od_events_count(set);
+	if (sc->fn != NULL)
+		od_events_delivered(set, st->delivered);
 	cx_reset(&st->ctx);
 	(void)ex_nomem(sc->ex);
 	sl_begin(sc->sl, sc_text, sc);
