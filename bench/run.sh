@@ -240,7 +240,7 @@ ctx = [(t, rows[(m, t)]) for m, t in order if m == "ctx"]
 if ctx:
     print()
     print("Context, not part of the ratios: the floors (reading and counting lines,")
-    print("decompressing) and rg with a fixed reference set of 19 OOM strings (REF19).")
+    print("decompressing).")
     print()
     print("| command | wall s | MB/s | peak RSS KiB |")
     print("|---|---:|---:|---:|")
