@@ -47,6 +47,24 @@ static const ex_recogniser *const ex_recognisers[] = {
 #define EX_AFTER_LINES 24
 #define EX_AFTER_BYTES (8u * 1024)
 
+/* What a joined text was joined from; gen 0 never matches. */
+typedef struct {
+	const char *buf;
+	uint64_t gen;
+	size_t len, line_start, s;
+	int lines;
+} ex_join_key;
+
+/* Whether key k says the text it keeps was joined from the same bytes as
+ * a join of window w from s with that many lines would be. */
+static bool
+ex_same_join(const ex_join_key *k, const ex_window *w, size_t s, int lines)
+{
+	return w->gen != 0 && k->gen == w->gen && k->buf == w->buf &&
+	    k->len == w->len && k->line_start == w->line_start && k->s == s &&
+	    k->lines == lines;
+}
+
 struct ex_ctx {
 	void *self[EX_NRECOG];  /* each recogniser's state */
 	size_t nspecific;       /* anchors[0..nspecific): not the fallback's */
@@ -60,7 +78,22 @@ struct ex_ctx {
 	px_ctx *px;
 	ex_anchor *anchors;     /* pointers into the recognisers' anchors */
 	size_t nanchors;
-	ln_text text;
+	/*
+	 * The joined texts of the two passes (EX_LINES_QUICK and
+	 * EX_LINES_MAX lines), text the one being read, each kept with what
+	 * it was joined from (ex_join_key), and the hit line's prefix with
+	 * what it gave.  Hits close together on the same lines (a line with
+	 * a thousand anchors, an anchor on every line) join the same text:
+	 * it is joined, and the prefixes of its lines parsed, once.
+	 */
+	ln_text texts[2];
+	ex_join_key keys[2];
+	ln_text *text;
+	ex_join_key px_key;
+	size_t px_len;
+	int px_rank;
+	char px_ts[OD_TIMESTAMP_MAX];
+	od_labels px_labels;
 	bool nomem;             /* a message could not be kept (ex_nomem) */
 };
 
@@ -264,8 +297,8 @@ ex_anchor_next(const ex_anchor *a, const char *t, size_t tlen, size_t from)
 static bool
 ex_later_message(ex_ctx *x, size_t ht)
 {
-	const char *t = x->text.text;
-	size_t tlen = x->text.len, at, a, st;
+	const char *t = x->text->text;
+	size_t tlen = x->text->len, at, a, st;
 	int r;
 
 	for (a = 0; a < x->nspecific; a++)
@@ -289,8 +322,8 @@ static bool
 ex_arbitrate(ex_ctx *x, size_t ht, bool fallback_ok, od_event *ev, size_t *ms,
     size_t *me, bool *follows)
 {
-	const char *t = x->text.text;
-	size_t tlen = x->text.len, start[EX_NRECOG];
+	const char *t = x->text->text;
+	size_t tlen = x->text->len, start[EX_NRECOG];
 	rg_skip skip[EX_NRECOG];
 	int cand[EX_NRECOG], r, tries;
 	bool asked = false;
@@ -379,7 +412,7 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 {
 	size_t content, s, ht, ms = 0, me = 0, b, n;
 	uint64_t nl;
-	const char *t = x->text.text;
+	const char *t;
 	int rank = -1, pass;
 	bool ok = false, fallback_ok;
 	od_labels labels;
@@ -387,13 +420,26 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 	ev->timestamp[0] = '\0';
 	fallback_ok = !w->line_start_known || !ex_after_event(x, w);
 	content = w->line_start;
-	if (w->line_start_known)
-		content += px_strip(x->px, w->buf + w->line_start,
-		    ln_eol(w->buf, w->line_start, w->len) - w->line_start,
-		    &rank, ev->timestamp);
 	memset(&labels, 0, sizeof labels);
-	if (w->line_start_known)
-		labels = *px_labels(x->px);
+	if (w->line_start_known) {
+		/* The hit line's prefix, parsed once for all its hits (the
+		 * key's s and lines are 0: only the line counts). */
+		if (!ex_same_join(&x->px_key, w, 0, 0)) {
+			x->px_rank = -1;
+			x->px_ts[0] = '\0';
+			x->px_len = px_strip(x->px, w->buf + w->line_start,
+			    ln_eol(w->buf, w->line_start, w->len) -
+			    w->line_start, &x->px_rank, x->px_ts);
+			x->px_labels = *px_labels(x->px);
+			x->px_key = (ex_join_key){ .buf = w->buf,
+			    .gen = w->gen, .len = w->len,
+			    .line_start = w->line_start };
+		}
+		content += x->px_len;
+		rank = x->px_rank;
+		memcpy(ev->timestamp, x->px_ts, sizeof ev->timestamp);
+		labels = x->px_labels;
+	}
 	s = content;
 	if (s < w->from)
 		s = w->from;
@@ -413,26 +459,33 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 		int lines = pass == 0 ? EX_LINES_QUICK : EX_LINES_MAX;
 		bool follows = false;
 
-		ln_join(&x->text, x->px, w, s, lines);
+		x->text = &x->texts[pass];
+		if (!ex_same_join(&x->keys[pass], w, s, lines)) {
+			ln_join(x->text, x->px, w, s, lines);
+			x->keys[pass] = (ex_join_key){ .buf = w->buf,
+			    .gen = w->gen, .len = w->len,
+			    .line_start = w->line_start, .s = s, .lines = lines };
+		}
 		/* The hit's place in the text, which has no escapes. */
-		ht = ln_unmap(&x->text, w->hit);
+		ht = ln_unmap(x->text, w->hit);
 		ok = ex_arbitrate(x, ht, fallback_ok, ev, &ms, &me, &follows);
 		/* Done unless more lines could change the outcome. */
-		if (x->text.nseg < lines || (ok && !follows &&
-		    me < x->text.seg[x->text.nseg - 1].t))
+		if (x->text->nseg < lines || (ok && !follows &&
+		    me < x->text->seg[x->text->nseg - 1].t))
 			break;
 		if (ok && pass == 0)
 			ex_reset(ev);
 	}
 	if (!ok)
 		return false;
+	t = x->text->text;
 	if (rank >= 0 && ev->rank < 0)
 		ev->rank = rank;
 	ev->labels = labels;
 	if (ev->kind == OD_KIND_UNRECOGNISED && !ev->fatal &&
 	    ex_prefix_failure(w->buf + w->line_start, content - w->line_start))
 		ev->fatal = true;
-	if (ex_recovered(t, x->text.len, ms, me))
+	if (ex_recovered(t, x->text->len, ms, me))
 		ev->fatal = false;
 	if (ev->exception[0] == '\0')
 		rg_exception(t, ms, ev->exception);
@@ -459,9 +512,9 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 	} else {
 		x->nomem = true;
 	}
-	ln_map(&x->text, ms, &b, &nl);
+	ln_map(x->text, ms, &b, &nl);
 	span->start = b;
-	ln_map(&x->text, me, &b, &nl);
+	ln_map(x->text, me, &b, &nl);
 	span->end = b > w->hit ? b : w->hit + 1;
 	span->lines = nl;
 	ex_remember(x, w, span->end);

@@ -45,6 +45,10 @@ typedef struct {
 	bool line_start_known;  /* false when the line began before buf */
 	size_t hit;             /* where the anchor starts */
 	size_t from;            /* nothing before this offset may be used */
+	/* Changes whenever the bytes of buf[0..len) may have changed (not
+	 * when bytes are appended): the extractor then joins again what it
+	 * joined for an earlier hit.  0: unknown, nothing is reused. */
+	uint64_t gen;
 } ex_window;
 
 /* The part of the window that a recognised message took. */

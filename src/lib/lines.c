@@ -387,10 +387,22 @@ void
 ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s, int max_lines)
 {
 	size_t p = s, begin = w->line_start, prev_len = 0;
+	size_t old_at[EX_LINES_MAX], old_eol[EX_LINES_MAX], old_pre[EX_LINES_MAX];
 	uint64_t nl = 0;
+	int old_n = 0, k = 0;
 
 	if (max_lines > EX_LINES_MAX)
 		max_lines = EX_LINES_MAX;
+	/* The last join's prefixes, when they are of the same bytes. */
+	if (w->gen != 0 && j->px_gen == w->gen && j->px_buf == w->buf) {
+		old_n = j->px_n;
+		memcpy(old_at, j->px_at, (size_t)old_n * sizeof old_at[0]);
+		memcpy(old_eol, j->px_eol, (size_t)old_n * sizeof old_eol[0]);
+		memcpy(old_pre, j->px_pre, (size_t)old_n * sizeof old_pre[0]);
+	}
+	j->px_buf = w->buf;
+	j->px_gen = w->gen;
+	j->px_n = 0;
 	j->len = 0;
 	j->nseg = 0;
 	j->ngap = 0;
@@ -398,8 +410,21 @@ ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s, int max_lines)
 		size_t eol = ln_eol(w->buf, p, w->len);
 
 		if (j->nseg > 0) {
-			size_t pre = px_strip(px, w->buf + p, eol - p, NULL,
-			    NULL);
+			size_t pre;
+
+			/* Offsets only grow along both lists. */
+			while (k < old_n && old_at[k] < p)
+				k++;
+			if (k < old_n && old_at[k] == p && old_eol[k] == eol)
+				pre = old_pre[k];
+			else
+				pre = px_strip(px, w->buf + p, eol - p, NULL,
+				    NULL);
+			if (j->px_n < EX_LINES_MAX) {
+				j->px_at[j->px_n] = p;
+				j->px_eol[j->px_n] = eol;
+				j->px_pre[j->px_n++] = pre;
+			}
 
 			/* A line with a prefix, or a date, starts a record of
 			 * its own: it is no console's wrap. */

@@ -37,6 +37,17 @@ typedef struct {
 	int nseg;
 	ln_gap gap[LN_GAPS_MAX];
 	int ngap;
+	/* The prefixes of the lines after the first in the last join: where
+	 * each line started and ended in the window and how long its prefix
+	 * was, with the window's bytes and generation (ex_window).  The next
+	 * join of the same window takes a line's prefix from here instead of
+	 * parsing it again: with an anchor on every line, each line's prefix
+	 * is so parsed once, not once per hit whose lines it is among.  Zero
+	 * it (a fresh ln_text) before the first join. */
+	const char *px_buf;
+	uint64_t px_gen;
+	int px_n;
+	size_t px_at[EX_LINES_MAX], px_eol[EX_LINES_MAX], px_pre[EX_LINES_MAX];
 } ln_text;
 
 /*

@@ -412,12 +412,13 @@ fb_at(int c, const char *t, size_t tlen, size_t at)
 static void
 fb_line(const char *t, size_t tlen, size_t at, size_t *ls, size_t *le)
 {
+	const char *nl = at < tlen ? memchr(t + at, '\n', tlen - at) : NULL;
 	size_t b = at, e = at;
 
 	while (b > 0 && t[b - 1] != '\n' && at - b < RG_BACK)
 		b--;
-	while (e < tlen && t[e] != '\n')
-		e++;
+	if (at < tlen)
+		e = nl != NULL ? (size_t)(nl - t) : tlen;
 	*ls = b;
 	*le = e;
 }

@@ -188,6 +188,10 @@ sc_header(sc_table *tb, const char *t, size_t a, size_t b)
 	size_t i = a;
 	int k = 0;
 
+	/* A header names a State column: a line without the word is none,
+	 * found without splitting it (a long line is hit by many anchors). */
+	if (memmem(t + a, b - a, "State", 5) == NULL)
+		return false;
 	tb->bar = memchr(t + a, '|', b - a) != NULL;
 	tb->jobid = tb->state = tb->exitcode = tb->maxrss = tb->reqmem =
 	    tb->cpus = -1;

@@ -98,6 +98,7 @@ struct od_scanner {
 	 * and od_scan_path's read buffer (SC_CHUNK bytes). */
 	sl_reader *sl;
 	char *chunk;
+	uint64_t gen;           /* the last generation given (ex_window) */
 };
 
 #define SC_CHUNK (128u * 1024)
@@ -132,6 +133,11 @@ typedef struct sc_state {
 	uint64_t tb_at;         /* absolute offset of the last traceback */
 	bool tb_any;            /* whether one was seen */
 	size_t delivered;       /* the first event not handed over yet */
+	uint64_t gen;           /* the buffer's generation (ex_window) */
+	/* The last hit's sc_line_start: its generation, lo, offset, and the
+	 * line start it found at a terminator (0: none after its stop). */
+	uint64_t ls_gen;
+	size_t ls_lo, ls_p, ls_term;
 } sc_state;
 
 const char *const *
@@ -322,18 +328,39 @@ sc_on_match(unsigned id, unsigned long long from, unsigned long long to,
  * Finds the start of the line holding offset p, looking back at most
  * SC_HISTORY bytes and never before lo.  *known says whether it is the
  * real start of the line (a line terminator, or the start of the input).
+ *
+ * Hits come in the order of their offsets, and a line may hold thousands
+ * of them: each looks back only as far as the last hit's offset, and
+ * takes the rest from what that one found (the last terminator before
+ * it, or that there was none after its own stop), so that the bytes of a
+ * line are looked at once whatever the number of hits on it.  The answer
+ * is the one the whole look back would give.
  */
 static size_t
-sc_line_start(const sc_state *st, size_t lo, size_t p, bool *known)
+sc_line_start(sc_state *st, size_t lo, size_t p, bool *known)
 {
 	size_t stop = p > lo + SC_HISTORY ? p - SC_HISTORY : lo;
-	size_t i;
+	size_t floor = stop, i;
+	bool memo = st->ls_gen == st->gen && st->ls_lo == lo && p >= st->ls_p;
 
-	for (i = p; i > stop; i--) {
-		if (st->buf[i - 1] == '\n' || st->buf[i - 1] == '\r') {
-			*known = true;
-			return i;
-		}
+	if (memo && st->ls_p > floor)
+		floor = st->ls_p;
+	for (i = p; i > floor; i--)
+		if (st->buf[i - 1] == '\n' || st->buf[i - 1] == '\r')
+			break;
+	if (i == floor && memo && floor > stop) {
+		/* Nothing after the last hit: what it found, if after the
+		 * stop; the stop only moves on (lo is the same). */
+		i = st->ls_term > stop ? st->ls_term : stop;
+	}
+	st->ls_gen = st->gen;
+	st->ls_lo = lo;
+	st->ls_p = p;
+	/* 0: no terminator after the stop (a terminator gives i >= 1). */
+	st->ls_term = i > stop ? i : 0;
+	if (i > stop) {
+		*known = true;
+		return i;
 	}
 	*known = i == 0 && st->base == 0;
 	return i;
@@ -503,6 +530,7 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 	w.len = st->len;
 	w.hit = hit;
 	w.from = st->consumed > lo ? st->consumed : lo;
+	w.gen = st->gen;
 	w.line_start = sc_line_start(st, lo, hit, &w.line_start_known);
 	od_event_init(&ev);
 	if (!ex_extract(st->sc->ex, &w, &ev, &span)) {
@@ -674,6 +702,7 @@ sc_room(sc_state *st, size_t *room)
 			keep = (size_t)(st->tb_at - st->base);
 
 		memmove(st->sc->buf, st->sc->buf + keep, st->len - keep);
+		st->gen = ++st->sc->gen;
 		st->len -= keep;
 		st->base += keep;
 		st->counted -= keep;
@@ -722,6 +751,7 @@ od_scan_begin(od_scanner *sc, int index, od_events *set)
 	st->last = '\n';
 	st->index = index;
 	st->set = set;
+	st->gen = ++sc->gen;
 	st->delivered = od_events_count(set);
 	if (sc->fn != NULL)
 		od_events_delivered(set, st->delivered);
