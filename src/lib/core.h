@@ -53,7 +53,11 @@ enum {
 	OD_EXIT_NONE = 1,     /* no OOM event */
 	OD_EXIT_ERROR = 2,    /* usage or input error */
 	OD_EXIT_RULES = 3,    /* rules error */
-	OD_EXIT_DEVICE = 4,   /* live-mode device error */
+	OD_EXIT_DEVICE = 4,   /* live mode: the device failed */
+	OD_EXIT_NO_GPU = 5,   /* live mode: no GPU, no driver, no such device */
+	OD_EXIT_DRIVER_OLD = 6, /* live mode: the driver is too old */
+	OD_EXIT_REFUSED = 7,  /* live mode: refused or stopped for safety */
+	OD_EXIT_TIMEOUT = 8,  /* live mode: a device call ran past the limit */
 };
 
 /* The kinds of failure, named as in the JSON contract (util.c). */

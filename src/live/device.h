@@ -4,9 +4,9 @@
  * virtual memory management, run a kernel, health counters, memory
  * activity, close) with two backends: the CUDA one (device_cuda.c, built
  * when CMake finds the toolkit) and a fake GPU (device_fake.c, always
- * built) that simulates a device of a given capacity with a first-fit
- * address-space allocator, so that every probe's logic is tested on
- * machines without a GPU.
+ * built) that simulates a device of a given capacity that allocates in
+ * 2 MiB pages behind a large virtual address space, as a GPU does, so
+ * that every probe's logic is tested on machines without a GPU.
  *
  * The probes (probe_run.c) only see dv_device, the wrapper in device.c, which
  * enforces the cap on the memory taken and keeps a table of everything
@@ -81,6 +81,8 @@ typedef enum {
 	DV_UNSUPPORTED,         /* not on this device or driver */
 	DV_TIMEOUT,             /* a kernel ran past the time limit */
 	DV_STOPPED,             /* a signal asked us to stop */
+	DV_TENANT,              /* another process appeared: stop, release */
+	DV_DRIVER_OLD,          /* open: the driver is older than needed */
 	DV_ERROR,               /* anything else; the error says what */
 } dv_status;
 
@@ -191,9 +193,14 @@ typedef struct {
 	int64_t remapped_uncorrectable;
 	bool remap_pending, remap_failure;
 	int fail_alloc;         /* injected: the Nth allocation fails, 0 never */
+	int tenant_after;       /* injected: a tenant comes at allocation N */
+	dv_proc tenant;         /* its pid and bytes */
+	int64_t hidden;         /* held by a process NVML does not list */
+	bool proc_list;         /* NVML can read the process list */
 	bool hang;              /* injected: kernels never finish */
 	int64_t delay_ms;       /* each kernel takes this long, for real */
 	bool no_gpu;            /* injected: opening fails as with no GPU */
+	bool contiguous;        /* the old one-range model: a control only */
 } dv_fake_spec;
 
 /* What dv_open needs. */
@@ -303,6 +310,23 @@ dv_status dv_bandwidth_test(dv_device *d, int a, int b, int c,
     dv_bandwidth *out, od_error *err);
 dv_status dv_health_read(dv_device *d, dv_health *out);
 void dv_activity_take(dv_device *d, dv_activity *out);
+
+/*
+ * The tenant guard: from now on, each allocation and each dv_check first
+ * lists the processes again (a pid that was not there is a tenant) and
+ * reads the free memory (less than what was free at dv_guard, less what
+ * we took since, by more than tolerance, is a tenant NVML does not list).
+ * A tenant makes that call and every later allocation DV_TENANT, with
+ * the error saying who; the caller then releases everything.
+ */
+void dv_guard(dv_device *d, int64_t tolerance);
+dv_status dv_check(dv_device *d, od_error *err);
+/* Whether a call returned DV_TIMEOUT: from then on nothing is freed or
+ * unmapped (a kernel may still use it), dv_close included. */
+bool dv_timed_out(const dv_device *d);
+/* Seconds the device call in progress has run, -1 when none is (for the
+ * watchdog thread; watchdog.h). */
+double dv_busy_seconds(void);
 
 /* Signals: the handler calls dv_request_stop; work checks dv_stopped. */
 void dv_request_stop(int sig);

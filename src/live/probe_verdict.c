@@ -186,39 +186,58 @@ pb_judge_largest(const od_event *ev, const pb_result *r, pb_verdict *v)
 	}
 }
 
+/* The snapshot's verdict, as a clause for the probe's sentence. */
+static const char *
+pb_snapshot_says(const od_event *ev)
+{
+	if (!ev->snap.present)
+		return "; record a memory snapshot and give it with --snapshot "
+		    "for a verdict from the allocator's own blocks";
+	switch (ev->snap.verdict) {
+	case OD_SNAP_CONFIRMED:
+		return "; the memory snapshot joined to this event confirms it "
+		    "from the allocator's blocks (see the diagnosis)";
+	case OD_SNAP_PARTIAL:
+		return "; the memory snapshot joined to this event finds it "
+		    "in part (see the diagnosis)";
+	case OD_SNAP_REFUTED:
+		return "; the memory snapshot joined to this event refutes it "
+		    "(see the diagnosis)";
+	case OD_SNAP_INCONCLUSIVE:
+	case OD_SNAP_UNKNOWN:
+		break;
+	}
+	return "; the memory snapshot joined to this event does not decide "
+	    "it either (see the diagnosis)";
+}
+
+/*
+ * Never a confirmation, nor a refutation: fragmentation lives inside
+ * PyTorch's caching allocator, and what raw device calls show follows from
+ * the log's own figures (less than the request free with the holes held;
+ * enough once they are released).  The sentence says what the device
+ * showed, and where a verdict comes from.
+ */
 static void
 pb_judge_fragmentation(const od_event *ev, const pb_result *r,
     pb_verdict *v)
 {
 	int64_t q = ev->mem.requested;
+	const char *contig = "";
 
-	if (r->malloc_st == DV_OOM && r->vmm_st == DV_OK) {
-		pb_say(v, PB_CONFIRMED, "With %s held in %d holes, each "
-		    "smaller than the request, and %s left free, "
-		    "cudaMalloc(%s) failed; with the holes released and the "
-		    "request mapped in %d chunks (cuMemCreate/cuMemMap), it "
-		    "fit: expandable_segments would have served it.%s",
-		    sz(r->holes_total).s, r->holes, sz(r->free_left).s,
-		    sz(q).s, r->vmm_chunks, r->scaled ? "  (Scaled: fewer "
-		    "holes than the log's figure.)" : "");
-	} else if (r->malloc_st == DV_OK) {
-		pb_say(v, PB_INCONCLUSIVE, "cudaMalloc(%s) fit even with the "
-		    "holes held and %s left free: the replay did not reach "
-		    "the failure's state.", sz(q).s, sz(r->free_left).s);
-	} else if (r->malloc_st == DV_OOM && r->vmm_st == DV_OOM &&
-	    !r->scaled) {
-		pb_say(v, PB_REFUTED, "Even mapped in chunks, %s did not fit "
-		    "in the %s of holes plus the %s free: the request needed "
-		    "more than the process held, which is capacity, not "
-		    "fragmentation.", sz(q).s, sz(r->holes_total).s,
-		    sz(r->free_left).s);
-	} else {
-		pb_say(v, PB_INCONCLUSIVE, "cudaMalloc with the holes held: "
-		    "%s; mapping after releasing them: %s%s.",
-		    dv_status_name(r->malloc_st), dv_status_name(r->vmm_st),
-		    r->scaled ? " (scaled down, so a failure proves nothing)" :
-		    "");
-	}
+	if (r->malloc_rel_st == DV_OOM && r->vmm_st == DV_OK)
+		contig = "  This device needed contiguous memory for "
+		    "cudaMalloc, which a GPU does not.";
+	pb_say(v, PB_INCONCLUSIVE, "With %s held in %d holes and %s free, "
+	    "cudaMalloc(%s): %s, mapped in chunks: %s; with the holes "
+	    "released (%s free), cudaMalloc: %s, mapped: %s.  Raw device calls "
+	    "cannot show fragmentation, which lives inside PyTorch's caching "
+	    "allocator%s.%s%s", sz(r->holes_total).s, r->holes,
+	    sz(r->free_left).s, sz(q).s, dv_status_name(r->malloc_st),
+	    dv_status_name(r->vmm_held_st), sz(r->free_released).s,
+	    dv_status_name(r->malloc_rel_st), dv_status_name(r->vmm_st),
+	    pb_snapshot_says(ev), contig, r->scaled ? "  (Scaled: fewer holes "
+	    "than the log's figure.)" : "");
 }
 
 static bool

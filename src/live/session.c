@@ -17,12 +17,14 @@
 
 #include "facts.h"
 #include "session.h"
+#include "watchdog.h"
 
 struct lv_session {
 	dv_fake_spec spec;      /* the fake device, when that is the backend */
 	dv_device *d;
 	pb_session *probes;
 	lv_event *events;       /* the report's events, with their verdicts */
+	lv_report *rep;         /* the report being filled, for lv_session_partial */
 };
 
 /* Whether the CUDA backend is built in, as --version says it. */
@@ -111,6 +113,15 @@ lv_refusal(const lv_report *rep, int index, char *out, size_t len)
 	int i;
 	char total[32];
 
+	/* Unknown is not nobody: without the list, fail closed. */
+	if (!rep->procs_known) {
+		snprintf(out, len, "the processes on GPU %d cannot be listed "
+		    "(%.100s), so others may be using it: only the read-only "
+		    "probes ran; use --force to run the others", index,
+		    rep->info->nvml_note[0] != '\0' ? rep->info->nvml_note :
+		    "NVML could not read the list");
+		return;
+	}
 	for (i = 0; i < rep->nprocs; i++)
 		if (rep->procs[i].bytes > 0)
 			sum += rep->procs[i].bytes;
@@ -136,6 +147,55 @@ lv_report_start(const lv_session_opts *o, lv_report *rep)
 	rep->time_limit = o->time_limit;
 	rep->inputs = o->inputs;
 	rep->ninputs = o->ninputs;
+}
+
+/* What the report says once the probes ran, or at any moment of the run
+ * (the watchdog's partial report). */
+static void
+lv_fill_tail(lv_session *s, lv_report *rep, od_error *err)
+{
+	rep->context = pb_session_context(s->probes);
+	rep->free_at_start = pb_session_free_at_start(s->probes);
+	if (pb_session_started(s->probes))
+		rep->cap = dv_cap(s->d);
+	rep->peak_held = dv_peak(s->d);
+	switch (pb_session_failed(s->probes, err)) {
+	case DV_OK:
+		break;
+	case DV_TENANT:
+		/* Stopped for safety: everything taken was given back. */
+		snprintf(rep->refused, sizeof rep->refused, "stopped: %.160s; "
+		    "everything this run took was released", err->msg);
+		break;
+	case DV_TIMEOUT:
+		rep->timed_out = true;
+		snprintf(rep->failed, sizeof rep->failed, "%s; nothing was "
+		    "freed or unmapped after it", err->msg);
+		break;
+	default:
+		snprintf(rep->failed, sizeof rep->failed, "%s", err->msg);
+		break;
+	}
+	if (dv_stopped())
+		snprintf(rep->stopped, sizeof rep->stopped, "signal %d",
+		    dv_stop_signal());
+}
+
+void
+lv_session_partial(lv_session *s, double seconds)
+{
+	od_error err;
+
+	if (s == NULL || s->rep == NULL)
+		return;
+	memset(&err, 0, sizeof err);
+	if (s->probes != NULL)
+		lv_fill_tail(s, s->rep, &err);
+	s->rep->timed_out = true;
+	snprintf(s->rep->failed, sizeof s->rep->failed, "a device call ran "
+	    "%.1f s, past the time limit of %g s and %g s of grace: the "
+	    "watchdog ended the run, and nothing was freed or unmapped",
+	    seconds, s->rep->time_limit, LV_WATCHDOG_GRACE);
 }
 
 lv_run
@@ -172,14 +232,21 @@ lv_session_run(lv_session *s, const lv_session_opts *o, const lv_item *items,
 	dcfg.cupti_path = o->cupti_path;
 	s->d = dv_open(o->backend, &dcfg, &st, err);
 	if (s->d == NULL)
-		return LV_RUN_NO_DEVICE;
+		return st == DV_DRIVER_OLD ? LV_RUN_DRIVER_OLD :
+		    st == DV_UNSUPPORTED ? LV_RUN_NO_DEVICE :
+		    LV_RUN_DEVICE_FAILED;
+	s->rep = rep;
 	rep->info = dv_info_of(s->d);
 	rep->force = o->force;
 	if (o->probe_only)
 		rep->ninputs = 0;
-	if (o->cap < 0)
+	if (o->force)
+		snprintf(rep->cap_from, sizeof rep->cap_from, "min(50%% of the "
+		    "free memory, %s)", o->cap >= 0 ? "--max-memory" :
+		    o->cap_percent > 0 ? "--max-memory %" : "50%");
+	else if (o->cap < 0)
 		snprintf(rep->cap_from, sizeof rep->cap_from, "%d%% of the free "
-		    "memory", o->cap_percent);
+		    "memory", o->cap_percent > 0 ? o->cap_percent : 90);
 	else
 		snprintf(rep->cap_from, sizeof rep->cap_from, "--max-memory");
 
@@ -187,7 +254,8 @@ lv_session_run(lv_session *s, const lv_session_opts *o, const lv_item *items,
 	 * forced, so no context is made and no memory taken. */
 	lv_others(s->d, rep);
 	memset(&po, 0, sizeof po);
-	po.read_only = rep->nprocs > 0 && !o->force;
+	po.read_only = (rep->nprocs > 0 || !rep->procs_known) && !o->force;
+	po.force = o->force;
 	po.cap = o->cap;
 	po.cap_percent = o->cap_percent;
 	if (po.read_only)
@@ -197,9 +265,15 @@ lv_session_run(lv_session *s, const lv_session_opts *o, const lv_item *items,
 		return LV_RUN_NO_MEMORY;
 
 	if (o->probe_only) {
-		for (i = 0; i < sizeof probe_order / sizeof probe_order[0]; i++)
-			rep->probes[rep->nprobes++] = pb_run(s->probes,
-			    probe_order[i], NULL);
+		/* Each result counts once it is there, for a partial
+		 * report. */
+		for (i = 0; i < sizeof probe_order / sizeof probe_order[0];
+		    i++) {
+			const pb_result *r = pb_run(s->probes, probe_order[i],
+			    NULL);
+
+			rep->probes[rep->nprobes++] = r;
+		}
 	} else {
 		s->events = calloc(n < LV_EVENTS_MAX ? n : LV_EVENTS_MAX,
 		    sizeof *s->events);
@@ -211,6 +285,9 @@ lv_session_run(lv_session *s, const lv_session_opts *o, const lv_item *items,
 			le->ev = items[i].ev;
 			le->input = items[i].input;
 			le->kind = items[i].kind;
+			/* So far, for a partial report. */
+			rep->events = s->events;
+			rep->nevents = ne;
 			le->nv = pb_verdicts(s->probes, le->ev, le->v,
 			    OD_CAUSES_MAX);
 		}
@@ -218,15 +295,6 @@ lv_session_run(lv_session *s, const lv_session_opts *o, const lv_item *items,
 	rep->events = s->events;
 	rep->nevents = ne;
 	rep->nevents_total = (int)n;
-	rep->context = pb_session_context(s->probes);
-	rep->free_at_start = pb_session_free_at_start(s->probes);
-	if (pb_session_started(s->probes))
-		rep->cap = dv_cap(s->d);
-	rep->peak_held = dv_peak(s->d);
-	if (pb_session_failed(s->probes, err) != DV_OK)
-		snprintf(rep->failed, sizeof rep->failed, "%s", err->msg);
-	if (dv_stopped())
-		snprintf(rep->stopped, sizeof rep->stopped, "signal %d",
-		    dv_stop_signal());
+	lv_fill_tail(s, rep, err);
 	return LV_RUN_DONE;
 }
