@@ -72,6 +72,8 @@ typedef struct {
 	int64_t key[3];
 	/* The figures the judges read. */
 	int64_t context;        /* context_cost; -1 unknown */
+	char baseline[96];      /* what context measures: "bare CUDA context
+	                         * with lazy loading" */
 	int64_t free_now, total_now;
 	int64_t cap;
 	int64_t target;         /* fits_now: allocated + requested */

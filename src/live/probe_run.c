@@ -318,10 +318,13 @@ pb_mem(pb_session *s, pb_result *r, int64_t *free_b, int64_t *total)
 	return true;
 }
 
+static void pb_baseline(pb_result *r);
+
 static void
 pb_context_cost(pb_session *s, pb_result *r)
 {
 	r->context = s->context;
+	pb_baseline(r);
 	if (s->context < 0) {
 		pb_note(r, "NVML is not available, and without it the "
 		    "context's cost cannot be read (cudaMemGetInfo itself "
@@ -331,7 +334,24 @@ pb_context_cost(pb_session *s, pb_result *r)
 	pm_bytes(r, "context_bytes", s->context);
 	pm_str(r, "method", "NVML: this process's memory after the context "
 	    "was created");
+	pm_str(r, "baseline", r->baseline);
 	r->ran = true;
+}
+
+/*
+ * What the context's cost is a measurement of.  CUDA loads modules
+ * lazily by default from 12.2 on unless CUDA_MODULE_LOADING says EAGER
+ * (CUDA C++ Programming Guide, "Lazy Loading"); oomdoc's context loads
+ * only its own small kernels, so it is a bare context either way.
+ */
+static void
+pb_baseline(pb_result *r)
+{
+	const char *m = getenv("CUDA_MODULE_LOADING");
+
+	snprintf(r->baseline, sizeof r->baseline, "bare CUDA context with "
+	    "%s loading", m != NULL && strcmp(m, "EAGER") == 0 ? "eager" :
+	    "lazy");
 }
 
 /* What other processes hold on the device now; -1 without NVML. */

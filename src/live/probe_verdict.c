@@ -58,32 +58,59 @@ pb_other_device(const od_event *ev, int64_t total_now)
 	    0.02 * (double)t;
 }
 
+/* The shortfall as the memory account has it (src/lib/account.c): what
+ * the request lacked, the whole request when the printed free memory
+ * would have held it; -1 unknown. */
+static int64_t
+pb_shortfall(const od_event *ev)
+{
+	int64_t q = ev->mem.requested, f = ev->mem.free;
+
+	if (q < 0 || f < 0)
+		return -1;
+	return q > f ? q - f : q;
+}
+
+/*
+ * The job's memory outside the allocator against the measured cost of a
+ * bare CUDA context (the baseline, said in the sentence), judged against
+ * the shortfall: what is beyond the baseline confirms the cause only when
+ * giving it back would have served the request.
+ */
 static void
 pb_judge_context(const od_event *ev, const pb_result *r, pb_verdict *v)
 {
 	int64_t n = ev->mem.non_framework, ctx = r->context, extra;
+	int64_t need = pb_shortfall(ev);
 
 	if (n < 0) {
-		pb_say(v, PB_INCONCLUSIVE, "A CUDA context costs %s on this "
-		    "device, but the log gives no non-framework figure to "
-		    "compare it with.", sz(ctx).s);
+		pb_say(v, PB_INCONCLUSIVE, "A %s costs %s on this device, but "
+		    "the log gives no non-framework figure to compare it "
+		    "with.", r->baseline, sz(ctx).s);
 		return;
 	}
 	extra = dv_sat_sub(n, ctx);
-	if (extra >= 256 * PB_MIB && extra >= n / 4) {
-		pb_say(v, PB_CONFIRMED, "The process held %s outside the "
-		    "allocator; a CUDA context costs %s here, so %s came "
-		    "from libraries' workspaces, NCCL buffers or another "
-		    "framework.", sz(n).s, sz(ctx).s, sz(extra).s);
-	} else if (n <= dv_sat_add(dv_sat_add(ctx, ctx / 4), 128 * PB_MIB)) {
+	if (extra <= dv_sat_add(ctx / 4, 128 * PB_MIB)) {
 		pb_say(v, PB_REFUTED, "The %s outside the allocator is about "
-		    "what a bare CUDA context costs here (%s): nothing beyond "
-		    "the context needs to go.", sz(n).s, sz(ctx).s);
+		    "what a %s costs here (%s, measured): nothing beyond the "
+		    "context needs to go.", sz(n).s, r->baseline, sz(ctx).s);
+	} else if (need < 0) {
+		pb_say(v, PB_INCONCLUSIVE, "The process held %s outside the "
+		    "allocator, %s beyond a %s (%s, measured); the log gives "
+		    "no shortfall to judge it against.", sz(n).s,
+		    sz(extra).s, r->baseline, sz(ctx).s);
+	} else if (extra >= need) {
+		pb_say(v, PB_CONFIRMED, "The process held %s outside the "
+		    "allocator; a %s costs %s here (measured), so %s came "
+		    "from libraries' workspaces, NCCL buffers or another "
+		    "framework, which covers the %s shortfall.", sz(n).s,
+		    r->baseline, sz(ctx).s, sz(extra).s, sz(need).s);
 	} else {
 		pb_say(v, PB_INCONCLUSIVE, "The process held %s outside the "
-		    "allocator and a context costs %s here; the %s between "
-		    "them is too small to blame.", sz(n).s, sz(ctx).s,
-		    sz(extra).s);
+		    "allocator, %s beyond a %s (%s, measured): less than the "
+		    "%s shortfall, so giving it back alone would not have "
+		    "served the request.", sz(n).s, sz(extra).s, r->baseline,
+		    sz(ctx).s, sz(need).s);
 	}
 }
 
@@ -400,8 +427,8 @@ pb_describe(const pb_result *r, char *buf, size_t len)
 	}
 	switch (r->probe) {
 	case PB_CONTEXT_COST:
-		snprintf(buf, len, "A CUDA context costs %s on this device.",
-		    sz(r->context).s);
+		snprintf(buf, len, "A %s costs %s on this device.",
+		    r->baseline, sz(r->context).s);
 		break;
 	case PB_PROCESSES: {
 		int64_t others = 0;

@@ -531,11 +531,22 @@ test_context_cost(void **state)
 	pb_verdict v;
 
 	(void)state;
+	/* A shortfall of 1 GiB (2 GiB asked, 1 GiB free). */
 	event(&ev, 2 * GIB, 80 * GIB, 1 * GIB, 70 * GIB, 1 * GIB);
 	ev.mem.non_framework = 4 * GIB;
 	v = judge(s, PB_CONTEXT_COST, "non_framework_memory", &ev);
 	assert_int_equal(v.outcome, PB_CONFIRMED);
 	assert_int_equal(v.result->context, 500 * MIB);
+	assert_non_null(strstr(v.summary, "bare CUDA context with lazy "
+	    "loading"));
+	assert_non_null(strstr(v.summary, "1024.00 MiB shortfall"));
+	/* The control: the same 3.5 GiB beyond the context, against a
+	 * shortfall of 6 GiB, does not explain it (no fixed threshold). */
+	ev.mem.requested = 7 * GIB;
+	v = judge(s, PB_CONTEXT_COST, "non_framework_memory", &ev);
+	assert_int_equal(v.outcome, PB_INCONCLUSIVE);
+	assert_non_null(strstr(v.summary, "6.00 GiB shortfall"));
+	ev.mem.requested = 2 * GIB;
 	/* The context's own driver allocation is what CUPTI saw. */
 	assert_true(v.result->act.available);
 	assert_int_equal(v.result->act.allocs, 1);
