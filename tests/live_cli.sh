@@ -66,7 +66,11 @@ if not diag["events"]:
     sys.exit(0)
 assert rc == 0, "status %d" % rc
 assert live["schema"] == "oomdoc.live/1"
-assert live["backend"] == "fake" and live["device"]["index"] == 0
+# The GPU probed is the first event's that names one (else 0).
+first = next((e["device"] for e in diag["events"]
+              if isinstance(e.get("device"), int) and e["device"] >= 0), 0)
+assert live["backend"] == "fake" and live["device"]["index"] == first, \
+    (live["device"]["index"], first)
 assert live["summary"]["events"] == len(live["events"])
 # Every event of the diagnosis, in order: none dropped, none added (the
 # fixtures have fewer events than a live run probes).
@@ -174,6 +178,39 @@ check "a tenant mid-run: status $rc, stderr: $(cat "$tmp/err")" $?
 "$oomdoc" live --backend fake --max-memory 100% $R/fragmentation-top.log >"$tmp/out" 2>"$tmp/err"; rc=$?
 [ $rc -eq 0 ]
 check "the same run without the tenant: status $rc" $?
+# The event's GPU: a log's "GPU 5" on a node of eight probes GPU 5 (the
+# report names its UUID and PCI id); the control, --device 0, probes 0.
+sed 's/GPU 0/GPU 5/g' $R/capacity-top.log >"$tmp/gpu5.log"
+"$oomdoc" live --backend fake --max-memory 100% --fake-device gpus=8 "$tmp/gpu5.log" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 0 ] && grep -q 'probed     GPU-fa4e0005-.*PCI 00000000:1D:00.0' "$tmp/out"
+check "the event's GPU is probed: status $rc" $?
+"$oomdoc" live --backend fake --max-memory 100% --device 0 --fake-device gpus=8 "$tmp/gpu5.log" >"$tmp/out"
+grep -q 'probed     GPU-fa4e0000-' "$tmp/out"
+check "--device 0 probes GPU 0" $?
+# An event that names no GPU, on a node of several: no device verdicts
+# without --device; on a node of one, they are given.
+"$oomdoc" live --backend fake --max-memory 100% --fake-device gpus=8,pattern_errors=1 \
+	$R/hardware_fault-top.log >"$tmp/out"
+grep -q 'Not probed: the log does not say which GPU' "$tmp/out" && ! grep -q ': confirmed' "$tmp/out"
+check "no device verdicts for an event of an unknown GPU" $?
+"$oomdoc" live --backend fake --max-memory 100% --fake-device pattern_errors=1 $R/hardware_fault-top.log >"$tmp/out"
+grep -q 'hardware_fault: confirmed' "$tmp/out"
+check "the same on a node of one GPU" $?
+# --device by UUID, PCI bus id (with or without the domain) and MIG UUID.
+for id in GPU-fa4e0005-0000-4000-8000-000000000005 00000000:1D:00.0 1d:00.0; do
+	"$oomdoc" live --backend fake --max-memory 100% --device "$id" --fake-device gpus=8 "$tmp/gpu5.log" >"$tmp/out" 2>"$tmp/err"; rc=$?
+	[ $rc -eq 0 ] && grep -q 'probed     GPU-fa4e0005-' "$tmp/out"
+	check "--device $id: status $rc, $(cat "$tmp/err")" $?
+done
+"$oomdoc" probe --backend fake --device MIG-fa4e0000-0000-4000-8000-000000000100 --fake-device mig=yes >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 0 ] && grep -q 'a MIG instance of GPU-fa4e0000-' "$tmp/out" && grep -q 'counters read on the parent GPU' "$tmp/out"
+check "--device MIG-...: status $rc, $(cat "$tmp/err")" $?
+"$oomdoc" probe --backend fake --device GPU-0bad >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 5 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]
+check "--device of a GPU not there: status $rc" $?
+"$oomdoc" probe --backend fake --device nope >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ]
+check "--device nope: status $rc" $?
 # Under --force the cap is at most half of the free memory.
 "$oomdoc" live --backend fake --force --max-memory 100% -f json $R/capacity-top.log >"$tmp/out" 2>"$tmp/err"
 python3 -c '

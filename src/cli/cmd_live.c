@@ -28,8 +28,9 @@ enum {
 };
 
 static const od_option lv_options[] = {
-	{ .name = "device", .letter = 'd', .arg = "N",
-	  .help = "the GPU to use, by CUDA index (default 0)" },
+	{ .name = "device", .letter = 'd', .arg = "GPU",
+	  .help = "the GPU to probe: a CUDA index, a UUID (GPU-..., MIG-...) "
+	    "or a PCI bus id (default: the event's GPU, else 0)" },
 	{ .name = "backend", .letter = LV_BACKEND, .arg = "NAME",
 	  .help = "cuda (default) or fake, a simulated GPU" },
 	{ .name = "fake-device", .letter = LV_FAKE, .arg = "SETTINGS",
@@ -110,6 +111,24 @@ lv_parse_cap(const char *arg, lv_session_opts *o)
 	return od_size_parse_text(arg, n, &o->cap) && o->cap > 0;
 }
 
+/* Whether arg is a GPU's UUID (GPU-..., MIG-...: nvidia-smi -L) or a PCI
+ * bus id (domain:bus:device.function, or bus:device.function, in hex). */
+static bool
+lv_device_id(const char *arg)
+{
+	unsigned dom, bus, dev, fn;
+	char tail;
+	size_t n = strlen(arg);
+
+	if (n > 4 && n < 90 && (strncmp(arg, "GPU-", 4) == 0 ||
+	    strncmp(arg, "MIG-", 4) == 0))
+		return strspn(arg + 4, "0123456789abcdefABCDEF-/") == n - 4;
+	if (sscanf(arg, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) == 4)
+		return n < 20 && fn < 8;
+	return sscanf(arg, "%x:%x.%x%c", &bus, &dev, &fn, &tail) == 3 &&
+	    n < 12 && fn < 8;
+}
+
 /* Returns -1 to go on, or the status to exit with. */
 static int
 lv_parse(int argc, char **argv, lv_config *cfg)
@@ -131,9 +150,14 @@ lv_parse(int argc, char **argv, lv_config *cfg)
 		case 'd': {
 			long v = strtol(optarg, &end, 10);
 
+			o->device_explicit = true;
+			if (lv_device_id(optarg)) {
+				o->device_id = optarg;
+				break;
+			}
 			if (end == optarg || *end != '\0' || v < 0 || v > 1023)
 				return cli_usage(label, "--device takes a GPU "
-				    "index, not", optarg);
+				    "index, UUID or PCI bus id, not", optarg);
 			o->device = (int)v;
 			break;
 		}

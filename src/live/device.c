@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "device.h"
@@ -156,9 +157,20 @@ dv_open(const char *backend, const dv_config *cfg, dv_status *st,
 	d->info.ecc_enabled = -1;
 	d->info.driver_cuda = d->info.runtime_cuda = -1;
 	snprintf(d->info.backend, sizeof d->info.backend, "%s", be->name);
+	d->info.count = -1;
 	*st = be->open(cfg, &d->st, &d->info, err);
 	if (*st != DV_OK) {
 		free(d);
+		return NULL;
+	}
+	/* Fail closed: a backend that ignored the id opened some device. */
+	if (cfg->id != NULL && cfg->id[0] != '\0' &&
+	    !dv_id_matches(&d->info, cfg->id)) {
+		od_error_set(err, NULL, 0, 0, "the %s backend did not open "
+		    "the device %.80s", be->name, cfg->id);
+		be->close(d->st);
+		free(d);
+		*st = DV_UNSUPPORTED;
 		return NULL;
 	}
 	return d;
@@ -584,6 +596,35 @@ dv_activity_take(dv_device *d, dv_activity *out)
 {
 	memset(out, 0, sizeof *out);
 	d->be->activity(d->st, out);
+}
+
+/* The bus:device.function of a PCI bus id, lower case, without the
+ * domain ("00000000:18:00.0" and "0000:18:00.0" are "18:00.0"). */
+static void
+dv_pci_tail(const char *id, char *out, size_t len)
+{
+	const char *c1 = strchr(id, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	size_t i;
+
+	snprintf(out, len, "%s", c2 != NULL ? c1 + 1 : id);
+	for (i = 0; out[i] != '\0'; i++)
+		if (out[i] >= 'A' && out[i] <= 'Z')
+			out[i] = (char)(out[i] - 'A' + 'a');
+}
+
+bool
+dv_id_matches(const dv_info *info, const char *id)
+{
+	char a[40], b[40];
+
+	if (info->uuid[0] != '\0' && strcasecmp(info->uuid, id) == 0)
+		return true;
+	if (info->pci_bus_id[0] == '\0' || strchr(id, ':') == NULL ||
+	    info->parent_uuid[0] != '\0')
+		return false;
+	dv_pci_tail(info->pci_bus_id, a, sizeof a);
+	dv_pci_tail(id, b, sizeof b);
+	return strcmp(a, b) == 0;
 }
 
 double

@@ -108,6 +108,9 @@ typedef struct {
 	bool vmm;               /* virtual memory management (cuMemMap) */
 	int64_t vmm_granularity;
 	char pci_bus_id[32];
+	char uuid[96];          /* "GPU-..." or "MIG-...", "" unknown */
+	char parent_uuid[96];   /* a MIG instance's GPU, "" otherwise */
+	int count;              /* GPUs the backend sees, -1 unknown */
 	int driver_cuda;        /* CUDA version the driver supports: 13000 */
 	int runtime_cuda;       /* the runtime this oomdoc was built with */
 	char driver_release[32];/* "580.65.06" from NVML, "" unknown */
@@ -200,12 +203,17 @@ typedef struct {
 	bool hang;              /* injected: kernels never finish */
 	int64_t delay_ms;       /* each kernel takes this long, for real */
 	bool no_gpu;            /* injected: opening fails as with no GPU */
+	int gpus;               /* GPUs on the fake node, each like the spec */
+	bool mig;               /* GPU 0 has one MIG instance (1/7 of it) */
 	bool contiguous;        /* the old one-range model: a control only */
 } dv_fake_spec;
 
 /* What dv_open needs. */
 typedef struct {
 	int index;              /* device ordinal */
+	/* Or the device by UUID (GPU-..., MIG-...) or PCI bus id; NULL: by
+	 * index.  dv_open checks that the backend opened that one. */
+	const char *id;
 	const dv_fake_spec *fake;  /* for the fake backend */
 	double time_limit;      /* seconds per kernel */
 	const char *nvml_path;  /* library overrides, NULL for the defaults */
@@ -339,6 +347,10 @@ const char *dv_status_name(dv_status st);
 /* The fake device: defaults, and "key=value,..." settings over them. */
 void dv_fake_default(dv_fake_spec *spec);
 bool dv_fake_parse(dv_fake_spec *spec, const char *text, od_error *err);
+
+/* Whether id (a UUID, or a PCI bus id with or without its domain) names
+ * the device of info; case is ignored. */
+bool dv_id_matches(const dv_info *info, const char *id);
 
 /* The theoretical peak bandwidth, bytes per second (-1 unknown): twice
  * the memory clock (double data rate) times the bus width in bytes. */

@@ -25,6 +25,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,6 +57,7 @@ typedef struct {
 	uint64_t next_va;
 	int allocs_made;        /* for fail_alloc and tenant_after */
 	bool tenant_in;         /* the injected tenant has come */
+	char parent[96];        /* a MIG instance's GPU, "" otherwise */
 	dv_activity act;
 } fk_dev;
 
@@ -165,6 +167,61 @@ fk_note(fk_dev *f, bool alloc, int64_t bytes, const char *source)
 		a->source_allocs[i]++;
 }
 
+/* The fake node's GPU i: its UUID and PCI bus id (made up, in the forms
+ * NVML gives: nvmlDeviceGetUUID, nvmlDeviceGetPciInfo's busId). */
+static void
+fk_ids(int i, dv_info *info)
+{
+	snprintf(info->uuid, sizeof info->uuid,
+	    "GPU-fa4e%04x-0000-4000-8000-%012x", (unsigned)i, (unsigned)i);
+	snprintf(info->pci_bus_id, sizeof info->pci_bus_id,
+	    "00000000:%02X:00.0", (unsigned)(0x18 + i));
+}
+
+/*
+ * Which GPU of the fake node cfg names, by index, UUID or PCI bus id, or
+ * its MIG instance by UUID (found as nvmlDeviceGetHandleByUUID finds it;
+ * its counters are the parent's).  Fills the ids; false when none.
+ */
+static bool
+fk_resolve(const dv_fake_spec *s, const dv_config *cfg, dv_info *info)
+{
+	int n = s->gpus > 0 ? s->gpus : 1, i;
+
+	info->count = n;
+	if (cfg->id == NULL || cfg->id[0] == '\0') {
+		if (cfg->index < 0 || cfg->index >= n)
+			return false;
+		info->index = cfg->index;
+		fk_ids(cfg->index, info);
+		return true;
+	}
+	for (i = 0; i < n; i++) {
+		fk_ids(i, info);
+		info->index = i;
+		if (dv_id_matches(info, cfg->id))
+			return true;
+	}
+	if (s->mig) {
+		dv_info parent;
+
+		memset(&parent, 0, sizeof parent);
+		fk_ids(0, &parent);
+		snprintf(info->uuid, sizeof info->uuid,
+		    "MIG-fa4e0000-0000-4000-8000-%012x", 0x100u);
+		snprintf(info->parent_uuid, sizeof info->parent_uuid, "%s",
+		    parent.uuid);
+		snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "%s",
+		    parent.pci_bus_id);
+		info->index = 0;
+		if (strcasecmp(info->uuid, cfg->id) == 0)
+			return true;
+		info->parent_uuid[0] = '\0';
+	}
+	info->uuid[0] = info->pci_bus_id[0] = '\0';
+	return false;
+}
+
 static dv_status
 fk_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 {
@@ -180,9 +237,13 @@ fk_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 		od_error_set(err, NULL, 0, 0, "no CUDA GPU (fake device)");
 		return DV_UNSUPPORTED;
 	}
-	if (cfg->index != 0) {
-		od_error_set(err, NULL, 0, 0, "no GPU %d: the fake device is "
-		    "GPU 0", cfg->index);
+	if (!fk_resolve(s, cfg, info)) {
+		if (cfg->id != NULL && cfg->id[0] != '\0')
+			od_error_set(err, NULL, 0, 0, "no GPU %.80s on the fake "
+			    "node", cfg->id);
+		else
+			od_error_set(err, NULL, 0, 0, "no GPU %d: the fake node "
+			    "has %d", cfg->index, s->gpus > 0 ? s->gpus : 1);
 		return DV_UNSUPPORTED;
 	}
 	f = calloc(1, sizeof *f);
@@ -191,8 +252,13 @@ fk_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 		return DV_ERROR;
 	}
 	f->spec = *s;
+	/* A MIG instance has a seventh of the memory (a 1g slice). */
+	if (info->parent_uuid[0] != '\0') {
+		f->spec.total = s->total / 7 / s->page * s->page;
+		snprintf(f->parent, sizeof f->parent, "%s", info->parent_uuid);
+	}
 	f->free_ext[0].start = 0;
-	f->free_ext[0].len = s->total;
+	f->free_ext[0].len = f->spec.total;
 	f->nfree = 1;
 	f->next_va = FK_VA_BASE;
 	if (s->reserved > 0 && fk_take(f, fk_round(s->reserved, s->page)) < 0)
@@ -204,7 +270,7 @@ fk_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 		    fk_take(f, fk_round(s->procs[i].bytes, s->page)) < 0)
 			goto toobig;
 	snprintf(info->name, sizeof info->name, "%s", s->name);
-	info->total = s->total;
+	info->total = f->spec.total;
 	info->cc_major = 9;
 	info->cc_minor = 0;
 	info->sm_count = 132;
@@ -214,7 +280,7 @@ fk_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 	info->ecc_enabled = s->ecc_enabled;
 	info->vmm = s->vmm;
 	info->vmm_granularity = s->vmm ? s->granularity : 0;
-	snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "00000000:00:00.0");
+
 	info->driver_cuda = 13000;
 	info->runtime_cuda = 13000;
 	info->nvml = s->nvml;
@@ -641,6 +707,10 @@ fk_health(void *st, dv_health *out)
 	if (!out->ecc_known)
 		snprintf(out->note, sizeof out->note, "ECC is off on this "
 		    "device");
+	else if (f->parent[0] != '\0')
+		snprintf(out->note, sizeof out->note, "counters read on the "
+		    "parent GPU %.96s (a MIG instance has none of its own)",
+		    f->parent);
 	return DV_OK;
 }
 
@@ -813,6 +883,11 @@ fk_set(dv_fake_spec *s, const char *key, const char *v, od_error *err)
 		ok = fk_size(v, &s->hidden);
 	} else if (strcmp(key, "proc_list") == 0) {
 		ok = fk_bool(v, &s->proc_list);
+	} else if (strcmp(key, "gpus") == 0) {
+		ok = fk_int(v, &n) && n >= 1 && n <= 64;
+		s->gpus = (int)n;
+	} else if (strcmp(key, "mig") == 0) {
+		ok = fk_bool(v, &s->mig);
 	} else if (strcmp(key, "contiguous") == 0) {
 		ok = fk_bool(v, &s->contiguous);
 	} else if (strcmp(key, "no_gpu") == 0) {

@@ -160,6 +160,10 @@ void pb_judge(const char *cause, const od_event *ev, const pb_result *r,
 /* Verdicts for each cause of ev that names a probe; returns how many. */
 int pb_verdicts(pb_session *s, const od_event *ev, pb_verdict *v, int cap);
 
+/* The same causes, each inconclusive with why (no probe run): the
+ * event is on a GPU other than the one probed. */
+int pb_withheld(const od_event *ev, const char *why, pb_verdict *v, int cap);
+
 /* One sentence on what a run found, for `oomdoc probe`. */
 void pb_describe(const pb_result *r, char *buf, size_t len);
 

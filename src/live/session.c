@@ -70,6 +70,10 @@ lv_fake_from_events(const lv_item *items, size_t n, dv_fake_spec *spec)
 	for (i = 0; i < n; i++) {
 		const od_event *ev = items[i].ev;
 
+		/* The node has every GPU the events name. */
+		if (ev->device >= 0 && ev->device < 64 && ev->device >= spec->gpus)
+			spec->gpus = ev->device + 1;
+
 		if (ev->mem.total > 0 && (best == NULL || (!best->fatal &&
 		    ev->fatal)))
 			best = ev;
@@ -134,6 +138,36 @@ lv_refusal(const lv_report *rep, int index, char *out, size_t len)
 	if (used < len)
 		snprintf(out + used, len - used, "; %s): only the read-only "
 		    "probes ran; use --force to run the others", total);
+}
+
+/*
+ * Whether ev's verdicts must be withheld: without --device, the event
+ * names another GPU than the one probed, or names none on a node with
+ * more than one (or an unknown number); why says so.  PyTorch's "GPU N"
+ * counts the GPUs the job saw (its CUDA_VISIBLE_DEVICES), which is this
+ * run's numbering only when both see the same GPUs: the sentence says so.
+ */
+static bool
+lv_other_gpu(const lv_session_opts *o, const dv_info *info,
+    const od_event *ev, char *why, size_t len)
+{
+	if (o->device_explicit)
+		return false;
+	if (ev->device >= 0 && ev->device != info->index) {
+		snprintf(why, len, "Not probed: this event is on GPU %d and GPU "
+		    "%d was probed; rerun with --device %d (or its UUID, if the "
+		    "job's CUDA_VISIBLE_DEVICES renumbered its GPUs).",
+		    ev->device, info->index, ev->device);
+		return true;
+	}
+	if (ev->device < 0 && info->count != 1) {
+		snprintf(why, len, "Not probed: the log does not say which GPU "
+		    "this event was on, and this node has %s GPUs; give "
+		    "--device.", info->count < 0 ? "an unknown number of" :
+		    "several");
+		return true;
+	}
+	return false;
 }
 
 /* What the report says of the run before any device is opened. */
@@ -206,6 +240,7 @@ lv_session_run(lv_session *s, const lv_session_opts *o, const lv_item *items,
 		PB_PROCESSES, PB_CONTEXT_COST, PB_LARGEST_ALLOCATION, PB_HEALTH,
 	};
 	bool fake = strcmp(o->backend, "fake") == 0;
+	char why[200];
 	dv_config dcfg;
 	dv_status st;
 	pb_opts po;
@@ -226,6 +261,13 @@ lv_session_run(lv_session *s, const lv_session_opts *o, const lv_item *items,
 	}
 	memset(&dcfg, 0, sizeof dcfg);
 	dcfg.index = o->device;
+	dcfg.id = o->device_id;
+	/* Without --device, the GPU of the first event that names one. */
+	for (i = 0; !o->device_explicit && i < n; i++)
+		if (items[i].ev->device >= 0) {
+			dcfg.index = items[i].ev->device;
+			break;
+		}
 	dcfg.fake = &s->spec;
 	dcfg.time_limit = o->time_limit;
 	dcfg.nvml_path = o->nvml_path;
@@ -288,8 +330,12 @@ lv_session_run(lv_session *s, const lv_session_opts *o, const lv_item *items,
 			/* So far, for a partial report. */
 			rep->events = s->events;
 			rep->nevents = ne;
-			le->nv = pb_verdicts(s->probes, le->ev, le->v,
-			    OD_CAUSES_MAX);
+			if (lv_other_gpu(o, rep->info, le->ev, why, sizeof why))
+				le->nv = pb_withheld(le->ev, why, le->v,
+				    OD_CAUSES_MAX);
+			else
+				le->nv = pb_verdicts(s->probes, le->ev, le->v,
+				    OD_CAUSES_MAX);
 		}
 	}
 	rep->events = s->events;

@@ -31,6 +31,8 @@ typedef struct {
 	bool probe_only;        /* `oomdoc probe`: the device alone, no events */
 	const char *backend;    /* "cuda" or "fake" */
 	int device;             /* the GPU, by CUDA index */
+	const char *device_id;  /* or by UUID or PCI bus id; NULL: by index */
+	bool device_explicit;   /* --device was given */
 	/* The fake device's settings (KEY=VALUE,..., device.h), applied over
 	 * the device the events describe (lv_fake_from_events); NULL for
 	 * none. */
