@@ -650,6 +650,91 @@ test_timeout_ends_session(void **state)
 	dv_close(d);
 }
 
+/* A session with force, and a share of the free memory. */
+static pb_session *
+session_forced(dv_device *d, int percent)
+{
+	pb_opts o;
+	pb_session *s;
+
+	memset(&o, 0, sizeof o);
+	o.cap = -1;
+	o.cap_percent = percent;
+	o.force = true;
+	s = pb_session_new(d, &o);
+	assert_non_null(s);
+	return s;
+}
+
+/* A tenant that comes during the third allocation is seen at the next
+ * one: the session stops for safety and everything is released.  The
+ * control without it runs the same probe to the end. */
+static void
+test_tenant_mid_run(void **state)
+{
+	dv_fake_spec spec;
+	dv_device *d = fake("tenant=777:4GiB@3", &spec);
+	pb_session *s = session(d, 100, false);
+	od_event ev;
+	od_error err;
+	pb_verdict v;
+
+	(void)state;
+	event(&ev, 2 * GIB, 80 * GIB, 1 * GIB, 20 * GIB, 1 * GIB);
+	v = judge(s, PB_FITS_NOW, "capacity", &ev);
+	assert_int_equal(v.outcome, PB_INCONCLUSIVE);
+	assert_int_equal(pb_session_failed(s, &err), DV_TENANT);
+	assert_non_null(strstr(err.msg, "process 777 appeared"));
+	assert_int_equal(dv_held(d), 0);
+	v = judge(s, PB_LARGEST_ALLOCATION, "request_exceeds_device", &ev);
+	assert_non_null(strstr(v.summary, "stopped for safety"));
+	pb_session_free(s);
+	dv_close(d);
+
+	d = fake(NULL, &spec);
+	s = session(d, 100, false);
+	v = judge(s, PB_FITS_NOW, "capacity", &ev);
+	assert_true(v.result->ran);
+	assert_int_equal(pb_session_failed(s, &err), DV_OK);
+	pb_session_free(s);
+	dv_close(d);
+}
+
+/* The second signal: 20 GiB used that no listed process holds stops the
+ * start; forced, it starts, says how much, and the cap is at most half
+ * of the free memory.  The control, nothing hidden: it starts. */
+static void
+test_unlisted_tenant(void **state)
+{
+	dv_fake_spec spec;
+	dv_device *d = fake("hidden=20GiB", &spec);
+	pb_session *s = session(d, 100, false);
+	od_error err;
+
+	(void)state;
+	memset(&err, 0, sizeof err);
+	assert_false(pb_session_start(s, &err));
+	assert_non_null(strstr(err.msg, "a process the list does not show"));
+	assert_int_equal(pb_session_failed(s, &err), DV_TENANT);
+	pb_session_free(s);
+	dv_close(d);
+
+	d = fake("hidden=20GiB", &spec);
+	s = session_forced(d, 100);
+	assert_true(pb_session_start(s, &err));
+	assert_true(pb_session_unlisted(s) >= 20 * GIB - 600 * MIB);
+	assert_true(dv_cap(d) <= pb_session_free_at_start(s) / 2);
+	pb_session_free(s);
+	dv_close(d);
+
+	d = fake(NULL, &spec);
+	s = session(d, 100, false);
+	assert_true(pb_session_start(s, &err));
+	assert_int_equal(dv_cap(d), pb_session_free_at_start(s));
+	pb_session_free(s);
+	dv_close(d);
+}
+
 /* An allocation failing with a device error (not out of memory). */
 static void
 test_injected_failure(void **state)
@@ -827,6 +912,31 @@ test_session_refusal(void **state)
 	assert_true(rep.events[0].v[0].result->ran);
 	assert_true(rep.cap > 0);
 	lv_session_free(s);
+
+	/* Fail closed: with the processes unknown (no NVML, or a list NVML
+	 * cannot read) nobody is not assumed; forced, the probes run. */
+	ev.mem.nprocs = 0;
+	o = session_opts("nvml=no", false);
+	s = lv_session_new();
+	assert_int_equal(lv_session_run(s, &o, &item, 1, &rep, &err),
+	    LV_RUN_DONE);
+	assert_non_null(strstr(rep.refused, "cannot be listed"));
+	assert_int_equal(rep.cap, -1);
+	assert_int_equal(rep.peak_held, 0);
+	lv_session_free(s);
+	o = session_opts("proc_list=no", false);
+	s = lv_session_new();
+	assert_int_equal(lv_session_run(s, &o, &item, 1, &rep, &err),
+	    LV_RUN_DONE);
+	assert_non_null(strstr(rep.refused, "cannot be listed"));
+	lv_session_free(s);
+	o = session_opts("proc_list=no", true);
+	s = lv_session_new();
+	assert_int_equal(lv_session_run(s, &o, &item, 1, &rep, &err),
+	    LV_RUN_DONE);
+	assert_string_equal(rep.refused, "");
+	assert_true(rep.events[0].v[0].result->ran);
+	lv_session_free(s);
 	od_event_clear(&ev);
 }
 
@@ -982,6 +1092,8 @@ main(void)
 		cmocka_unit_test(test_health),
 		cmocka_unit_test(test_timeout_ends_session),
 		cmocka_unit_test(test_injected_failure),
+		cmocka_unit_test(test_tenant_mid_run),
+		cmocka_unit_test(test_unlisted_tenant),
 		cmocka_unit_test(test_verdicts_of_causes),
 		cmocka_unit_test(test_session_live),
 		cmocka_unit_test(test_session_refusal),
