@@ -187,6 +187,16 @@ check "the event's GPU is probed: status $rc" $?
 "$oomdoc" live --backend fake --max-memory 100% --device 0 --fake-device gpus=8 "$tmp/gpu5.log" >"$tmp/out"
 grep -q 'probed     GPU-fa4e0000-' "$tmp/out"
 check "--device 0 probes GPU 0" $?
+# Through the job's CUDA_VISIBLE_DEVICES: its GPU 1 of 4,5,6 is the node's
+# GPU 5; a UUID entry is opened by UUID.
+{ echo 'export CUDA_VISIBLE_DEVICES=4,5,6'; sed 's/GPU 0/GPU 1/g' $R/capacity-top.log; } >"$tmp/vis.log"
+"$oomdoc" live --backend fake --max-memory 100% "$tmp/vis.log" >"$tmp/out"
+grep -q 'probed     GPU-fa4e0005-' "$tmp/out"
+check "CUDA_VISIBLE_DEVICES maps the event's GPU" $?
+{ echo 'CUDA_VISIBLE_DEVICES=GPU-fa4e0003-0000-4000-8000-000000000003'; cat $R/capacity-top.log; } >"$tmp/vis.log"
+"$oomdoc" live --backend fake --max-memory 100% --fake-device gpus=4 "$tmp/vis.log" >"$tmp/out"
+grep -q 'probed     GPU-fa4e0003-' "$tmp/out"
+check "CUDA_VISIBLE_DEVICES by UUID" $?
 # An event that names no GPU, on a node of several: no device verdicts
 # without --device; on a node of one, they are given.
 "$oomdoc" live --backend fake --max-memory 100% --fake-device gpus=8,pattern_errors=1 \

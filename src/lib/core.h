@@ -253,6 +253,7 @@ typedef struct {
 	uint64_t memcg_line;    /* where it was, for the kill just after */
 	bool ecc;               /* an uncorrectable ECC error was reported */
 	char gpu_model[24];     /* the NVIDIA model the log names: "A100" */
+	char visible_devices[256];      /* CUDA_VISIBLE_DEVICES: "2,3", "" */
 	/* The last line about the end of a distributed run (context.c,
 	 * CX_AFTER), for the scanner to give to the run's first failure
 	 * (od_events_after): what it was (an od_after_what, 0 when none is

@@ -25,6 +25,7 @@ struct lv_session {
 	pb_session *probes;
 	lv_event *events;       /* the report's events, with their verdicts */
 	lv_report *rep;         /* the report being filled, for lv_session_partial */
+	char event_id[96];      /* the UUID the events' GPU maps to, or "" */
 };
 
 /* Whether the CUDA backend is built in, as --version says it. */
@@ -59,6 +60,9 @@ lv_session_free(lv_session *s)
 	free(s);
 }
 
+static bool lv_event_gpu(const od_event *ev, int *index, char *id,
+    size_t len);
+
 void
 lv_fake_from_events(const lv_item *items, size_t n, dv_fake_spec *spec)
 {
@@ -70,9 +74,13 @@ lv_fake_from_events(const lv_item *items, size_t n, dv_fake_spec *spec)
 	for (i = 0; i < n; i++) {
 		const od_event *ev = items[i].ev;
 
+		char id[96];
+		int index;
+
 		/* The node has every GPU the events name. */
-		if (ev->device >= 0 && ev->device < 64 && ev->device >= spec->gpus)
-			spec->gpus = ev->device + 1;
+		if (lv_event_gpu(ev, &index, id, sizeof id) && index < 64 &&
+		    index >= spec->gpus)
+			spec->gpus = index + 1;
 
 		if (ev->mem.total > 0 && (best == NULL || (!best->fatal &&
 		    ev->fatal)))
@@ -141,6 +149,40 @@ lv_refusal(const lv_report *rep, int index, char *out, size_t len)
 }
 
 /*
+ * The GPU an event names, on this node: PyTorch's "GPU N" counts the GPUs
+ * the job saw, so through the log's CUDA_VISIBLE_DEVICES when it shows
+ * it (entry N: an index of the node, or a UUID in *id).  False when the
+ * event names none.
+ */
+static bool
+lv_event_gpu(const od_event *ev, int *index, char *id, size_t len)
+{
+	const char *p = ev->ctx.visible_devices;
+	int k;
+
+	id[0] = '\0';
+	*index = ev->device;
+	if (ev->device < 0)
+		return false;
+	for (k = 0; *p != '\0' && k < ev->device; k++) {
+		p = strchr(p, ',');
+		if (p == NULL)
+			return true;    /* fewer entries: leave it unmapped */
+		p++;
+	}
+	if (*p == '\0')
+		return true;
+	if (*p >= '0' && *p <= '9') {
+		*index = atoi(p);
+	} else {
+		size_t n = strcspn(p, ",");
+
+		snprintf(id, len, "%.*s", (int)(n < len ? n : len - 1), p);
+	}
+	return true;
+}
+
+/*
  * Whether ev's verdicts must be withheld: without --device, the event
  * names another GPU than the one probed, or names none on a node with
  * more than one (or an unknown number); why says so.  PyTorch's "GPU N"
@@ -151,13 +193,21 @@ static bool
 lv_other_gpu(const lv_session_opts *o, const dv_info *info,
     const od_event *ev, char *why, size_t len)
 {
+	char id[96];
+	int index;
+
 	if (o->device_explicit)
 		return false;
-	if (ev->device >= 0 && ev->device != info->index) {
-		snprintf(why, len, "Not probed: this event is on GPU %d and GPU "
-		    "%d was probed; rerun with --device %d (or its UUID, if the "
-		    "job's CUDA_VISIBLE_DEVICES renumbered its GPUs).",
-		    ev->device, info->index, ev->device);
+	if (lv_event_gpu(ev, &index, id, sizeof id) && (id[0] != '\0' ?
+	    !dv_id_matches(info, id) : index != info->index)) {
+		if (id[0] != '\0')
+			snprintf(why, len, "Not probed: this event is on GPU %d "
+			    "of the job, %.60s, and another GPU was probed; "
+			    "rerun with --device %.60s.", ev->device, id, id);
+		else
+			snprintf(why, len, "Not probed: this event is on GPU %d "
+			    "of the node and GPU %d was probed; rerun with "
+			    "--device %d.", index, info->index, index);
 		return true;
 	}
 	if (ev->device < 0 && info->count != 1) {
@@ -240,7 +290,7 @@ lv_session_run(lv_session *s, const lv_session_opts *o, const lv_item *items,
 		PB_PROCESSES, PB_CONTEXT_COST, PB_LARGEST_ALLOCATION, PB_HEALTH,
 	};
 	bool fake = strcmp(o->backend, "fake") == 0;
-	char why[200];
+	char why[320];
 	dv_config dcfg;
 	dv_status st;
 	pb_opts po;
@@ -262,12 +312,19 @@ lv_session_run(lv_session *s, const lv_session_opts *o, const lv_item *items,
 	memset(&dcfg, 0, sizeof dcfg);
 	dcfg.index = o->device;
 	dcfg.id = o->device_id;
-	/* Without --device, the GPU of the first event that names one. */
-	for (i = 0; !o->device_explicit && i < n; i++)
-		if (items[i].ev->device >= 0) {
-			dcfg.index = items[i].ev->device;
+	/* Without --device, the GPU of the first event that names one,
+	 * through the job's CUDA_VISIBLE_DEVICES. */
+	for (i = 0; !o->device_explicit && i < n; i++) {
+		int index;
+
+		if (lv_event_gpu(items[i].ev, &index, s->event_id,
+		    sizeof s->event_id)) {
+			dcfg.index = index;
+			if (s->event_id[0] != '\0')
+				dcfg.id = s->event_id;
 			break;
 		}
+	}
 	dcfg.fake = &s->spec;
 	dcfg.time_limit = o->time_limit;
 	dcfg.nvml_path = o->nvml_path;
