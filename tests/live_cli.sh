@@ -30,11 +30,11 @@ check() {   # check NAME STATUS
 		echo "FAIL $1"; fail=$((fail + 1)); fi
 }
 
-# 1. The CUDA backend without a GPU (or not built): one line, status 4.
+# 1. The CUDA backend without a GPU (or not built): one line, status 5.
 for cmd in "live fixtures/sample/job.log" "probe" "live --device 3 fixtures/sample/job.log"; do
 	# shellcheck disable=SC2086
 	"$oomdoc" $cmd >"$tmp/out" 2>"$tmp/err"; rc=$?
-	[ $rc -eq 4 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+	[ $rc -eq 5 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
 		grep -q -E "^oomdoc (live|probe): " "$tmp/err"
 	st=$?
 	check "oomdoc $cmd (cuda backend, no GPU): status $rc, stderr: $(cat "$tmp/err")" $st
@@ -66,7 +66,11 @@ if not diag["events"]:
     sys.exit(0)
 assert rc == 0, "status %d" % rc
 assert live["schema"] == "oomdoc.live/1"
-assert live["backend"] == "fake" and live["device"]["index"] == 0
+# The GPU probed is the first event's that names one (else 0).
+first = next((e["device"] for e in diag["events"]
+              if isinstance(e.get("device"), int) and e["device"] >= 0), 0)
+assert live["backend"] == "fake" and live["device"]["index"] == first, \
+    (live["device"]["index"], first)
 assert live["summary"]["events"] == len(live["events"])
 # Every event of the diagnosis, in order: none dropped, none added (the
 # fixtures have fewer events than a live run probes).
@@ -107,7 +111,12 @@ EOF
 	check "$log $*: $cause is not $want" $?
 }
 R=fixtures/rules
-expect $R/fragmentation-top.log fragmentation confirmed --max-memory 100%
+# The device alone never confirms fragmentation (it lives inside the
+# caching allocator): the probe runs and says what the device showed.
+expect $R/fragmentation-top.log fragmentation inconclusive --max-memory 100%
+"$oomdoc" live --backend fake --max-memory 100% $R/fragmentation-top.log >"$tmp/out"
+grep -q 'cannot show fragmentation' "$tmp/out"
+check "the fragmentation probe says what the device cannot show" $?
 expect $R/fragmentation-top.log fragmentation inconclusive --max-memory 100% --fake-device vmm=no
 expect $R/fragmentation-top.log fragmentation inconclusive
 expect $R/foreign_process-top.log foreign_process confirmed --force
@@ -126,25 +135,101 @@ expect $R/non_framework_memory-top.log non_framework_memory inconclusive
 
 # ... from a JSON report, a file and standard input, the same verdicts.
 "$oomdoc" --format json $R/fragmentation-top.log >"$tmp/report.json"
-expect "$tmp/report.json" fragmentation confirmed --max-memory 100%
+expect "$tmp/report.json" fragmentation inconclusive --max-memory 100%
 "$oomdoc" live --backend fake --max-memory 100% --format json - <"$tmp/report.json" >"$tmp/live.json"
-grep -q '"verdict": "confirmed"' "$tmp/live.json"
+grep -q '"verdict": "inconclusive"' "$tmp/live.json"
 check "a JSON report on standard input" $?
 grep -q '"input": "fixtures/rules/fragmentation-top.log"' "$tmp/live.json"
 check "a report's events keep their inputs" $?
 # ... a gzip-compressed log on standard input.
 gzip -c $R/fragmentation-top.log | "$oomdoc" live --backend fake --max-memory 100% >"$tmp/out"; rc=$?
-[ $rc -eq 0 ] && grep -q 'fragmentation: confirmed' "$tmp/out"
+[ $rc -eq 0 ] && grep -q 'fragmentation: inconclusive' "$tmp/out"
 check "a compressed log on standard input: status $rc" $?
 
-# 4. Refusal: others hold the GPU and no --force; one line, status 4, and
+# 4. Refusal: others hold the GPU and no --force; one line, status 7, and
 #    the report of the read-only probes all the same.
 "$oomdoc" live --backend fake $R/foreign_process-top.log >"$tmp/out" 2>"$tmp/err"; rc=$?
-[ $rc -eq 4 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- '--force' "$tmp/err" &&
+[ $rc -eq 7 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- '--force' "$tmp/err" &&
 	grep -q 'foreign_process: confirmed' "$tmp/out" &&
 	grep -q 'capacity: inconclusive' "$tmp/out"
 st=$?
 check "refusal: status $rc, stderr: $(cat "$tmp/err")" $st
+# Fail closed: processes that cannot be listed (no NVML, or a list NVML
+# cannot read) are not "nobody": read-only, status 7; --force runs.
+for f in nvml=no proc_list=no; do
+	"$oomdoc" live --backend fake --fake-device $f $R/capacity-top.log >"$tmp/out" 2>"$tmp/err"; rc=$?
+	[ $rc -eq 7 ] && grep -q 'cannot be listed' "$tmp/err" && grep -q 'capacity: inconclusive' "$tmp/out"
+	st=$?
+	check "unknown processes ($f): status $rc, stderr: $(cat "$tmp/err")" $st
+	"$oomdoc" live --backend fake --force --fake-device $f $R/capacity-top.log >"$tmp/out" 2>"$tmp/err"; rc=$?
+	[ $rc -eq 0 ]
+	check "unknown processes ($f) with --force: status $rc, stderr: $(cat "$tmp/err")" $?
+done
+# The second signal: memory in use that no listed process explains.
+"$oomdoc" live --backend fake --fake-device hidden=20GiB $R/capacity-top.log >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 7 ] && grep -q 'a process the list does not show' "$tmp/err"
+check "an unlisted tenant: status $rc, stderr: $(cat "$tmp/err")" $?
+# A tenant that comes during the run stops it (status 7) and everything
+# is released; the control without it runs to the end.
+"$oomdoc" live --backend fake --max-memory 100% --fake-device 'tenant=777:4GiB@3' \
+	$R/fragmentation-top.log >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 7 ] && grep -q 'process 777 appeared' "$tmp/err" && grep -q 'was released' "$tmp/err"
+check "a tenant mid-run: status $rc, stderr: $(cat "$tmp/err")" $?
+"$oomdoc" live --backend fake --max-memory 100% $R/fragmentation-top.log >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 0 ]
+check "the same run without the tenant: status $rc" $?
+# The event's GPU: a log's "GPU 5" on a node of eight probes GPU 5 (the
+# report names its UUID and PCI id); the control, --device 0, probes 0.
+sed 's/GPU 0/GPU 5/g' $R/capacity-top.log >"$tmp/gpu5.log"
+"$oomdoc" live --backend fake --max-memory 100% --fake-device gpus=8 "$tmp/gpu5.log" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 0 ] && grep -q 'probed     GPU-fa4e0005-.*PCI 00000000:1D:00.0' "$tmp/out"
+check "the event's GPU is probed: status $rc" $?
+"$oomdoc" live --backend fake --max-memory 100% --device 0 --fake-device gpus=8 "$tmp/gpu5.log" >"$tmp/out"
+grep -q 'probed     GPU-fa4e0000-' "$tmp/out"
+check "--device 0 probes GPU 0" $?
+# Through the job's CUDA_VISIBLE_DEVICES: its GPU 1 of 4,5,6 is the node's
+# GPU 5; a UUID entry is opened by UUID.
+{ echo 'export CUDA_VISIBLE_DEVICES=4,5,6'; sed 's/GPU 0/GPU 1/g' $R/capacity-top.log; } >"$tmp/vis.log"
+"$oomdoc" live --backend fake --max-memory 100% "$tmp/vis.log" >"$tmp/out"
+grep -q 'probed     GPU-fa4e0005-' "$tmp/out"
+check "CUDA_VISIBLE_DEVICES maps the event's GPU" $?
+{ echo 'CUDA_VISIBLE_DEVICES=GPU-fa4e0003-0000-4000-8000-000000000003'; cat $R/capacity-top.log; } >"$tmp/vis.log"
+"$oomdoc" live --backend fake --max-memory 100% --fake-device gpus=4 "$tmp/vis.log" >"$tmp/out"
+grep -q 'probed     GPU-fa4e0003-' "$tmp/out"
+check "CUDA_VISIBLE_DEVICES by UUID" $?
+# An event that names no GPU, on a node of several: no device verdicts
+# without --device; on a node of one, they are given.
+"$oomdoc" live --backend fake --max-memory 100% --fake-device gpus=8,pattern_errors=1 \
+	$R/hardware_fault-top.log >"$tmp/out"
+grep -q 'Not probed: the log does not say which GPU' "$tmp/out" && ! grep -q ': confirmed' "$tmp/out"
+check "no device verdicts for an event of an unknown GPU" $?
+"$oomdoc" live --backend fake --max-memory 100% --fake-device pattern_errors=1 $R/hardware_fault-top.log >"$tmp/out"
+grep -q 'hardware_fault: confirmed' "$tmp/out"
+check "the same on a node of one GPU" $?
+# --device by UUID, PCI bus id (with or without the domain) and MIG UUID.
+for id in GPU-fa4e0005-0000-4000-8000-000000000005 00000000:1D:00.0 1d:00.0; do
+	"$oomdoc" live --backend fake --max-memory 100% --device "$id" --fake-device gpus=8 "$tmp/gpu5.log" >"$tmp/out" 2>"$tmp/err"; rc=$?
+	[ $rc -eq 0 ] && grep -q 'probed     GPU-fa4e0005-' "$tmp/out"
+	check "--device $id: status $rc, $(cat "$tmp/err")" $?
+done
+"$oomdoc" probe --backend fake --device MIG-fa4e0000-0000-4000-8000-000000000100 --fake-device mig=yes >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 0 ] && grep -q 'a MIG instance of GPU-fa4e0000-' "$tmp/out" && grep -q 'counters read on the parent GPU' "$tmp/out"
+check "--device MIG-...: status $rc, $(cat "$tmp/err")" $?
+"$oomdoc" probe --backend fake --device GPU-0bad >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 5 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]
+check "--device of a GPU not there: status $rc" $?
+"$oomdoc" probe --backend fake --device nope >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ]
+check "--device nope: status $rc" $?
+# Under --force the cap is at most half of the free memory.
+"$oomdoc" live --backend fake --force --max-memory 100% -f json $R/capacity-top.log >"$tmp/out" 2>"$tmp/err"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["cap_bytes"] <= d["free_bytes_at_start"] // 2, (d["cap_bytes"], d["free_bytes_at_start"])
+assert d["cap_from"].startswith("min(50%"), d["cap_from"]
+' "$tmp/out"
+check "the cap under --force" $?
 
 # 5. No out-of-memory failure: status 1, nothing probed.
 "$oomdoc" live --backend fake fixtures/no-oom/nvidia-smi-table.log >"$tmp/out" 2>"$tmp/err"; rc=$?
@@ -195,13 +280,17 @@ EOF
 check "markdown escapes what a report brings: status $rc" $?
 
 # 7. The time limit, a device error, and SIGINT: everything is released.
-"$oomdoc" live --backend fake --max-memory 100% --fake-device hang=yes --time-limit 1 \
+# A hung kernel never returns: the watchdog writes the partial report
+# and ends the process (status 8) after the limit and the grace.
+SECONDS=0
+timeout 30 "$oomdoc" live --backend fake --max-memory 100% --fake-device hang=yes --time-limit 1 \
 	$R/fragmentation-top.log >"$tmp/out" 2>"$tmp/err"; rc=$?
-[ $rc -eq 4 ] && grep -q 'time limit' "$tmp/err" && [ "$(wc -l <"$tmp/err")" -eq 1 ]
+[ $rc -eq 8 ] && grep -q 'watchdog ended the run' "$tmp/err" && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+	grep -q 'watchdog ended the run' "$tmp/out" && [ $SECONDS -lt 10 ]
 st=$?
 check "a kernel past the time limit: status $rc, stderr: $(cat "$tmp/err")" $st
 "$oomdoc" probe --backend fake --fake-device no_gpu=yes >"$tmp/out" 2>"$tmp/err"; rc=$?
-[ $rc -eq 4 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]
+[ $rc -eq 5 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]
 check "no GPU (fake): status $rc" $?
 "$oomdoc" probe --backend fake --fake-device delay_ms=5000 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
@@ -225,7 +314,7 @@ check "SIGTERM: status $rc" $?
 SECONDS=0
 timeout 20 "$oomdoc" probe --backend fake --fake-device delay_ms=5000 --time-limit 1 \
 	>"$tmp/out" 2>"$tmp/err"; rc=$?
-[ $rc -eq 4 ] && [ $SECONDS -lt 4 ] && grep -q 'time limit of 1 s' "$tmp/err"
+[ $rc -eq 8 ] && [ $SECONDS -lt 4 ] && grep -q 'time limit of 1 s' "$tmp/err"
 st=$?
 check "delay_ms past --time-limit: status $rc after $SECONDS s, stderr: $(cat "$tmp/err")" $st
 # The faults the man page gives as KEY=yes are taken in that form (it
@@ -272,13 +361,13 @@ while read -r fake; do
 	for input in "$tmp"/huge-*.json $R/fragmentation-top.log; do
 		timeout 120 "$oomdoc" live -f json --backend fake --force --max-memory 100% \
 			${fake:+--fake-device "$fake"} "$input" >"$tmp/out" 2>"$tmp/err"; rc=$?
-		{ [ $rc -eq 0 ] || [ $rc -eq 4 ]; } && ! grep -q 'runtime error' "$tmp/err"
+		{ [ $rc -eq 0 ] || [ $rc -eq 4 ] || [ $rc -eq 7 ] || [ $rc -eq 8 ]; } && ! grep -q 'runtime error' "$tmp/err"
 		st=$?
 		check "hostile figures: live --fake-device '$fake' $input: status $rc, $(head -c 300 "$tmp/err")" $st
 	done
 	timeout 120 "$oomdoc" probe -f json --backend fake --force ${fake:+--fake-device "$fake"} \
 		>"$tmp/out" 2>"$tmp/err"; rc=$?
-	{ [ $rc -eq 0 ] || [ $rc -eq 4 ]; } && ! grep -q 'runtime error' "$tmp/err"
+	{ [ $rc -eq 0 ] || [ $rc -eq 4 ] || [ $rc -eq 7 ] || [ $rc -eq 8 ]; } && ! grep -q 'runtime error' "$tmp/err"
 	st=$?
 	check "hostile figures: probe --fake-device '$fake': status $rc, $(head -c 300 "$tmp/err")" $st
 done <<EOF

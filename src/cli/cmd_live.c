@@ -4,9 +4,10 @@
  * runs a live session (src/live/session.h), writes its report, and turns
  * what happened into an exit status: 0 when the probes ran, 1 when the
  * input has no out-of-memory event, 2 on a usage or input error, 3 on an
- * error in the rules, 4 when the GPU cannot be used (no driver, no GPU,
- * other processes without --force, a device error), 128 + N when signal
- * N stopped it.  The session releases everything it took on the device
+ * error in the rules, 4 when the device failed, 5 with no GPU or driver,
+ * 6 when the driver is too old, 7 when refused or stopped for safety, 8
+ * on a timeout (the watchdog's _exit included), 128 + N when signal N
+ * stopped it.  The session releases everything it took on the device
  * on every one of these paths.
  */
 #include <getopt.h>
@@ -14,8 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "cli.h"
 #include "live.h"
+#include "session.h"
+#include "watchdog.h"
 
 enum {
 	LV_BACKEND = 256, LV_FAKE, LV_MAX_MEMORY, LV_TIME_LIMIT, LV_FORCE,
@@ -23,19 +28,22 @@ enum {
 };
 
 static const od_option lv_options[] = {
-	{ .name = "device", .letter = 'd', .arg = "N",
-	  .help = "the GPU to use, by CUDA index (default 0)" },
+	{ .name = "device", .letter = 'd', .arg = "GPU",
+	  .help = "the GPU to probe: a CUDA index, a UUID (GPU-..., MIG-...) "
+	    "or a PCI bus id (default: the event's GPU, else 0)" },
 	{ .name = "backend", .letter = LV_BACKEND, .arg = "NAME",
 	  .help = "cuda (default) or fake, a simulated GPU",
 	  .values = "cuda fake" },
 	{ .name = "fake-device", .letter = LV_FAKE, .arg = "SETTINGS",
 	  .help = "the fake GPU, as KEY=VALUE,... (see oomdoc(1))" },
 	{ .name = "max-memory", .letter = LV_MAX_MEMORY, .arg = "SIZE",
-	  .help = "take at most SIZE, or N% of the free memory (default 90%)" },
+	  .help = "take at most SIZE, or N% of the free memory (default 90%; "
+	    "under --force, never more than 50%)" },
 	{ .name = "time-limit", .letter = LV_TIME_LIMIT, .arg = "SECONDS",
 	  .help = "stop each kernel after this long (default 10)" },
 	{ .name = "force", .letter = LV_FORCE,
-	  .help = "probe even when other processes use the GPU" },
+	  .help = "probe even when other processes use the GPU, or cannot be "
+	    "listed" },
 	{ .name = "format", .letter = 'f', .arg = "FORMAT",
 	  .help = "report format: text (default), markdown or json",
 	  .values = "text markdown json" },
@@ -85,9 +93,12 @@ lv_help(const lv_config *cfg)
 	od_options_help(stdout, lv_options, LV_NOPTS);
 	fputs("\nExit status: 0 when the probes ran, 1 when the input has no "
 	    "out-of-memory\nfailure, 2 on a usage or input error, 3 on an "
-	    "error in the rules, 4 when the\nGPU cannot be used (no driver, "
-	    "no GPU, other processes without --force, a\ndevice error), 128 "
-	    "+ N when signal N stopped it.  See oomdoc(1).\n", stdout);
+	    "error in the rules, 4 when the\ndevice failed, 5 with no GPU, no "
+	    "driver or no such device, 6 when the driver\nis too old, 7 when "
+	    "refused or stopped for safety (other processes, or none\n"
+	    "listable, without --force; a process that came during the run), "
+	    "8 when a\ndevice call ran past the time limit, 128 + N when "
+	    "signal N stopped it.\nSee oomdoc(1).\n", stdout);
 }
 
 /* --max-memory: a size, or a percentage of the free memory. */
@@ -107,6 +118,24 @@ lv_parse_cap(const char *arg, lv_session_opts *o)
 		return true;
 	}
 	return od_size_parse_text(arg, n, &o->cap) && o->cap > 0;
+}
+
+/* Whether arg is a GPU's UUID (GPU-..., MIG-...: nvidia-smi -L) or a PCI
+ * bus id (domain:bus:device.function, or bus:device.function, in hex). */
+static bool
+lv_device_id(const char *arg)
+{
+	unsigned dom, bus, dev, fn;
+	char tail;
+	size_t n = strlen(arg);
+
+	if (n > 4 && n < 90 && (strncmp(arg, "GPU-", 4) == 0 ||
+	    strncmp(arg, "MIG-", 4) == 0))
+		return strspn(arg + 4, "0123456789abcdefABCDEF-/") == n - 4;
+	if (sscanf(arg, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) == 4)
+		return n < 20 && fn < 8;
+	return sscanf(arg, "%x:%x.%x%c", &bus, &dev, &fn, &tail) == 3 &&
+	    n < 12 && fn < 8;
 }
 
 /* Returns -1 to go on, or the status to exit with. */
@@ -130,9 +159,14 @@ lv_parse(int argc, char **argv, lv_config *cfg)
 		case 'd': {
 			long v = strtol(optarg, &end, 10);
 
+			o->device_explicit = true;
+			if (lv_device_id(optarg)) {
+				o->device_id = optarg;
+				break;
+			}
 			if (end == optarg || *end != '\0' || v < 0 || v > 1023)
 				return cli_usage(label, "--device takes a GPU "
-				    "index, not", optarg);
+				    "index, UUID or PCI bus id, not", optarg);
 			o->device = (int)v;
 			break;
 		}
@@ -200,6 +234,32 @@ lv_parse(int argc, char **argv, lv_config *cfg)
 	return -1;
 }
 
+/* What the watchdog needs to write the partial report. */
+static struct {
+	lv_session *s;
+	lv_report *rep;
+	od_report_format format;
+	const char *label;
+} lv_wd;
+
+/*
+ * The watchdog's end of a hung run (watchdog.h): on its thread, while the
+ * run is blocked in the device call, it writes the report of what ran,
+ * one line on standard error, and lets the watchdog _exit() with
+ * OD_EXIT_TIMEOUT; nothing is freed or unmapped.
+ */
+static void
+lv_on_watchdog(void *arg, double seconds)
+{
+	(void)arg;
+	lv_session_partial(lv_wd.s, seconds);
+	lv_wd.rep->format = lv_wd.format;
+	lv_report_write(stdout, lv_wd.rep);
+	fflush(stdout);
+	cli_say(lv_wd.label, "%s", lv_wd.rep->failed);
+	fflush(stderr);
+}
+
 static void
 lv_on_signal(int sig)
 {
@@ -240,7 +300,7 @@ cmd_live(const cli_command *cmd, int argc, char **argv)
 	cfg.session.probe_only = cfg.probe;
 	cfg.session.backend = "cuda";
 	cfg.session.cap = -1;
-	cfg.session.cap_percent = 90;
+	cfg.session.cap_percent = 0;    /* 90 %, or 50 % under --force */
 	cfg.session.time_limit = 10;
 	cfg.format = OD_FORMAT_TEXT;
 	cfg.rules.shipped = true;
@@ -265,6 +325,18 @@ cmd_live(const cli_command *cmd, int argc, char **argv)
 	if (s == NULL)
 		goto no_memory;
 	lv_signals();
+	memset(&rep, 0, sizeof rep);
+	lv_wd.s = s;
+	lv_wd.rep = &rep;
+	lv_wd.format = cfg.format;
+	lv_wd.label = label;
+	if (!lv_watchdog_start(cfg.session.time_limit, LV_WATCHDOG_GRACE,
+	    lv_on_watchdog, NULL, OD_EXIT_TIMEOUT)) {
+		cli_say(label, "cannot start the watchdog thread, so a hung "
+		    "kernel could not be stopped: refusing to run");
+		status = OD_EXIT_REFUSED;
+		goto out;
+	}
 	switch (lv_session_run(s, &cfg.session, items, n, &rep, &err)) {
 	case LV_RUN_DONE:
 		break;
@@ -280,6 +352,14 @@ cmd_live(const cli_command *cmd, int argc, char **argv)
 		goto out;
 	case LV_RUN_NO_DEVICE:
 		cli_error(label, &err);
+		status = OD_EXIT_NO_GPU;
+		goto out;
+	case LV_RUN_DRIVER_OLD:
+		cli_error(label, &err);
+		status = OD_EXIT_DRIVER_OLD;
+		goto out;
+	case LV_RUN_DEVICE_FAILED:
+		cli_error(label, &err);
 		status = OD_EXIT_DEVICE;
 		goto out;
 	case LV_RUN_NO_MEMORY:
@@ -290,12 +370,18 @@ cmd_live(const cli_command *cmd, int argc, char **argv)
 	status = 0;
 	if (!cli_stdout_ok(label))
 		status = OD_EXIT_ERROR;
-	if (rep.failed[0] != '\0') {
+	if (rep.failed[0] != '\0' && rep.timed_out) {
+		cli_say(label, "timed out: %s", rep.failed);
+		status = OD_EXIT_TIMEOUT;
+	} else if (rep.failed[0] != '\0' && rep.driver_old) {
+		cli_say(label, "driver too old: %s", rep.failed);
+		status = OD_EXIT_DRIVER_OLD;
+	} else if (rep.failed[0] != '\0') {
 		cli_say(label, "the device failed: %s", rep.failed);
 		status = OD_EXIT_DEVICE;
 	} else if (rep.refused[0] != '\0') {
 		cli_say(label, "%s", rep.refused);
-		status = OD_EXIT_DEVICE;
+		status = OD_EXIT_REFUSED;
 	}
 	if (dv_stopped()) {
 		/* Released before it says so. */
@@ -310,6 +396,7 @@ no_memory:
 	cli_say(label, "out of memory");
 	status = OD_EXIT_ERROR;
 out:
+	lv_watchdog_stop();
 	lv_session_free(s);
 	free(items);
 	lv_input_free(in);

@@ -20,7 +20,7 @@
 
 enum {
 	CX_ALLOC, CX_XLA, CX_TF, CX_BATCH, CX_ACCUM, CX_SEQ, CX_PREC, CX_CKPT,
-	CX_MEM, CX_XID, CX_MEMCG, CX_GPU,
+	CX_MEM, CX_XID, CX_MEMCG, CX_GPU, CX_VISIBLE,
 	/* The memory readings of trainers and tools (see cx_patterns). */
 	CX_MEM_DS, CX_MEM_MEGATRON, CX_MEM_TITAN, CX_MEM_MM, CX_MEM_HF,
 	CX_MEM_ACCEL, CX_SMI_HEAD, CX_SMI_ROW, CX_DMON, CX_SUMMARY, CX_VLLM,
@@ -159,6 +159,13 @@ static const char *const cx_patterns[CX_COUNT] = {
 	/* An NVIDIA model name (nvidia-smi's table, get_device_name()):
 	 * "NVIDIA A100-SXM4-80GB" gives A100, "GeForce GTX 1080 Ti" GTX
 	 * 1080 Ti; rules/knowledge.yaml maps it to a compute capability. */
+	/* The job's GPUs, as an "export CUDA_VISIBLE_DEVICES=2,3" line or an
+	 * environment dump shows them: indices, or UUIDs (GPU-..., MIG-...),
+	 * comma-separated (CUDA C++ Programming Guide, "CUDA Environment
+	 * Variables"). */
+	[CX_VISIBLE] = "\\bCUDA_VISIBLE_DEVICES" KV
+	    "((?:\\d{1,4}|(?:GPU|MIG)-[0-9A-Fa-f/-]{4,80})"
+	    "(?:,(?:\\d{1,4}|(?:GPU|MIG)-[0-9A-Fa-f/-]{4,80})){0,63})",
 	[CX_GPU] = "\\b(?:(?:NVIDIA|Tesla|GeForce|Quadro) )+((?:RTX |GTX )?"
 	    "[A-Z]{0,2}\\d{1,4}[A-Z]?(?: Ti| SUPER)?)(?![\\w.])",
 	[CX_FRAME] = "File \"([^\"\\n]{1,300})\", line (\\d{1,9}), in "
@@ -270,6 +277,7 @@ static const cx_anchor cx_anchor_list[] = {
 	{ "memory: usage", CX_MEMCG, false, false },
 	{ "ncorrectable ECC", CX_XID, false, false },
 	{ "ECC page retirement", CX_XID, false, false },
+	{ "CUDA_VISIBLE_DEVICES", CX_VISIBLE, false, false },
 	{ "NVIDIA ", CX_GPU, true, false },
 	{ "Tesla ", CX_GPU, true, false },
 	{ "GeForce ", CX_GPU, true, false },
@@ -943,6 +951,11 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
 	case CX_GPU:
 		if (g != NULL)
 			rx_copy_text(st->gpu_model, sizeof st->gpu_model, g, n);
+		break;
+	case CX_VISIBLE:
+		if (g != NULL)
+			rx_copy_text(st->visible_devices,
+			    sizeof st->visible_devices, g, n);
 		break;
 	default:
 		break;

@@ -54,7 +54,11 @@ enum {
 	OD_EXIT_NONE = 1,     /* no OOM event */
 	OD_EXIT_ERROR = 2,    /* usage or input error */
 	OD_EXIT_RULES = 3,    /* rules error */
-	OD_EXIT_DEVICE = 4,   /* live-mode device error */
+	OD_EXIT_DEVICE = 4,   /* live mode: the device failed */
+	OD_EXIT_NO_GPU = 5,   /* live mode: no GPU, no driver, no such device */
+	OD_EXIT_DRIVER_OLD = 6, /* live mode: the driver is too old */
+	OD_EXIT_REFUSED = 7,  /* live mode: refused or stopped for safety */
+	OD_EXIT_TIMEOUT = 8,  /* live mode: a device call ran past the limit */
 };
 
 /* The kinds of failure, named as in the JSON contract (util.c). */
@@ -261,6 +265,7 @@ typedef struct {
 	uint64_t memcg_line;    /* where it was, for the kill just after */
 	bool ecc;               /* an uncorrectable ECC error was reported */
 	char gpu_model[24];     /* the NVIDIA model the log names: "A100" */
+	char visible_devices[256];      /* CUDA_VISIBLE_DEVICES: "2,3", "" */
 	/* The last line about the end of a distributed run (context.c,
 	 * CX_AFTER), for the scanner to give to the run's first failure
 	 * (od_events_after): what it was (an od_after_what, 0 when none is

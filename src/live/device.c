@@ -6,8 +6,11 @@
  * exit path: a probe that fails halfway, an error, a signal.
  */
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 
 #include "device.h"
 
@@ -26,7 +29,50 @@ struct dv_device {
 	int64_t held, peak;
 	dv_rec recs[DV_ALLOCS_MAX];
 	int nrecs;              /* slots used, free ones included */
+	bool timed_out;         /* a call ran past the time limit */
+	/* The tenant guard (dv_guard). */
+	bool guarded;
+	int64_t tolerance;
+	int64_t free_base;      /* free at dv_guard */
+	int64_t pages, pages_base;  /* what we hold in 2 MiB pages */
+	int64_t pids[DV_PROCS_MAX];
+	int npids;
+	bool pids_known;
+	dv_status tenant_st;    /* DV_TENANT once one was seen */
+	od_error tenant_err;
 };
+
+#define DV_PAGE (2LL << 20)
+
+/* When the device call in progress began (CLOCK_MONOTONIC, ns), 0 when
+ * none is: the watchdog thread reads it. */
+static atomic_llong dv_busy_ns;
+
+static int64_t
+dv_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+#define DV_BUSY(call) (atomic_store(&dv_busy_ns, dv_now_ns()), (call))
+#define DV_IDLE() atomic_store(&dv_busy_ns, 0)
+
+double
+dv_busy_seconds(void)
+{
+	long long t = atomic_load(&dv_busy_ns);
+
+	return t == 0 ? -1 : (double)(dv_now_ns() - t) / 1e9;
+}
+
+bool
+dv_timed_out(const dv_device *d)
+{
+	return d->timed_out;
+}
 
 static volatile sig_atomic_t dv_stop_sig;
 
@@ -65,6 +111,7 @@ dv_status_name(dv_status st)
 	case DV_TIMEOUT: return "time limit";
 	case DV_STOPPED: return "stopped";
 	case DV_NO_DRIVER: return "no driver";
+	case DV_TENANT: return "another process appeared";
 	case DV_DRIVER_OLD: return "driver too old";
 	case DV_ERROR: break;
 	}
@@ -111,9 +158,20 @@ dv_open(const char *backend, const dv_config *cfg, dv_status *st,
 	d->info.ecc_enabled = -1;
 	d->info.driver_cuda = d->info.runtime_cuda = -1;
 	snprintf(d->info.backend, sizeof d->info.backend, "%s", be->name);
+	d->info.count = -1;
 	*st = be->open(cfg, &d->st, &d->info, err);
 	if (*st != DV_OK) {
 		free(d);
+		return NULL;
+	}
+	/* Fail closed: a backend that ignored the id opened some device. */
+	if (cfg->id != NULL && cfg->id[0] != '\0' &&
+	    !dv_id_matches(&d->info, cfg->id)) {
+		od_error_set(err, NULL, 0, 0, "the %s backend did not open "
+		    "the device %.80s", be->name, cfg->id);
+		be->close(d->st);
+		free(d);
+		*st = DV_UNSUPPORTED;
 		return NULL;
 	}
 	return d;
@@ -124,6 +182,12 @@ dv_close(dv_device *d)
 {
 	if (d == NULL)
 		return;
+	/* After a timeout nothing is released: a kernel may still use the
+	 * memory, and the process's end releases the context. */
+	if (d->timed_out) {
+		free(d);
+		return;
+	}
 	dv_free_from(d, 0);
 	d->be->close(d->st);
 	free(d);
@@ -144,13 +208,92 @@ dv_processes(dv_device *d, dv_proc *v, int cap, bool *known)
 dv_status
 dv_start(dv_device *d, int64_t *context_bytes, od_error *err)
 {
-	return d->be->start(d->st, context_bytes, err);
+	dv_status st = DV_BUSY(d->be->start(d->st, context_bytes, err));
+
+	DV_IDLE();
+	return st;
 }
 
 dv_status
 dv_mem_info(dv_device *d, int64_t *free_b, int64_t *total, od_error *err)
 {
-	return d->be->mem_info(d->st, free_b, total, err);
+	dv_status st = DV_BUSY(d->be->mem_info(d->st, free_b, total, err));
+
+	DV_IDLE();
+	return st;
+}
+
+void
+dv_guard(dv_device *d, int64_t tolerance)
+{
+	dv_proc v[DV_PROCS_MAX];
+	int64_t total = 0;
+	od_error err;
+	int n, i;
+
+	memset(&err, 0, sizeof err);
+	n = dv_processes(d, v, DV_PROCS_MAX, &d->pids_known);
+	d->npids = 0;
+	for (i = 0; i < n; i++)
+		if (!v[i].self)
+			d->pids[d->npids++] = v[i].pid;
+	d->free_base = -1;
+	if (dv_mem_info(d, &d->free_base, &total, &err) != DV_OK)
+		d->free_base = -1;
+	d->pages_base = d->pages;
+	d->tolerance = tolerance;
+	d->guarded = true;
+}
+
+/* The tenant's error, kept for every later call. */
+static dv_status
+dv_tenant(dv_device *d, od_error *err)
+{
+	d->tenant_st = DV_TENANT;
+	d->tenant_err = *err;
+	return DV_TENANT;
+}
+
+dv_status
+dv_check(dv_device *d, od_error *err)
+{
+	dv_proc v[DV_PROCS_MAX];
+	int64_t free_b = 0, total = 0, expect;
+	bool known = false;
+	int n, i, j;
+
+	if (d->tenant_st != DV_OK) {
+		*err = d->tenant_err;
+		return d->tenant_st;
+	}
+	if (!d->guarded)
+		return DV_OK;
+	n = dv_processes(d, v, DV_PROCS_MAX, &known);
+	for (i = 0; known && d->pids_known && i < n; i++) {
+		if (v[i].self)
+			continue;
+		for (j = 0; j < d->npids && d->pids[j] != v[i].pid; j++)
+			;
+		if (j == d->npids) {
+			od_error_set(err, NULL, 0, 0, "process %lld appeared on "
+			    "GPU %d during the run", (long long)v[i].pid,
+			    d->info.index);
+			return dv_tenant(d, err);
+		}
+	}
+	if (d->free_base < 0 || dv_mem_info(d, &free_b, &total, err) != DV_OK)
+		return DV_OK;
+	expect = d->free_base - (d->pages - d->pages_base);
+	if (expect - free_b > d->tolerance) {
+		char gone[32];
+
+		od_size_format(expect - free_b, gone, sizeof gone);
+		od_error_set(err, NULL, 0, 0, "%s of GPU %d's free memory went "
+		    "to something other than this run (a process the list does "
+		    "not show)", gone, d->info.index);
+		return dv_tenant(d, err);
+	}
+	return DV_OK;
 }
 
 void
@@ -204,6 +347,14 @@ dv_admit(dv_device *d, int64_t bytes, dv_status *st, od_error *err)
 		    (long long)bytes);
 		return false;
 	}
+	if (d->timed_out) {
+		*st = DV_TIMEOUT;
+		od_error_set(err, NULL, 0, 0, "the device timed out earlier");
+		return false;
+	}
+	/* Between allocation steps: has anyone else come? */
+	if ((*st = dv_check(d, err)) != DV_OK)
+		return false;
 	if (d->cap >= 0 && (bytes > d->cap || d->held > d->cap - bytes)) {
 		*st = DV_CAP;
 		od_error_set(err, NULL, 0, 0, "%lld more bytes would pass the "
@@ -228,6 +379,7 @@ dv_keep(dv_device *d, void *h, int64_t bytes, bool vmm)
 	d->recs[id].bytes = bytes;
 	d->recs[id].vmm = vmm;
 	d->held += bytes;
+	d->pages = dv_sat_add(d->pages, dv_round_up(bytes, DV_PAGE));
 	if (d->held > d->peak)
 		d->peak = d->held;
 	return id;
@@ -242,7 +394,8 @@ dv_alloc(dv_device *d, int64_t bytes, int *id, od_error *err)
 	*id = -1;
 	if (!dv_admit(d, bytes, &st, err))
 		return st;
-	st = d->be->alloc(d->st, bytes, &h, err);
+	st = DV_BUSY(d->be->alloc(d->st, bytes, &h, err));
+	DV_IDLE();
 	if (st == DV_OK)
 		*id = dv_keep(d, h, bytes, false);
 	return st;
@@ -264,7 +417,8 @@ dv_vmm_map(dv_device *d, int64_t bytes, int64_t chunk, int *id, int *nchunks,
 	}
 	if (!dv_admit(d, bytes, &st, err))
 		return st;
-	st = d->be->vmm_map(d->st, bytes, chunk, &h, nchunks, err);
+	st = DV_BUSY(d->be->vmm_map(d->st, bytes, chunk, &h, nchunks, err));
+	DV_IDLE();
 	if (st == DV_OK)
 		*id = dv_keep(d, h, bytes, true);
 	return st;
@@ -333,11 +487,17 @@ dv_free(dv_device *d, int id)
 	if (id < 0 || id >= d->nrecs || d->recs[id].h == NULL)
 		return;
 	r = &d->recs[id];
-	if (r->vmm)
-		d->be->vmm_release(d->st, r->h);
-	else
-		d->be->release(d->st, r->h);
+	/* After a timeout the record is dropped and the memory kept. */
+	if (!d->timed_out) {
+		atomic_store(&dv_busy_ns, dv_now_ns());
+		if (r->vmm)
+			d->be->vmm_release(d->st, r->h);
+		else
+			d->be->release(d->st, r->h);
+		DV_IDLE();
+	}
 	d->held -= r->bytes;
+	d->pages -= dv_round_up(r->bytes, DV_PAGE);
 	r->h = NULL;
 	/* Trailing free slots are reused. */
 	while (d->nrecs > 0 && d->recs[d->nrecs - 1].h == NULL)
@@ -368,8 +528,11 @@ dv_handle(dv_device *d, int id, int64_t *bytes)
  * was running reports the signal and not a bare failure.
  */
 static dv_status
-dv_kernel_status(dv_status st, od_error *err)
+dv_kernel_status(dv_device *d, dv_status st, od_error *err)
 {
+	DV_IDLE();
+	if (st == DV_TIMEOUT)
+		d->timed_out = true;
 	if (st == DV_STOPPED && err->msg[0] == '\0')
 		od_error_set(err, NULL, 0, 0, "stopped by a signal");
 	return st;
@@ -385,8 +548,8 @@ dv_fill(dv_device *d, int id, od_error *err)
 		od_error_set(err, NULL, 0, 0, "no allocation %d", id);
 		return DV_ERROR;
 	}
-	return dv_kernel_status(d->be->fill(d->st, h, bytes, d->time_limit,
-	    err), err);
+	return dv_kernel_status(d, DV_BUSY(d->be->fill(d->st, h, bytes,
+	    d->time_limit, err)), err);
 }
 
 dv_status
@@ -400,8 +563,8 @@ dv_pattern_test(dv_device *d, int id, dv_pattern *out, od_error *err)
 		od_error_set(err, NULL, 0, 0, "no allocation %d", id);
 		return DV_ERROR;
 	}
-	return dv_kernel_status(d->be->pattern(d->st, h, bytes,
-	    d->time_limit, out, err), err);
+	return dv_kernel_status(d, DV_BUSY(d->be->pattern(d->st, h, bytes,
+	    d->time_limit, out, err)), err);
 }
 
 dv_status
@@ -418,8 +581,8 @@ dv_bandwidth_test(dv_device *d, int a, int b, int c, dv_bandwidth *out,
 		    "allocations");
 		return DV_ERROR;
 	}
-	return dv_kernel_status(d->be->bandwidth(d->st, ha, hb, hc, na,
-	    d->time_limit, out, err), err);
+	return dv_kernel_status(d, DV_BUSY(d->be->bandwidth(d->st, ha, hb,
+	    hc, na, d->time_limit, out, err)), err);
 }
 
 dv_status
@@ -434,6 +597,35 @@ dv_activity_take(dv_device *d, dv_activity *out)
 {
 	memset(out, 0, sizeof *out);
 	d->be->activity(d->st, out);
+}
+
+/* The bus:device.function of a PCI bus id, lower case, without the
+ * domain ("00000000:18:00.0" and "0000:18:00.0" are "18:00.0"). */
+static void
+dv_pci_tail(const char *id, char *out, size_t len)
+{
+	const char *c1 = strchr(id, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	size_t i;
+
+	snprintf(out, len, "%s", c2 != NULL ? c1 + 1 : id);
+	for (i = 0; out[i] != '\0'; i++)
+		if (out[i] >= 'A' && out[i] <= 'Z')
+			out[i] = (char)(out[i] - 'A' + 'a');
+}
+
+bool
+dv_id_matches(const dv_info *info, const char *id)
+{
+	char a[40], b[40];
+
+	if (info->uuid[0] != '\0' && strcasecmp(info->uuid, id) == 0)
+		return true;
+	if (info->pci_bus_id[0] == '\0' || strchr(id, ':') == NULL ||
+	    info->parent_uuid[0] != '\0')
+		return false;
+	dv_pci_tail(info->pci_bus_id, a, sizeof a);
+	dv_pci_tail(id, b, sizeof b);
+	return strcmp(a, b) == 0;
 }
 
 double

@@ -4,9 +4,9 @@
  * virtual memory management, run a kernel, health counters, memory
  * activity, close) with two backends: the CUDA one (device_cuda.c, built
  * when CMake finds the toolkit) and a fake GPU (device_fake.c, always
- * built) that simulates a device of a given capacity with a first-fit
- * address-space allocator, so that every probe's logic is tested on
- * machines without a GPU.
+ * built) that simulates a device of a given capacity that allocates in
+ * 2 MiB pages behind a large virtual address space, as a GPU does, so
+ * that every probe's logic is tested on machines without a GPU.
  *
  * The probes (probe_run.c) only see dv_device, the wrapper in device.c, which
  * enforces the cap on the memory taken and keeps a table of everything
@@ -83,6 +83,7 @@ typedef enum {
 	DV_STOPPED,             /* a signal asked us to stop */
 	DV_NO_DRIVER,           /* no NVIDIA driver (libcuda.so.1) here */
 	DV_DRIVER_OLD,          /* the driver is older than what we call */
+	DV_TENANT,              /* another process appeared: stop, release */
 	DV_ERROR,               /* anything else; the error says what */
 } dv_status;
 
@@ -108,6 +109,9 @@ typedef struct {
 	bool vmm;               /* virtual memory management (cuMemMap) */
 	int64_t vmm_granularity;
 	char pci_bus_id[32];
+	char uuid[96];          /* "GPU-..." or "MIG-...", "" unknown */
+	char parent_uuid[96];   /* a MIG instance's GPU, "" otherwise */
+	int count;              /* GPUs the backend sees, -1 unknown */
 	int driver_cuda;        /* CUDA version the driver supports: 13000 */
 	int runtime_cuda;       /* the toolkit that built the kernels */
 	char driver_release[32];/* "580.65.06" from NVML, "" unknown */
@@ -193,14 +197,24 @@ typedef struct {
 	int64_t remapped_uncorrectable;
 	bool remap_pending, remap_failure;
 	int fail_alloc;         /* injected: the Nth allocation fails, 0 never */
+	int tenant_after;       /* injected: a tenant comes at allocation N */
+	dv_proc tenant;         /* its pid and bytes */
+	int64_t hidden;         /* held by a process NVML does not list */
+	bool proc_list;         /* NVML can read the process list */
 	bool hang;              /* injected: kernels never finish */
 	int64_t delay_ms;       /* each kernel takes this long, for real */
 	bool no_gpu;            /* injected: opening fails as with no GPU */
+	int gpus;               /* GPUs on the fake node, each like the spec */
+	bool mig;               /* GPU 0 has one MIG instance (1/7 of it) */
+	bool contiguous;        /* the old one-range model: a control only */
 } dv_fake_spec;
 
 /* What dv_open needs. */
 typedef struct {
 	int index;              /* device ordinal */
+	/* Or the device by UUID (GPU-..., MIG-...) or PCI bus id; NULL: by
+	 * index.  dv_open checks that the backend opened that one. */
+	const char *id;
 	const dv_fake_spec *fake;  /* for the fake backend */
 	double time_limit;      /* seconds per kernel */
 	const char *nvml_path;  /* library overrides, NULL for the defaults */
@@ -306,6 +320,23 @@ dv_status dv_bandwidth_test(dv_device *d, int a, int b, int c,
 dv_status dv_health_read(dv_device *d, dv_health *out);
 void dv_activity_take(dv_device *d, dv_activity *out);
 
+/*
+ * The tenant guard: from now on, each allocation and each dv_check first
+ * lists the processes again (a pid that was not there is a tenant) and
+ * reads the free memory (less than what was free at dv_guard, less what
+ * we took since, by more than tolerance, is a tenant NVML does not list).
+ * A tenant makes that call and every later allocation DV_TENANT, with
+ * the error saying who; the caller then releases everything.
+ */
+void dv_guard(dv_device *d, int64_t tolerance);
+dv_status dv_check(dv_device *d, od_error *err);
+/* Whether a call returned DV_TIMEOUT: from then on nothing is freed or
+ * unmapped (a kernel may still use it), dv_close included. */
+bool dv_timed_out(const dv_device *d);
+/* Seconds the device call in progress has run, -1 when none is (for the
+ * watchdog thread; watchdog.h). */
+double dv_busy_seconds(void);
+
 /* Signals: the handler calls dv_request_stop; work checks dv_stopped. */
 void dv_request_stop(int sig);
 void dv_clear_stop(void);
@@ -317,6 +348,10 @@ const char *dv_status_name(dv_status st);
 /* The fake device: defaults, and "key=value,..." settings over them. */
 void dv_fake_default(dv_fake_spec *spec);
 bool dv_fake_parse(dv_fake_spec *spec, const char *text, od_error *err);
+
+/* Whether id (a UUID, or a PCI bus id with or without its domain) names
+ * the device of info; case is ignored. */
+bool dv_id_matches(const dv_info *info, const char *id);
 
 /* The theoretical peak bandwidth, bytes per second (-1 unknown): twice
  * the memory clock (double data rate) times the bus width in bytes. */

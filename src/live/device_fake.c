@@ -2,29 +2,38 @@
  * device_fake.c: a simulated GPU for live mode, so that every probe's
  * logic runs, and is tested, on machines without one.
  *
- * The device's memory is an address space [0, total) handed out first fit
- * from a sorted list of free extents, as a device's allocator does: an
- * allocation takes the lowest free range that holds it whole, a release
- * gives its range back and joins it with free neighbours.  So memory that
- * is free in total but split by live allocations cannot hold one large
- * block, which is what the fragmentation probe replays.  Mapping with
- * virtual memory management takes the request in chunks, each from
- * wherever it fits, and so can use such split memory.
+ * The device's memory is physical pages [0, total), kept as a sorted list
+ * of free extents, behind a virtual address space many times larger, as
+ * on a GPU: cudaMalloc of n bytes reserves a virtual range and backs it
+ * with 2 MiB pages from wherever they are free, so it succeeds whenever n
+ * bytes of pages are free at all, contiguous or not (CUDA C++ Programming
+ * Guide, "Virtual Memory Management"; the driver's allocator maps pages,
+ * it does not need one physical run).  Mapping with virtual memory
+ * management (cuMemCreate, cuMemMap) takes the same pages, in chunks.  So
+ * the fake cannot show fragmentation from raw device calls, and neither
+ * can a GPU: that lives inside PyTorch's caching allocator, whose blocks
+ * are split inside segments that hold live tensors.  The setting
+ * `contiguous` brings back the one-range model of earlier releases, only
+ * as the control that shows what a probe would wrongly conclude on it.
  *
  * Other processes, the driver's reserve and our context are ranges taken
  * at open and at start.  Kernels take no time: the pattern test finds the
  * injected errors, the bandwidth test reports the configured fraction of
- * the peak, and a "hang" makes every kernel run into the time limit.
+ * the peak, and a "hang" makes every kernel never return, as a hung
+ * kernel makes cudaStreamSynchronize wait for ever (the watchdog of live
+ * mode ends the process then).
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "device.h"
 
 #define FK_EXTENTS_MAX (4 * DV_ALLOCS_MAX + 64)
-#define FK_VA_BASE 0x7f0000000000ULL    /* where mapped ranges start */
+#define FK_VA_BASE 0x7f0000000000ULL    /* where virtual ranges start */
+#define FK_VA_FACTOR 64ULL              /* address space / memory */
 
 typedef struct {
 	int64_t start, len;
@@ -46,7 +55,9 @@ typedef struct {
 	bool started;
 	int64_t context;        /* bytes the context took */
 	uint64_t next_va;
-	int allocs_made;        /* for fail_alloc */
+	int allocs_made;        /* for fail_alloc and tenant_after */
+	bool tenant_in;         /* the injected tenant has come */
+	char parent[96];        /* a MIG instance's GPU, "" otherwise */
 	dv_activity act;
 } fk_dev;
 
@@ -156,6 +167,61 @@ fk_note(fk_dev *f, bool alloc, int64_t bytes, const char *source)
 		a->source_allocs[i]++;
 }
 
+/* The fake node's GPU i: its UUID and PCI bus id (made up, in the forms
+ * NVML gives: nvmlDeviceGetUUID, nvmlDeviceGetPciInfo's busId). */
+static void
+fk_ids(int i, dv_info *info)
+{
+	snprintf(info->uuid, sizeof info->uuid,
+	    "GPU-fa4e%04x-0000-4000-8000-%012x", (unsigned)i, (unsigned)i);
+	snprintf(info->pci_bus_id, sizeof info->pci_bus_id,
+	    "00000000:%02X:00.0", (unsigned)(0x18 + i));
+}
+
+/*
+ * Which GPU of the fake node cfg names, by index, UUID or PCI bus id, or
+ * its MIG instance by UUID (found as nvmlDeviceGetHandleByUUID finds it;
+ * its counters are the parent's).  Fills the ids; false when none.
+ */
+static bool
+fk_resolve(const dv_fake_spec *s, const dv_config *cfg, dv_info *info)
+{
+	int n = s->gpus > 0 ? s->gpus : 1, i;
+
+	info->count = n;
+	if (cfg->id == NULL || cfg->id[0] == '\0') {
+		if (cfg->index < 0 || cfg->index >= n)
+			return false;
+		info->index = cfg->index;
+		fk_ids(cfg->index, info);
+		return true;
+	}
+	for (i = 0; i < n; i++) {
+		fk_ids(i, info);
+		info->index = i;
+		if (dv_id_matches(info, cfg->id))
+			return true;
+	}
+	if (s->mig) {
+		dv_info parent;
+
+		memset(&parent, 0, sizeof parent);
+		fk_ids(0, &parent);
+		snprintf(info->uuid, sizeof info->uuid,
+		    "MIG-fa4e0000-0000-4000-8000-%012x", 0x100u);
+		snprintf(info->parent_uuid, sizeof info->parent_uuid, "%s",
+		    parent.uuid);
+		snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "%s",
+		    parent.pci_bus_id);
+		info->index = 0;
+		if (strcasecmp(info->uuid, cfg->id) == 0)
+			return true;
+		info->parent_uuid[0] = '\0';
+	}
+	info->uuid[0] = info->pci_bus_id[0] = '\0';
+	return false;
+}
+
 static dv_status
 fk_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 {
@@ -171,9 +237,13 @@ fk_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 		od_error_set(err, NULL, 0, 0, "no CUDA GPU (fake device)");
 		return DV_UNSUPPORTED;
 	}
-	if (cfg->index != 0) {
-		od_error_set(err, NULL, 0, 0, "no GPU %d: the fake device is "
-		    "GPU 0", cfg->index);
+	if (!fk_resolve(s, cfg, info)) {
+		if (cfg->id != NULL && cfg->id[0] != '\0')
+			od_error_set(err, NULL, 0, 0, "no GPU %.80s on the fake "
+			    "node", cfg->id);
+		else
+			od_error_set(err, NULL, 0, 0, "no GPU %d: the fake node "
+			    "has %d", cfg->index, s->gpus > 0 ? s->gpus : 1);
 		return DV_UNSUPPORTED;
 	}
 	f = calloc(1, sizeof *f);
@@ -182,18 +252,25 @@ fk_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 		return DV_ERROR;
 	}
 	f->spec = *s;
+	/* A MIG instance has a seventh of the memory (a 1g slice). */
+	if (info->parent_uuid[0] != '\0') {
+		f->spec.total = s->total / 7 / s->page * s->page;
+		snprintf(f->parent, sizeof f->parent, "%s", info->parent_uuid);
+	}
 	f->free_ext[0].start = 0;
-	f->free_ext[0].len = s->total;
+	f->free_ext[0].len = f->spec.total;
 	f->nfree = 1;
 	f->next_va = FK_VA_BASE;
 	if (s->reserved > 0 && fk_take(f, fk_round(s->reserved, s->page)) < 0)
+		goto toobig;
+	if (s->hidden > 0 && fk_take(f, fk_round(s->hidden, s->page)) < 0)
 		goto toobig;
 	for (i = 0; i < s->nprocs; i++)
 		if (s->procs[i].bytes > 0 &&
 		    fk_take(f, fk_round(s->procs[i].bytes, s->page)) < 0)
 			goto toobig;
 	snprintf(info->name, sizeof info->name, "%s", s->name);
-	info->total = s->total;
+	info->total = f->spec.total;
 	info->cc_major = 9;
 	info->cc_minor = 0;
 	info->sm_count = 132;
@@ -203,7 +280,7 @@ fk_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 	info->ecc_enabled = s->ecc_enabled;
 	info->vmm = s->vmm;
 	info->vmm_granularity = s->vmm ? s->granularity : 0;
-	snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "00000000:00:00.0");
+
 	info->driver_cuda = 13000;
 	info->runtime_cuda = 13000;
 	info->nvml = s->nvml;
@@ -232,11 +309,13 @@ fk_processes(void *st, dv_proc *v, int cap, bool *known)
 	fk_dev *f = st;
 	int i, n = 0;
 
-	*known = f->spec.nvml;
-	if (!f->spec.nvml)
+	*known = f->spec.nvml && f->spec.proc_list;
+	if (!*known)
 		return 0;
 	for (i = 0; i < f->spec.nprocs && n < cap; i++)
 		v[n++] = f->spec.procs[i];
+	if (f->tenant_in && n < cap)
+		v[n++] = f->spec.tenant;
 	if (f->started && n < cap) {
 		v[n].pid = (int64_t)getpid();
 		v[n].bytes = f->context;
@@ -280,11 +359,24 @@ fk_mem_info(void *st, int64_t *free_b, int64_t *total, od_error *err)
 	return DV_OK;
 }
 
-/* The injected allocation failure, when this is the Nth allocation. */
+static fk_buf *fk_take_pages(fk_dev *f, int64_t len);
+
+/* The injected allocation failure, when this is the Nth allocation; and
+ * the injected tenant, when it comes then. */
 static bool
 fk_injected(fk_dev *f, od_error *err)
 {
 	f->allocs_made++;
+	/* The tenant comes during this allocation: it takes its memory
+	 * first, and from now on NVML lists it. */
+	if (f->spec.tenant_after > 0 && f->allocs_made == f->spec.tenant_after &&
+	    !f->tenant_in) {
+		fk_buf *t = fk_take_pages(f, fk_round(f->spec.tenant.bytes,
+		    f->spec.page));
+
+		free(t);        /* its pages stay taken: the tenant holds them */
+		f->tenant_in = true;
+	}
 	if (f->spec.fail_alloc > 0 && f->allocs_made == f->spec.fail_alloc) {
 		od_error_set(err, NULL, 0, 0, "injected failure of allocation "
 		    "%d (fake device)", f->allocs_made);
@@ -293,32 +385,100 @@ fk_injected(fk_dev *f, od_error *err)
 	return false;
 }
 
+/*
+ * Takes len bytes of pages from wherever they are free, lowest first, as
+ * a GPU backs a virtual range with 2 MiB pages that need not be next to
+ * each other.  NULL (nothing taken) when fewer than len bytes are free or
+ * host memory ran out.
+ */
+static fk_buf *
+fk_take_pages(fk_dev *f, int64_t len)
+{
+	int64_t left = len;
+	fk_buf *b;
+	int i, n = 0;
+
+	if (fk_free_bytes(f) < len)
+		return NULL;
+	for (i = 0; i < f->nfree && left > 0; i++, n++)
+		left -= f->free_ext[i].len;
+	b = malloc(sizeof *b + (size_t)(n > 0 ? n : 1) * sizeof b->piece[0]);
+	if (b == NULL)
+		return NULL;
+	b->n = 0;
+	left = len;
+	while (left > 0) {
+		fk_ext *e = &f->free_ext[0];
+		int64_t part = e->len < left ? e->len : left;
+
+		b->piece[b->n].start = fk_take(f, part);
+		b->piece[b->n].len = part;
+		b->n++;
+		left -= part;
+	}
+	return b;
+}
+
+/* A range of the virtual address space, which is far larger than the
+ * memory (FK_VA_FACTOR times), so that it runs out only in a program
+ * that leaks addresses. */
+static bool
+fk_va(fk_dev *f, int64_t size, uint64_t *va)
+{
+	uint64_t limit = FK_VA_BASE + FK_VA_FACTOR * (uint64_t)f->spec.total;
+
+	if (f->next_va + (uint64_t)size > limit)
+		return false;
+	*va = f->next_va;
+	f->next_va += (uint64_t)size;
+	return true;
+}
+
+/*
+ * cudaMalloc: len bytes of pages, wherever they are free; with the
+ * `contiguous` setting (the model of earlier releases, kept as the
+ * control that shows why it was wrong) one range that holds it whole.
+ */
 static dv_status
 fk_alloc(void *st, int64_t bytes, void **h, od_error *err)
 {
 	fk_dev *f = st;
 	int64_t len = fk_round(bytes, f->spec.page), at;
 	fk_buf *b;
+	uint64_t va;
 
 	if (fk_injected(f, err))
 		return DV_ERROR;
-	at = fk_take(f, len);
-	if (at < 0) {
-		od_error_set(err, NULL, 0, 0, "out of memory");
-		return DV_OOM;
-	}
-	b = malloc(sizeof *b + sizeof b->piece[0]);
-	if (b == NULL) {
-		fk_give(f, at, len);
-		od_error_set(err, NULL, 0, 0, "out of host memory");
-		return DV_ERROR;
+	if (f->spec.contiguous) {
+		at = fk_take(f, len);
+		if (at < 0) {
+			od_error_set(err, NULL, 0, 0, "out of memory");
+			return DV_OOM;
+		}
+		b = malloc(sizeof *b + sizeof b->piece[0]);
+		if (b == NULL) {
+			fk_give(f, at, len);
+			od_error_set(err, NULL, 0, 0, "out of host memory");
+			return DV_ERROR;
+		}
+		b->n = 1;
+		b->piece[0].start = at;
+		b->piece[0].len = len;
+		b->address = (uint64_t)at;
+	} else {
+		if (fk_free_bytes(f) < len || !fk_va(f, len, &va)) {
+			od_error_set(err, NULL, 0, 0, "out of memory");
+			return DV_OOM;
+		}
+		b = fk_take_pages(f, len);
+		if (b == NULL) {
+			od_error_set(err, NULL, 0, 0, "out of host memory");
+			return DV_ERROR;
+		}
+		b->address = va;
 	}
 	b->vmm = false;
 	b->bytes = bytes;
-	b->address = (uint64_t)at;
-	b->n = 1;
-	b->piece[0].start = at;
-	b->piece[0].len = len;
 	fk_note(f, true, len, "oomdoc");
 	*h = b;
 	return DV_OK;
@@ -329,23 +489,27 @@ fk_release(void *st, void *h)
 {
 	fk_dev *f = st;
 	fk_buf *b = h;
+	int64_t len = 0;
 	int i;
 
+	/* One release of the whole range, whatever pages backed it. */
 	for (i = 0; i < b->n; i++) {
 		fk_give(f, b->piece[i].start, b->piece[i].len);
-		fk_note(f, false, b->piece[i].len, "oomdoc");
+		len += b->piece[i].len;
 	}
+	fk_note(f, false, len, "oomdoc");
 	free(b);
 }
 
+/* cuMemCreate of each chunk and cuMemMap into one reserved range. */
 static dv_status
 fk_vmm_map(void *st, int64_t bytes, int64_t chunk, void **h, int *nchunks,
     od_error *err)
 {
 	fk_dev *f = st;
 	int64_t gran = f->spec.granularity > 0 ? f->spec.granularity : 1;
-	int64_t size, done = 0;
-	int64_t n;
+	int64_t size, n, free_b;
+	uint64_t va;
 	fk_buf *b;
 
 	if (!f->spec.vmm) {
@@ -362,40 +526,23 @@ fk_vmm_map(void *st, int64_t bytes, int64_t chunk, void **h, int *nchunks,
 		    (long long)n);
 		return DV_ERROR;
 	}
-	b = malloc(sizeof *b + (size_t)n * sizeof b->piece[0]);
+	free_b = fk_free_bytes(f);
+	if (free_b < size || !fk_va(f, size, &va)) {
+		od_error_set(err, NULL, 0, 0, "out of memory mapping chunk "
+		    "%lld of %lld", (long long)(free_b / chunk + 1),
+		    (long long)n);
+		return DV_OOM;
+	}
+	b = fk_take_pages(f, size);
 	if (b == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of host memory");
 		return DV_ERROR;
 	}
 	b->vmm = true;
 	b->bytes = bytes;
-	b->n = 0;
-	while (done < size) {
-		int64_t len = size - done < chunk ? size - done : chunk;
-		int64_t at = fk_take(f, len);
-
-		if (at < 0) {
-			int i;
-
-			for (i = 0; i < b->n; i++) {
-				fk_give(f, b->piece[i].start, b->piece[i].len);
-				fk_note(f, false, b->piece[i].len, "oomdoc");
-			}
-			free(b);
-			od_error_set(err, NULL, 0, 0, "out of memory mapping "
-			    "chunk %lld of %lld", (long long)(done / chunk + 1),
-			    (long long)n);
-			return DV_OOM;
-		}
-		b->piece[b->n].start = at;
-		b->piece[b->n].len = len;
-		b->n++;
-		done += len;
-		fk_note(f, true, len, "oomdoc");
-	}
-	b->address = f->next_va;
-	f->next_va += (uint64_t)size;
-	*nchunks = b->n;
+	b->address = va;
+	fk_note(f, true, size, "oomdoc");
+	*nchunks = (int)n;
 	*h = b;
 	return DV_OK;
 }
@@ -422,6 +569,20 @@ fk_hung(double time_limit, od_error *err)
 	od_error_set(err, NULL, 0, 0, "the kernel did not finish within the "
 	    "time limit of %g s (fake device)", time_limit);
 	return DV_TIMEOUT;
+}
+
+/*
+ * A hung kernel: it never finishes, and neither does the call that waits
+ * for it (cudaStreamSynchronize waits for ever).  Only the process's end
+ * (the watchdog's _exit, or a second signal) gets out of it.
+ */
+static void __attribute__((noreturn))
+fk_hang(void)
+{
+	struct timespec step = { 1, 0 };
+
+	for (;;)
+		nanosleep(&step, NULL);
 }
 
 /*
@@ -454,7 +615,7 @@ fk_fill(void *st, void *h, int64_t bytes, double time_limit, od_error *err)
 	(void)h;
 	(void)bytes;
 	if (f->spec.hang)
-		return fk_hung(time_limit, err);
+		fk_hang();
 	return fk_delay(f, time_limit, err);
 }
 
@@ -469,11 +630,8 @@ fk_pattern(void *st, void *h, int64_t bytes, double time_limit,
 	int64_t i;
 
 	out->bytes = bytes;
-	if (f->spec.hang) {
-		out->cut = true;
-		out->seconds = time_limit;
-		return fk_hung(time_limit, err);
-	}
+	if (f->spec.hang)
+		fk_hang();
 	for (out->passes = 0; out->passes < passes; out->passes++) {
 		dv_status ds = fk_delay(f, time_limit, err);
 
@@ -507,10 +665,8 @@ fk_bandwidth(void *st, void *a, void *b, void *c, int64_t bytes,
 	(void)b;
 	(void)c;
 	out->array_bytes = bytes;
-	if (f->spec.hang) {
-		out->cut = true;
-		return fk_hung(time_limit, err);
-	}
+	if (f->spec.hang)
+		fk_hang();
 	memset(&info, 0, sizeof info);
 	info.mem_clock_khz = f->spec.mem_clock_khz;
 	info.bus_width_bits = f->spec.bus_width_bits;
@@ -551,6 +707,10 @@ fk_health(void *st, dv_health *out)
 	if (!out->ecc_known)
 		snprintf(out->note, sizeof out->note, "ECC is off on this "
 		    "device");
+	else if (f->parent[0] != '\0')
+		snprintf(out->note, sizeof out->note, "counters read on the "
+		    "parent GPU %.96s (a MIG instance has none of its own)",
+		    f->parent);
 	return DV_OK;
 }
 
@@ -586,7 +746,7 @@ dv_fake_default(dv_fake_spec *s)
 	s->context = 500LL << 20;
 	s->page = 2LL << 20;
 	s->granularity = 2LL << 20;
-	s->vmm = s->nvml = s->cupti = true;
+	s->vmm = s->nvml = s->cupti = s->proc_list = true;
 	s->ecc_enabled = 1;
 	/* H100 SXM: 2619 MHz and 5120 bits, 3.35 TB/s. */
 	s->mem_clock_khz = 2619000;
@@ -702,6 +862,34 @@ fk_set(dv_fake_spec *s, const char *key, const char *v, od_error *err)
 		ok = fk_int(v, &s->delay_ms) && s->delay_ms <= 600000;
 	} else if (strcmp(key, "hang") == 0) {
 		ok = fk_bool(v, &s->hang);
+	} else if (strcmp(key, "tenant") == 0) {
+		/* PID:SIZE@N: process PID, holding SIZE, comes during our Nth
+		 * allocation. */
+		char buf[96], *colon, *at;
+
+		snprintf(buf, sizeof buf, "%s", v);
+		colon = strchr(buf, ':');
+		at = strchr(buf, '@');
+		ok = colon != NULL && at != NULL && colon < at;
+		if (ok) {
+			*colon = *at = '\0';
+			ok = fk_int(buf, &s->tenant.pid) &&
+			    fk_size(colon + 1, &s->tenant.bytes) &&
+			    fk_int(at + 1, &n) && n > 0 && n < 1000000;
+			s->tenant_after = (int)n;
+			s->tenant.self = false;
+		}
+	} else if (strcmp(key, "hidden") == 0) {
+		ok = fk_size(v, &s->hidden);
+	} else if (strcmp(key, "proc_list") == 0) {
+		ok = fk_bool(v, &s->proc_list);
+	} else if (strcmp(key, "gpus") == 0) {
+		ok = fk_int(v, &n) && n >= 1 && n <= 64;
+		s->gpus = (int)n;
+	} else if (strcmp(key, "mig") == 0) {
+		ok = fk_bool(v, &s->mig);
+	} else if (strcmp(key, "contiguous") == 0) {
+		ok = fk_bool(v, &s->contiguous);
 	} else if (strcmp(key, "no_gpu") == 0) {
 		ok = fk_bool(v, &s->no_gpu);
 	} else {

@@ -46,6 +46,9 @@ typedef struct {
 	bool procs_known;
 	char refused[256];      /* why only read-only probes ran, or "" */
 	char failed[320];       /* a device error that ended the run, or "" */
+	bool timed_out;         /* that error was the time limit */
+	bool driver_old;        /* that error was a driver too old for the
+	                         * kernels */
 	char stopped[64];       /* the signal that stopped it, or "" */
 	const char *const *inputs;
 	int ninputs;

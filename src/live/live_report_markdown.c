@@ -108,6 +108,11 @@ lr_markdown(FILE *out, const lv_report *r)
 		    c.inconclusive, r->nevents, r->nevents == 1 ? "" : "s");
 	fputs("| setting | value |\n|---|---|\n", out);
 	lr_md_row(out, "backend", r->backend);
+	lr_md_row(out, "UUID", d->uuid[0] != '\0' ? d->uuid : "unknown");
+	lr_md_row(out, "PCI bus id", d->pci_bus_id[0] != '\0' ?
+	    d->pci_bus_id : "unknown");
+	if (d->parent_uuid[0] != '\0')
+		lr_md_row(out, "MIG instance of", d->parent_uuid);
 	lr_md_size_row(out, "capacity", d->total, "");
 	lr_md_size_row(out, "context", r->context, r->context >= 0 ?
 	    ", measured with NVML" : ", not measured");

@@ -83,6 +83,16 @@ lr_device_text(FILE *out, const lv_report *r)
 	snprintf(extra, sizeof extra, "; compute capability %d.%d, %d SMs",
 	    d->cc_major, d->cc_minor, d->sm_count);
 	lr_size_line(out, "capacity", d->total, extra);
+	/* Which GPU was probed, as nvidia-smi -L and lspci name it. */
+	fputs("    probed     ", out);
+	lr_txt(out, d->uuid[0] != '\0' ? d->uuid : "UUID unknown");
+	fputs(", PCI ", out);
+	lr_txt(out, d->pci_bus_id[0] != '\0' ? d->pci_bus_id : "unknown");
+	if (d->parent_uuid[0] != '\0') {
+		fputs(", a MIG instance of ", out);
+		lr_txt(out, d->parent_uuid);
+	}
+	fputc('\n', out);
 	if (d->driver_cuda > 0)
 		fprintf(out, "    driver     supports CUDA %d.%d%s%s; oomdoc's "
 		    "kernels are from CUDA %d.%d\n", d->driver_cuda / 1000,

@@ -72,6 +72,8 @@ typedef struct {
 	int64_t key[3];
 	/* The figures the judges read. */
 	int64_t context;        /* context_cost; -1 unknown */
+	char baseline[96];      /* what context measures: "bare CUDA context
+	                         * with lazy loading" */
 	int64_t free_now, total_now;
 	int64_t cap;
 	int64_t target;         /* fits_now: allocated + requested */
@@ -87,8 +89,11 @@ typedef struct {
 	int64_t hole_bytes;
 	int64_t holes_total;
 	int64_t free_left;
-	dv_status malloc_st;
-	dv_status vmm_st;
+	dv_status malloc_st;    /* fragmentation: cudaMalloc, holes held */
+	dv_status vmm_held_st;  /* the mapping, holes held */
+	dv_status malloc_rel_st;/* cudaMalloc, holes released */
+	dv_status vmm_st;       /* the mapping, holes released */
+	int64_t free_released;  /* free memory after the release */
 	int vmm_chunks;
 	dv_proc procs[DV_PROCS_MAX];
 	int nprocs;
@@ -112,9 +117,14 @@ typedef struct {
 
 typedef struct {
 	bool read_only;         /* others hold the GPU: no context, no memory */
-	int64_t cap;            /* bytes; < 0: 90 % of the free memory */
-	int cap_percent;        /* the percentage of free when cap < 0 */
+	bool force;             /* --force: others may be there */
+	int64_t cap;            /* bytes; < 0: cap_percent of the free memory */
+	int cap_percent;        /* 0: 90 %, or 50 % under force */
 } pb_opts;
+
+/* What the tenant checks allow beside what is explained: 1 GiB or 2 % of
+ * the device, whichever is more (the driver's own reserve, rounding). */
+#define PB_TOLERANCE_MIN (1LL << 30)
 
 typedef struct pb_session pb_session;
 
@@ -126,6 +136,9 @@ void pb_session_free(pb_session *s);
  * False with err filled in when the device cannot be used.
  */
 bool pb_session_start(pb_session *s, od_error *err);
+/* Used memory that neither our context nor the listed processes explain
+ * (a tenant NVML cannot list), -1 before the start. */
+int64_t pb_session_unlisted(const pb_session *s);
 /* The context's cost (-1 unknown) and the free memory when it started. */
 int64_t pb_session_context(const pb_session *s);
 int64_t pb_session_free_at_start(const pb_session *s);
@@ -146,6 +159,10 @@ void pb_judge(const char *cause, const od_event *ev, const pb_result *r,
 
 /* Verdicts for each cause of ev that names a probe; returns how many. */
 int pb_verdicts(pb_session *s, const od_event *ev, pb_verdict *v, int cap);
+
+/* The same causes, each inconclusive with why (no probe run): the
+ * event is on a GPU other than the one probed. */
+int pb_withheld(const od_event *ev, const char *why, pb_verdict *v, int cap);
 
 /* One sentence on what a run found, for `oomdoc probe`. */
 void pb_describe(const pb_result *r, char *buf, size_t len);

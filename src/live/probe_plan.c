@@ -38,6 +38,29 @@ pb_find(const char *name)
 }
 
 int
+pb_withheld(const od_event *ev, const char *why, pb_verdict *v, int cap)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ev->ncauses && n < cap; i++) {
+		const od_cause *c = &ev->causes[i];
+		int p;
+
+		if (c->probe == NULL || c->rule == NULL)
+			continue;
+		memset(&v[n], 0, sizeof v[n]);
+		v[n].probe_name = c->probe;
+		p = pb_find(c->probe);
+		v[n].probe = p < 0 ? PB_COUNT : (pb_probe)p;
+		v[n].cause = c->rule;
+		v[n].outcome = PB_INCONCLUSIVE;
+		snprintf(v[n].summary, sizeof v[n].summary, "%s", why);
+		n++;
+	}
+	return n;
+}
+
+int
 pb_verdicts(pb_session *s, const od_event *ev, pb_verdict *v, int cap)
 {
 	int i, n = 0;

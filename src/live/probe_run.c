@@ -10,12 +10,10 @@
  *                       (capacity, memory_fraction_limit)
  *   largest_allocation  the largest single allocation, and all that can be
  *                       allocated, against the request (request_exceeds_device)
- *   fragmentation       a replay of the failure: the reserved-but-unallocated
- *                       memory as holes smaller than the request, the device
- *                       filled to the free memory the message reported, then
- *                       the request with cudaMalloc and with virtual memory
- *                       mapping, which is what expandable_segments uses
- *                       (fragmentation)
+ *   fragmentation       what the device can and cannot show: the request
+ *                       by cudaMalloc and by a mapping, with holes of the
+ *                       reserved-but-unallocated size held and after they
+ *                       are released; never a confirmation (fragmentation)
  *   processes           the processes holding memory now (foreign_process)
  *   health              pattern errors, bandwidth against the device's peak,
  *                       ECC and remapped-row counters (hardware_fault)
@@ -42,6 +40,7 @@ struct pb_session {
 	od_error fail_err;
 	int64_t context;
 	int64_t free0, total0;
+	int64_t unlisted;       /* used memory nobody listed explains */
 	dv_activity start_act;  /* the context's creation */
 	pb_result *res[PB_RESULTS_MAX];
 	int nres;
@@ -128,6 +127,7 @@ pb_session_new(dv_device *d, const pb_opts *o)
 	s->o = *o;
 	s->context = -1;
 	s->free0 = s->total0 = -1;
+	s->unlisted = -1;
 	return s;
 }
 
@@ -147,6 +147,12 @@ bool
 pb_session_started(const pb_session *s)
 {
 	return s->started;
+}
+
+int64_t
+pb_session_unlisted(const pb_session *s)
+{
+	return s->unlisted;
 }
 
 int64_t
@@ -180,11 +186,42 @@ pb_fail(pb_session *s, dv_status st, const od_error *err)
 	s->fail_err = *err;
 }
 
+static int64_t pb_others(pb_session *s);
+
+/*
+ * The second signal, beside NVML's list: the memory used on the device
+ * once our context exists, less the context and what the listed
+ * processes hold.  More than the tolerance is a tenant the list does not
+ * show (another container's process, a list NVML could not read); the
+ * run stops unless forced.  An unknown context cost counts as a second
+ * tolerance.
+ */
+static bool
+pb_second_signal(pb_session *s, int64_t tolerance, od_error *err)
+{
+	int64_t others = pb_others(s), used = s->total0 - s->free0;
+	int64_t explained = dv_sat_add(s->context >= 0 ? s->context :
+	    tolerance, others > 0 ? others : 0);
+	char un[32], tol[32];
+
+	s->unlisted = used > explained ? used - explained : 0;
+	if (s->unlisted <= tolerance || s->o.force)
+		return true;
+	od_size_format(s->unlisted, un, sizeof un);
+	od_size_format(tolerance, tol, sizeof tol);
+	od_error_set(err, NULL, 0, 0, "%s of GPU %d is in use beyond this "
+	    "run's context and the processes listed (more than the %s "
+	    "allowed): a process the list does not show", un,
+	    dv_info_of(s->d)->index, tol);
+	return false;
+}
+
 bool
 pb_session_start(pb_session *s, od_error *err)
 {
 	dv_status st;
-	int64_t cap;
+	int64_t cap, pct_cap, tolerance;
+	int pct;
 
 	if (s->started)
 		return true;
@@ -201,11 +238,21 @@ pb_session_start(pb_session *s, od_error *err)
 		pb_fail(s, st, err);
 		return false;
 	}
-	cap = s->o.cap;
-	if (cap < 0)
-		cap = (int64_t)((double)s->free0 * (s->o.cap_percent > 0 ?
-		    s->o.cap_percent : 90) / 100.0);
+	tolerance = s->total0 / 50 > PB_TOLERANCE_MIN ? s->total0 / 50 :
+	    PB_TOLERANCE_MIN;
+	if (!pb_second_signal(s, tolerance, err)) {
+		pb_fail(s, DV_TENANT, err);
+		return false;
+	}
+	/* The cap: --max-memory, or a share of the free memory; under
+	 * --force never more than half of it, since others may need it. */
+	pct = s->o.cap_percent > 0 ? s->o.cap_percent : s->o.force ? 50 : 90;
+	pct_cap = (int64_t)((double)s->free0 * pct / 100.0);
+	cap = s->o.cap >= 0 ? s->o.cap : pct_cap;
+	if (s->o.force && cap > s->free0 / 2)
+		cap = s->free0 / 2;
 	dv_set_cap(s->d, cap);
+	dv_guard(s->d, tolerance);
 	dv_activity_take(s->d, &s->start_act);
 	s->started = true;
 	return true;
@@ -271,10 +318,13 @@ pb_mem(pb_session *s, pb_result *r, int64_t *free_b, int64_t *total)
 	return true;
 }
 
+static void pb_baseline(pb_result *r);
+
 static void
 pb_context_cost(pb_session *s, pb_result *r)
 {
 	r->context = s->context;
+	pb_baseline(r);
 	if (s->context < 0) {
 		pb_note(r, "NVML is not available, and without it the "
 		    "context's cost cannot be read (cudaMemGetInfo itself "
@@ -284,7 +334,24 @@ pb_context_cost(pb_session *s, pb_result *r)
 	pm_bytes(r, "context_bytes", s->context);
 	pm_str(r, "method", "NVML: this process's memory after the context "
 	    "was created");
+	pm_str(r, "baseline", r->baseline);
 	r->ran = true;
+}
+
+/*
+ * What the context's cost is a measurement of.  CUDA loads modules
+ * lazily by default from 12.2 on unless CUDA_MODULE_LOADING says EAGER
+ * (CUDA C++ Programming Guide, "Lazy Loading"); oomdoc's context loads
+ * only its own small kernels, so it is a bare context either way.
+ */
+static void
+pb_baseline(pb_result *r)
+{
+	const char *m = getenv("CUDA_MODULE_LOADING");
+
+	snprintf(r->baseline, sizeof r->baseline, "bare CUDA context with "
+	    "%s loading", m != NULL && strcmp(m, "EAGER") == 0 ? "eager" :
+	    "lazy");
 }
 
 /* What other processes hold on the device now; -1 without NVML. */
@@ -467,25 +534,34 @@ failed:
 }
 
 /*
- * The fragmentation replay.  PyTorch's caching allocator cannot give back
- * a segment that still holds a live tensor, so memory that is reserved
- * but unallocated inside such segments is usable only by requests that
- * fit in one of its free blocks.  The replay makes holes of the largest
- * size below the request (each beside a small live allocation, as a
- * segment's free block beside its live tensors) adding up to the
- * reserved-but-unallocated figure, fills the device until only the free
- * memory of the message is left, and asks for the request:
+ * The fragmentation probe, and what it cannot show.  PyTorch's caching
+ * allocator cannot give back a segment that still holds a live tensor,
+ * so memory reserved but unallocated inside such segments serves only
+ * requests that fit in one of its free blocks.  That split lives inside
+ * the allocator: a GPU backs every cudaMalloc with 2 MiB pages from
+ * wherever they are free (a virtual range, no physical run needed), so
+ * raw device calls cannot reproduce it.  The probe makes holes of the
+ * largest size below the request (each beside a small live allocation)
+ * adding up to the reserved-but-unallocated figure, fills the device
+ * until only the free memory of the message is left, and asks for the
+ * request four ways, as controls of each other:
  *
- *   - with cudaMalloc, the holes held (the caching allocator's case);
- *   - with the holes released and the request mapped in chunks with
- *     cuMemCreate and cuMemMap (the expandable-segments case: a segment's
- *     free pages can be unmapped and mapped again elsewhere).
+ *   - with the holes held, by cudaMalloc and by a mapping in chunks
+ *     (cuMemCreate/cuMemMap): both fail on a GPU, because less than the
+ *     request is free, which is the log's own arithmetic and not a
+ *     measurement of anything;
+ *   - with the holes released, by cudaMalloc and by the mapping: both fit
+ *     on a GPU, since the holes' pages are free again wherever they are.
  *
- * cudaMalloc failing where the mapping fits confirms fragmentation; both
- * failing means the request did not fit in what the process held, i.e.
- * capacity.  The replay must leave less than the request free, so it
- * takes nearly all of the free memory: when that is above the cap it does
- * not run and says what --max-memory it needs.
+ * So the device alone never confirms fragmentation: the verdict says what
+ * the device showed and leaves it to a memory snapshot (--snapshot,
+ * src/lib/snapshot.c), which has the allocator's own blocks.  A device
+ * where cudaMalloc fails after the release while the mapping fits needs
+ * contiguous memory for cudaMalloc (the fake's `contiguous` control):
+ * the verdict says that too, and still confirms nothing.  The probe must
+ * leave less than the request free, so it takes nearly all of the free
+ * memory: when that is above the cap it does not run and says what
+ * --max-memory it needs.
  */
 static void
 pb_fragmentation(pb_session *s, pb_result *r, const od_event *ev)
@@ -497,22 +573,16 @@ pb_fragmentation(pb_session *s, pb_result *r, const od_event *ev)
 	int64_t h, k, sep = PB_PAGE, f_end, take, need, room, after, fill;
 	int64_t got = 0, chunk, gran;
 	int *hole = NULL;
-	int i, id;
+	int i, id, n;
 	od_error err;
 	dv_status st;
-	char msg[256];
 
 	memset(&err, 0, sizeof err);
 	r->malloc_st = r->vmm_st = DV_UNSUPPORTED;
+	r->vmm_held_st = r->malloc_rel_st = DV_UNSUPPORTED;
 	if (q <= 0 || u <= 0) {
 		pb_note(r, "the log gives no requested and reserved-but-"
 		    "unallocated figures", NULL);
-		return;
-	}
-	if (!info->vmm) {
-		pb_note(r, "this device or driver has no virtual memory "
-		    "management (cuMemMap), so the expandable-segments path "
-		    "cannot be tried", NULL);
 		return;
 	}
 	/* Holes of the largest size below the request. */
@@ -542,7 +612,7 @@ pb_fragmentation(pb_session *s, pb_result *r, const od_event *ev)
 		od_size_format(need, sn, sizeof sn);
 		od_size_format(r->free_now, sf, sizeof sf);
 		od_size_format(r->cap, sc, sizeof sc);
-		snprintf(r->note, sizeof r->note, "the replay must leave less "
+		snprintf(r->note, sizeof r->note, "the probe must leave less "
 		    "than the request free, so it would take %s of the %s "
 		    "free, which is above the cap of %s: rerun with "
 		    "--max-memory %lldMiB (or 100%%) on a GPU nobody else "
@@ -614,19 +684,6 @@ pb_fragmentation(pb_session *s, pb_result *r, const od_event *ev)
 	}
 	if (!pb_mem(s, r, &r->free_left, &r->total_now))
 		goto out;
-	/* The caching allocator's case: the holes are held.  This one try
-	 * may pass the cap, since the device has less than it free. */
-	st = dv_try(s->d, q, &err);
-	r->malloc_st = st;
-	if (st != DV_OK && st != DV_OOM && st != DV_CAP) {
-		pb_note(r, "cudaMalloc of the request failed", &err);
-		pb_fail(s, st, &err);
-		goto out;
-	}
-	/* The expandable-segments case: the holes' pages are released and
-	 * the request is mapped in chunks, wherever they fit. */
-	for (i = 0; i < k; i++)
-		dv_free(s->d, hole[i]);
 	gran = info->vmm_granularity > 0 ? info->vmm_granularity : PB_PAGE;
 	chunk = PB_MAP_CHUNK < h ? PB_MAP_CHUNK : h;
 	chunk = chunk / gran * gran;
@@ -634,11 +691,36 @@ pb_fragmentation(pb_session *s, pb_result *r, const od_event *ev)
 		chunk = gran;
 	if (q / chunk > 4096)
 		chunk = dv_round_up(q / 4096, gran);
-	st = dv_vmm_try(s->d, q, chunk, &r->vmm_chunks, &err);
-	r->vmm_st = st;
+	/* With the holes held.  These tries may pass the cap, since the
+	 * device has less than the request free. */
+	st = dv_try(s->d, q, &err);
+	r->malloc_st = st;
+	if (st == DV_OK || st == DV_OOM || st == DV_CAP) {
+		st = dv_vmm_try(s->d, q, chunk, &n, &err);
+		r->vmm_held_st = st;
+	}
 	if (st != DV_OK && st != DV_OOM && st != DV_CAP &&
 	    st != DV_UNSUPPORTED) {
-		pb_note(r, "mapping the request failed", &err);
+		pb_note(r, "asking for the request with the holes held failed",
+		    &err);
+		pb_fail(s, st, &err);
+		goto out;
+	}
+	/* With the holes released: their pages are free again. */
+	for (i = 0; i < k; i++)
+		dv_free(s->d, hole[i]);
+	if (!pb_mem(s, r, &r->free_released, &r->total_now))
+		goto out;
+	st = dv_try(s->d, q, &err);
+	r->malloc_rel_st = st;
+	if (st == DV_OK || st == DV_OOM || st == DV_CAP) {
+		st = dv_vmm_try(s->d, q, chunk, &r->vmm_chunks, &err);
+		r->vmm_st = st;
+	}
+	if (st != DV_OK && st != DV_OOM && st != DV_CAP &&
+	    st != DV_UNSUPPORTED) {
+		pb_note(r, "asking for the request after the release failed",
+		    &err);
 		pb_fail(s, st, &err);
 		goto out;
 	}
@@ -651,8 +733,11 @@ pb_fragmentation(pb_session *s, pb_result *r, const od_event *ev)
 	pm_bytes(r, "fill_bytes", got);
 	pm_bytes(r, "free_left_bytes", r->free_left);
 	pm_str(r, "cudamalloc_with_holes_held", dv_status_name(r->malloc_st));
-	snprintf(msg, sizeof msg, "%s", dv_status_name(r->vmm_st));
-	pm_str(r, "vmm_map_after_release", msg);
+	pm_str(r, "vmm_map_with_holes_held", dv_status_name(r->vmm_held_st));
+	pm_bytes(r, "free_after_release_bytes", r->free_released);
+	pm_str(r, "cudamalloc_after_release",
+	    dv_status_name(r->malloc_rel_st));
+	pm_str(r, "vmm_map_after_release", dv_status_name(r->vmm_st));
 	pm_bytes(r, "vmm_chunk_bytes", chunk);
 	pm_int(r, "vmm_chunks", r->vmm_chunks);
 	pm_bytes(r, "cap_bytes", r->cap);
@@ -846,6 +931,7 @@ pb_run(pb_session *s, pb_probe p, const od_event *ev)
 	pb_result *r;
 	od_error err;
 	int64_t key[3];
+	dv_status st;
 	int i, n0;
 
 	pb_key(p, ev, key);
@@ -874,8 +960,10 @@ pb_run(pb_session *s, pb_probe p, const od_event *ev)
 		return r;
 	}
 	if (s->fail_st != DV_OK) {
-		pb_note(r, "not run: the device failed earlier",
-		    &s->fail_err);
+		pb_note(r, s->fail_st == DV_TENANT ? "not run: the run stopped "
+		    "for safety" : s->fail_st == DV_TIMEOUT ? "not run: the "
+		    "device timed out earlier" : "not run: the device failed "
+		    "earlier", &s->fail_err);
 		return r;
 	}
 	/* Reading NVML needs no context; everything else does. */
@@ -893,6 +981,13 @@ pb_run(pb_session *s, pb_probe p, const od_event *ev)
 	} else if (p == PB_HEALTH && !s->o.read_only &&
 	    !pb_session_start(s, &err)) {
 		pb_note(r, "not run: the device could not be used", &err);
+		return r;
+	}
+	/* Before each probe: has anyone else come? */
+	if (s->started && (st = dv_check(s->d, &err)) != DV_OK) {
+		pb_fail(s, st, &err);
+		pb_note(r, "not run", &err);
+		dv_free_from(s->d, 0);
 		return r;
 	}
 	n0 = dv_count(s->d);
@@ -921,8 +1016,9 @@ pb_run(pb_session *s, pb_probe p, const od_event *ev)
 		pb_health(s, r);
 		break;
 	}
-	/* Whatever the probe took, it gives back. */
-	dv_free_from(s->d, n0);
+	/* Whatever the probe took, it gives back; a tenant that came makes
+	 * the session give back everything. */
+	dv_free_from(s->d, s->fail_st == DV_TENANT ? 0 : n0);
 	if (s->started)
 		dv_activity_take(s->d, &r->act);
 	if (p == PB_CONTEXT_COST && s->started)

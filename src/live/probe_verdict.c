@@ -58,32 +58,59 @@ pb_other_device(const od_event *ev, int64_t total_now)
 	    0.02 * (double)t;
 }
 
+/* The shortfall as the memory account has it (src/lib/account.c): what
+ * the request lacked, the whole request when the printed free memory
+ * would have held it; -1 unknown. */
+static int64_t
+pb_shortfall(const od_event *ev)
+{
+	int64_t q = ev->mem.requested, f = ev->mem.free;
+
+	if (q < 0 || f < 0)
+		return -1;
+	return q > f ? q - f : q;
+}
+
+/*
+ * The job's memory outside the allocator against the measured cost of a
+ * bare CUDA context (the baseline, said in the sentence), judged against
+ * the shortfall: what is beyond the baseline confirms the cause only when
+ * giving it back would have served the request.
+ */
 static void
 pb_judge_context(const od_event *ev, const pb_result *r, pb_verdict *v)
 {
 	int64_t n = ev->mem.non_framework, ctx = r->context, extra;
+	int64_t need = pb_shortfall(ev);
 
 	if (n < 0) {
-		pb_say(v, PB_INCONCLUSIVE, "A CUDA context costs %s on this "
-		    "device, but the log gives no non-framework figure to "
-		    "compare it with.", sz(ctx).s);
+		pb_say(v, PB_INCONCLUSIVE, "A %s costs %s on this device, but "
+		    "the log gives no non-framework figure to compare it "
+		    "with.", r->baseline, sz(ctx).s);
 		return;
 	}
 	extra = dv_sat_sub(n, ctx);
-	if (extra >= 256 * PB_MIB && extra >= n / 4) {
-		pb_say(v, PB_CONFIRMED, "The process held %s outside the "
-		    "allocator; a CUDA context costs %s here, so %s came "
-		    "from libraries' workspaces, NCCL buffers or another "
-		    "framework.", sz(n).s, sz(ctx).s, sz(extra).s);
-	} else if (n <= dv_sat_add(dv_sat_add(ctx, ctx / 4), 128 * PB_MIB)) {
+	if (extra <= dv_sat_add(ctx / 4, 128 * PB_MIB)) {
 		pb_say(v, PB_REFUTED, "The %s outside the allocator is about "
-		    "what a bare CUDA context costs here (%s): nothing beyond "
-		    "the context needs to go.", sz(n).s, sz(ctx).s);
+		    "what a %s costs here (%s, measured): nothing beyond the "
+		    "context needs to go.", sz(n).s, r->baseline, sz(ctx).s);
+	} else if (need < 0) {
+		pb_say(v, PB_INCONCLUSIVE, "The process held %s outside the "
+		    "allocator, %s beyond a %s (%s, measured); the log gives "
+		    "no shortfall to judge it against.", sz(n).s,
+		    sz(extra).s, r->baseline, sz(ctx).s);
+	} else if (extra >= need) {
+		pb_say(v, PB_CONFIRMED, "The process held %s outside the "
+		    "allocator; a %s costs %s here (measured), so %s came "
+		    "from libraries' workspaces, NCCL buffers or another "
+		    "framework, which covers the %s shortfall.", sz(n).s,
+		    r->baseline, sz(ctx).s, sz(extra).s, sz(need).s);
 	} else {
 		pb_say(v, PB_INCONCLUSIVE, "The process held %s outside the "
-		    "allocator and a context costs %s here; the %s between "
-		    "them is too small to blame.", sz(n).s, sz(ctx).s,
-		    sz(extra).s);
+		    "allocator, %s beyond a %s (%s, measured): less than the "
+		    "%s shortfall, so giving it back alone would not have "
+		    "served the request.", sz(n).s, sz(extra).s, r->baseline,
+		    sz(ctx).s, sz(need).s);
 	}
 }
 
@@ -186,39 +213,58 @@ pb_judge_largest(const od_event *ev, const pb_result *r, pb_verdict *v)
 	}
 }
 
+/* The snapshot's verdict, as a clause for the probe's sentence. */
+static const char *
+pb_snapshot_says(const od_event *ev)
+{
+	if (!ev->snap.present)
+		return "; record a memory snapshot and give it with --snapshot "
+		    "for a verdict from the allocator's own blocks";
+	switch (ev->snap.verdict) {
+	case OD_SNAP_CONFIRMED:
+		return "; the memory snapshot joined to this event confirms it "
+		    "from the allocator's blocks (see the diagnosis)";
+	case OD_SNAP_PARTIAL:
+		return "; the memory snapshot joined to this event finds it "
+		    "in part (see the diagnosis)";
+	case OD_SNAP_REFUTED:
+		return "; the memory snapshot joined to this event refutes it "
+		    "(see the diagnosis)";
+	case OD_SNAP_INCONCLUSIVE:
+	case OD_SNAP_UNKNOWN:
+		break;
+	}
+	return "; the memory snapshot joined to this event does not decide "
+	    "it either (see the diagnosis)";
+}
+
+/*
+ * Never a confirmation, nor a refutation: fragmentation lives inside
+ * PyTorch's caching allocator, and what raw device calls show follows from
+ * the log's own figures (less than the request free with the holes held;
+ * enough once they are released).  The sentence says what the device
+ * showed, and where a verdict comes from.
+ */
 static void
 pb_judge_fragmentation(const od_event *ev, const pb_result *r,
     pb_verdict *v)
 {
 	int64_t q = ev->mem.requested;
+	const char *contig = "";
 
-	if (r->malloc_st == DV_OOM && r->vmm_st == DV_OK) {
-		pb_say(v, PB_CONFIRMED, "With %s held in %d holes, each "
-		    "smaller than the request, and %s left free, "
-		    "cudaMalloc(%s) failed; with the holes released and the "
-		    "request mapped in %d chunks (cuMemCreate/cuMemMap), it "
-		    "fit: expandable_segments would have served it.%s",
-		    sz(r->holes_total).s, r->holes, sz(r->free_left).s,
-		    sz(q).s, r->vmm_chunks, r->scaled ? "  (Scaled: fewer "
-		    "holes than the log's figure.)" : "");
-	} else if (r->malloc_st == DV_OK) {
-		pb_say(v, PB_INCONCLUSIVE, "cudaMalloc(%s) fit even with the "
-		    "holes held and %s left free: the replay did not reach "
-		    "the failure's state.", sz(q).s, sz(r->free_left).s);
-	} else if (r->malloc_st == DV_OOM && r->vmm_st == DV_OOM &&
-	    !r->scaled) {
-		pb_say(v, PB_REFUTED, "Even mapped in chunks, %s did not fit "
-		    "in the %s of holes plus the %s free: the request needed "
-		    "more than the process held, which is capacity, not "
-		    "fragmentation.", sz(q).s, sz(r->holes_total).s,
-		    sz(r->free_left).s);
-	} else {
-		pb_say(v, PB_INCONCLUSIVE, "cudaMalloc with the holes held: "
-		    "%s; mapping after releasing them: %s%s.",
-		    dv_status_name(r->malloc_st), dv_status_name(r->vmm_st),
-		    r->scaled ? " (scaled down, so a failure proves nothing)" :
-		    "");
-	}
+	if (r->malloc_rel_st == DV_OOM && r->vmm_st == DV_OK)
+		contig = "  This device needed contiguous memory for "
+		    "cudaMalloc, which a GPU does not.";
+	pb_say(v, PB_INCONCLUSIVE, "With %s held in %d holes and %s free, "
+	    "cudaMalloc(%s): %s, mapped in chunks: %s; with the holes "
+	    "released (%s free), cudaMalloc: %s, mapped: %s.  Raw device calls "
+	    "cannot show fragmentation, which lives inside PyTorch's caching "
+	    "allocator%s.%s%s", sz(r->holes_total).s, r->holes,
+	    sz(r->free_left).s, sz(q).s, dv_status_name(r->malloc_st),
+	    dv_status_name(r->vmm_held_st), sz(r->free_released).s,
+	    dv_status_name(r->malloc_rel_st), dv_status_name(r->vmm_st),
+	    pb_snapshot_says(ev), contig, r->scaled ? "  (Scaled: fewer holes "
+	    "than the log's figure.)" : "");
 }
 
 static bool
@@ -381,8 +427,8 @@ pb_describe(const pb_result *r, char *buf, size_t len)
 	}
 	switch (r->probe) {
 	case PB_CONTEXT_COST:
-		snprintf(buf, len, "A CUDA context costs %s on this device.",
-		    sz(r->context).s);
+		snprintf(buf, len, "A %s costs %s on this device.",
+		    r->baseline, sz(r->context).s);
 		break;
 	case PB_PROCESSES: {
 		int64_t others = 0;

@@ -17,12 +17,15 @@
 
 #include "facts.h"
 #include "session.h"
+#include "watchdog.h"
 
 struct lv_session {
 	dv_fake_spec spec;      /* the fake device, when that is the backend */
 	dv_device *d;
 	pb_session *probes;
 	lv_event *events;       /* the report's events, with their verdicts */
+	lv_report *rep;         /* the report being filled, for lv_session_partial */
+	char event_id[96];      /* the UUID the events' GPU maps to, or "" */
 };
 
 /* Whether the CUDA backend is built in, as --version says it. */
@@ -57,6 +60,9 @@ lv_session_free(lv_session *s)
 	free(s);
 }
 
+static bool lv_event_gpu(const od_event *ev, int *index, char *id,
+    size_t len);
+
 void
 lv_fake_from_events(const lv_item *items, size_t n, dv_fake_spec *spec)
 {
@@ -67,6 +73,14 @@ lv_fake_from_events(const lv_item *items, size_t n, dv_fake_spec *spec)
 	dv_fake_default(spec);
 	for (i = 0; i < n; i++) {
 		const od_event *ev = items[i].ev;
+
+		char id[96];
+		int index;
+
+		/* The node has every GPU the events name. */
+		if (lv_event_gpu(ev, &index, id, sizeof id) && index < 64 &&
+		    index >= spec->gpus)
+			spec->gpus = index + 1;
 
 		if (ev->mem.total > 0 && (best == NULL || (!best->fatal &&
 		    ev->fatal)))
@@ -111,6 +125,15 @@ lv_refusal(const lv_report *rep, int index, char *out, size_t len)
 	int i;
 	char total[32];
 
+	/* Unknown is not nobody: without the list, fail closed. */
+	if (!rep->procs_known) {
+		snprintf(out, len, "the processes on GPU %d cannot be listed "
+		    "(%.100s), so others may be using it: only the read-only "
+		    "probes ran; use --force to run the others", index,
+		    rep->info->nvml_note[0] != '\0' ? rep->info->nvml_note :
+		    "NVML could not read the list");
+		return;
+	}
 	for (i = 0; i < rep->nprocs; i++)
 		if (rep->procs[i].bytes > 0)
 			sum += rep->procs[i].bytes;
@@ -123,6 +146,78 @@ lv_refusal(const lv_report *rep, int index, char *out, size_t len)
 	if (used < len)
 		snprintf(out + used, len - used, "; %s): only the read-only "
 		    "probes ran; use --force to run the others", total);
+}
+
+/*
+ * The GPU an event names, on this node: PyTorch's "GPU N" counts the GPUs
+ * the job saw, so through the log's CUDA_VISIBLE_DEVICES when it shows
+ * it (entry N: an index of the node, or a UUID in *id).  False when the
+ * event names none.
+ */
+static bool
+lv_event_gpu(const od_event *ev, int *index, char *id, size_t len)
+{
+	const char *p = ev->ctx.visible_devices;
+	int k;
+
+	id[0] = '\0';
+	*index = ev->device;
+	if (ev->device < 0)
+		return false;
+	for (k = 0; *p != '\0' && k < ev->device; k++) {
+		p = strchr(p, ',');
+		if (p == NULL)
+			return true;    /* fewer entries: leave it unmapped */
+		p++;
+	}
+	if (*p == '\0')
+		return true;
+	if (*p >= '0' && *p <= '9') {
+		*index = atoi(p);
+	} else {
+		size_t n = strcspn(p, ",");
+
+		snprintf(id, len, "%.*s", (int)(n < len ? n : len - 1), p);
+	}
+	return true;
+}
+
+/*
+ * Whether ev's verdicts must be withheld: without --device, the event
+ * names another GPU than the one probed, or names none on a node with
+ * more than one (or an unknown number); why says so.  PyTorch's "GPU N"
+ * counts the GPUs the job saw (its CUDA_VISIBLE_DEVICES), which is this
+ * run's numbering only when both see the same GPUs: the sentence says so.
+ */
+static bool
+lv_other_gpu(const lv_session_opts *o, const dv_info *info,
+    const od_event *ev, char *why, size_t len)
+{
+	char id[96];
+	int index;
+
+	if (o->device_explicit)
+		return false;
+	if (lv_event_gpu(ev, &index, id, sizeof id) && (id[0] != '\0' ?
+	    !dv_id_matches(info, id) : index != info->index)) {
+		if (id[0] != '\0')
+			snprintf(why, len, "Not probed: this event is on GPU %d "
+			    "of the job, %.60s, and another GPU was probed; "
+			    "rerun with --device %.60s.", ev->device, id, id);
+		else
+			snprintf(why, len, "Not probed: this event is on GPU %d "
+			    "of the node and GPU %d was probed; rerun with "
+			    "--device %d.", index, info->index, index);
+		return true;
+	}
+	if (ev->device < 0 && info->count != 1) {
+		snprintf(why, len, "Not probed: the log does not say which GPU "
+		    "this event was on, and this node has %s GPUs; give "
+		    "--device.", info->count < 0 ? "an unknown number of" :
+		    "several");
+		return true;
+	}
+	return false;
 }
 
 /* What the report says of the run before any device is opened. */
@@ -138,6 +233,60 @@ lv_report_start(const lv_session_opts *o, lv_report *rep)
 	rep->ninputs = o->ninputs;
 }
 
+/* What the report says once the probes ran, or at any moment of the run
+ * (the watchdog's partial report). */
+static void
+lv_fill_tail(lv_session *s, lv_report *rep, od_error *err)
+{
+	rep->context = pb_session_context(s->probes);
+	rep->free_at_start = pb_session_free_at_start(s->probes);
+	if (pb_session_started(s->probes))
+		rep->cap = dv_cap(s->d);
+	rep->peak_held = dv_peak(s->d);
+	switch (pb_session_failed(s->probes, err)) {
+	case DV_OK:
+		break;
+	case DV_TENANT:
+		/* Stopped for safety: everything taken was given back. */
+		snprintf(rep->refused, sizeof rep->refused, "stopped: %.160s; "
+		    "everything this run took was released", err->msg);
+		break;
+	case DV_DRIVER_OLD:
+		/* The driver could not load the kernels (dv_start). */
+		rep->driver_old = true;
+		snprintf(rep->failed, sizeof rep->failed, "%s", err->msg);
+		break;
+	case DV_TIMEOUT:
+		rep->timed_out = true;
+		snprintf(rep->failed, sizeof rep->failed, "%s; nothing was "
+		    "freed or unmapped after it", err->msg);
+		break;
+	default:
+		snprintf(rep->failed, sizeof rep->failed, "%s", err->msg);
+		break;
+	}
+	if (dv_stopped())
+		snprintf(rep->stopped, sizeof rep->stopped, "signal %d",
+		    dv_stop_signal());
+}
+
+void
+lv_session_partial(lv_session *s, double seconds)
+{
+	od_error err;
+
+	if (s == NULL || s->rep == NULL)
+		return;
+	memset(&err, 0, sizeof err);
+	if (s->probes != NULL)
+		lv_fill_tail(s, s->rep, &err);
+	s->rep->timed_out = true;
+	snprintf(s->rep->failed, sizeof s->rep->failed, "a device call ran "
+	    "%.1f s, past the time limit of %g s and %g s of grace: the "
+	    "watchdog ended the run, and nothing was freed or unmapped",
+	    seconds, s->rep->time_limit, LV_WATCHDOG_GRACE);
+}
+
 lv_run
 lv_session_run(lv_session *s, const lv_session_opts *o, const lv_item *items,
     size_t n, lv_report *rep, od_error *err)
@@ -146,6 +295,7 @@ lv_session_run(lv_session *s, const lv_session_opts *o, const lv_item *items,
 		PB_PROCESSES, PB_CONTEXT_COST, PB_LARGEST_ALLOCATION, PB_HEALTH,
 	};
 	bool fake = strcmp(o->backend, "fake") == 0;
+	char why[320];
 	dv_config dcfg;
 	dv_status st;
 	pb_opts po;
@@ -166,20 +316,42 @@ lv_session_run(lv_session *s, const lv_session_opts *o, const lv_item *items,
 	}
 	memset(&dcfg, 0, sizeof dcfg);
 	dcfg.index = o->device;
+	dcfg.id = o->device_id;
+	/* Without --device, the GPU of the first event that names one,
+	 * through the job's CUDA_VISIBLE_DEVICES. */
+	for (i = 0; !o->device_explicit && i < n; i++) {
+		int index;
+
+		if (lv_event_gpu(items[i].ev, &index, s->event_id,
+		    sizeof s->event_id)) {
+			dcfg.index = index;
+			if (s->event_id[0] != '\0')
+				dcfg.id = s->event_id;
+			break;
+		}
+	}
 	dcfg.fake = &s->spec;
 	dcfg.time_limit = o->time_limit;
 	dcfg.nvml_path = o->nvml_path;
 	dcfg.cupti_path = o->cupti_path;
 	s->d = dv_open(o->backend, &dcfg, &st, err);
 	if (s->d == NULL)
-		return LV_RUN_NO_DEVICE;
+		return st == DV_DRIVER_OLD ? LV_RUN_DRIVER_OLD :
+		    st == DV_UNSUPPORTED || st == DV_NO_DRIVER ?
+		    LV_RUN_NO_DEVICE :
+		    LV_RUN_DEVICE_FAILED;
+	s->rep = rep;
 	rep->info = dv_info_of(s->d);
 	rep->force = o->force;
 	if (o->probe_only)
 		rep->ninputs = 0;
-	if (o->cap < 0)
+	if (o->force)
+		snprintf(rep->cap_from, sizeof rep->cap_from, "min(50%% of the "
+		    "free memory, %s)", o->cap >= 0 ? "--max-memory" :
+		    o->cap_percent > 0 ? "--max-memory %" : "50%");
+	else if (o->cap < 0)
 		snprintf(rep->cap_from, sizeof rep->cap_from, "%d%% of the free "
-		    "memory", o->cap_percent);
+		    "memory", o->cap_percent > 0 ? o->cap_percent : 90);
 	else
 		snprintf(rep->cap_from, sizeof rep->cap_from, "--max-memory");
 
@@ -187,7 +359,8 @@ lv_session_run(lv_session *s, const lv_session_opts *o, const lv_item *items,
 	 * forced, so no context is made and no memory taken. */
 	lv_others(s->d, rep);
 	memset(&po, 0, sizeof po);
-	po.read_only = rep->nprocs > 0 && !o->force;
+	po.read_only = (rep->nprocs > 0 || !rep->procs_known) && !o->force;
+	po.force = o->force;
 	po.cap = o->cap;
 	po.cap_percent = o->cap_percent;
 	if (po.read_only)
@@ -197,9 +370,15 @@ lv_session_run(lv_session *s, const lv_session_opts *o, const lv_item *items,
 		return LV_RUN_NO_MEMORY;
 
 	if (o->probe_only) {
-		for (i = 0; i < sizeof probe_order / sizeof probe_order[0]; i++)
-			rep->probes[rep->nprobes++] = pb_run(s->probes,
-			    probe_order[i], NULL);
+		/* Each result counts once it is there, for a partial
+		 * report. */
+		for (i = 0; i < sizeof probe_order / sizeof probe_order[0];
+		    i++) {
+			const pb_result *r = pb_run(s->probes, probe_order[i],
+			    NULL);
+
+			rep->probes[rep->nprobes++] = r;
+		}
 	} else {
 		s->events = calloc(n < LV_EVENTS_MAX ? n : LV_EVENTS_MAX,
 		    sizeof *s->events);
@@ -211,22 +390,20 @@ lv_session_run(lv_session *s, const lv_session_opts *o, const lv_item *items,
 			le->ev = items[i].ev;
 			le->input = items[i].input;
 			le->kind = items[i].kind;
-			le->nv = pb_verdicts(s->probes, le->ev, le->v,
-			    OD_CAUSES_MAX);
+			/* So far, for a partial report. */
+			rep->events = s->events;
+			rep->nevents = ne;
+			if (lv_other_gpu(o, rep->info, le->ev, why, sizeof why))
+				le->nv = pb_withheld(le->ev, why, le->v,
+				    OD_CAUSES_MAX);
+			else
+				le->nv = pb_verdicts(s->probes, le->ev, le->v,
+				    OD_CAUSES_MAX);
 		}
 	}
 	rep->events = s->events;
 	rep->nevents = ne;
 	rep->nevents_total = (int)n;
-	rep->context = pb_session_context(s->probes);
-	rep->free_at_start = pb_session_free_at_start(s->probes);
-	if (pb_session_started(s->probes))
-		rep->cap = dv_cap(s->d);
-	rep->peak_held = dv_peak(s->d);
-	if (pb_session_failed(s->probes, err) != DV_OK)
-		snprintf(rep->failed, sizeof rep->failed, "%s", err->msg);
-	if (dv_stopped())
-		snprintf(rep->stopped, sizeof rep->stopped, "signal %d",
-		    dv_stop_signal());
+	lv_fill_tail(s, rep, err);
 	return LV_RUN_DONE;
 }

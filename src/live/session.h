@@ -31,6 +31,8 @@ typedef struct {
 	bool probe_only;        /* `oomdoc probe`: the device alone, no events */
 	const char *backend;    /* "cuda" or "fake" */
 	int device;             /* the GPU, by CUDA index */
+	const char *device_id;  /* or by UUID or PCI bus id; NULL: by index */
+	bool device_explicit;   /* --device was given */
 	/* The fake device's settings (KEY=VALUE,..., device.h), applied over
 	 * the device the events describe (lv_fake_from_events); NULL for
 	 * none. */
@@ -63,8 +65,13 @@ typedef enum {
 	LV_RUN_NO_EVENTS,
 	/* The fake device's settings are wrong (err says which). */
 	LV_RUN_BAD_SETTINGS,
-	/* The device cannot be used: no driver, no GPU (err says why). */
+	/* The device cannot be used: no driver, no GPU, no such device (err
+	 * says why). */
 	LV_RUN_NO_DEVICE,
+	/* The driver is too old for this build (err says which). */
+	LV_RUN_DRIVER_OLD,
+	/* Opening the device failed otherwise (err says why). */
+	LV_RUN_DEVICE_FAILED,
 	/* Out of host memory. */
 	LV_RUN_NO_MEMORY,
 } lv_run;
@@ -81,6 +88,14 @@ void lv_session_free(lv_session *s);
  */
 lv_run lv_session_run(lv_session *s, const lv_session_opts *o,
     const lv_item *items, size_t n, lv_report *rep, od_error *err);
+
+/*
+ * Fills what the session's report can say at this moment, and says that
+ * the watchdog ended the run after a device call of seconds: called on
+ * the watchdog's thread (watchdog.h) while the run is blocked in that
+ * call, before the report is written and the process _exit()s.
+ */
+void lv_session_partial(lv_session *s, double seconds);
 
 /*
  * The fake device as the events describe it: the capacity of the first
