@@ -37,6 +37,8 @@
 	X(cuDeviceTotalMem, 3020, "cuDeviceTotalMem_v2", true) \
 	X(cuDeviceGetAttribute, 2000, "cuDeviceGetAttribute", true) \
 	X(cuDeviceGetPCIBusId, 4010, "cuDeviceGetPCIBusId", true) \
+	X(cuDeviceGetByPCIBusId, 4010, "cuDeviceGetByPCIBusId", true) \
+	X(cuDeviceGetUuid, 9020, "cuDeviceGetUuid", true) \
 	X(cuDevicePrimaryCtxRetain, 7000, "cuDevicePrimaryCtxRetain", true) \
 	X(cuDevicePrimaryCtxRelease, 11000, "cuDevicePrimaryCtxRelease_v2", \
 	    true) \

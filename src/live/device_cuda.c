@@ -24,6 +24,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>         /* strcasecmp */
 #include <time.h>
 #include <unistd.h>
 
@@ -160,6 +161,50 @@ cd_open_fail(cd_dev *c, dv_status st)
 	return st;
 }
 
+/* A device's UUID as nvidia-smi prints it ("GPU-" and 8-4-4-4-12 hex
+ * digits), or "" when the driver does not say. */
+static void
+cd_uuid(cd_dev *c, CUdevice dev, char *out, size_t cap)
+{
+	CUuuid u;
+	const unsigned char *b = (const unsigned char *)u.bytes;
+
+	out[0] = '\0';
+	if (c->cu.cuDeviceGetUuid(&u, dev) != CUDA_SUCCESS)
+		return;
+	snprintf(out, cap, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+	    "%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3], b[4], b[5],
+	    b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+/* The index of the device with this UUID (GPU-...) or PCI bus id among
+ * the count this process sees, or -1. */
+static int
+cd_find(cd_dev *c, const char *id, int count)
+{
+	CUdevice dev, want;
+	char uuid[96];
+	int i;
+
+	if (strncmp(id, "GPU-", 4) == 0) {
+		for (i = 0; i < count; i++) {
+			if (c->cu.cuDeviceGet(&dev, i) != CUDA_SUCCESS)
+				continue;
+			cd_uuid(c, dev, uuid, sizeof uuid);
+			if (strcasecmp(uuid, id) == 0)
+				return i;
+		}
+		return -1;
+	}
+	if (strncmp(id, "MIG-", 4) == 0 ||
+	    c->cu.cuDeviceGetByPCIBusId(&want, id) != CUDA_SUCCESS)
+		return -1;
+	for (i = 0; i < count; i++)
+		if (c->cu.cuDeviceGet(&dev, i) == CUDA_SUCCESS && dev == want)
+			return i;
+	return -1;
+}
+
 static dv_status
 cd_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 {
@@ -205,16 +250,31 @@ cd_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 		    r == CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE ?
 		    DV_DRIVER_OLD : DV_ERROR);
 	}
-	if (cfg->index < 0 || cfg->index >= count) {
+	info->count = count;
+	if (cfg->id != NULL) {
+		/* By UUID or PCI bus id: the device's index among those this
+		 * process sees. */
+		c->index = cd_find(c, cfg->id, count);
+		if (c->index < 0) {
+			od_error_set(err, NULL, 0, 0, "no GPU %s among the %d this "
+			    "process sees%s", cfg->id, count,
+			    strncmp(cfg->id, "MIG-", 4) == 0 ? " (a MIG "
+			    "instance is found by its UUID through NVML, which "
+			    "this backend does not do yet: give its index)" : "");
+			return cd_open_fail(c, DV_UNSUPPORTED);
+		}
+	} else if (cfg->index < 0 || cfg->index >= count) {
 		od_error_set(err, NULL, 0, 0, "no GPU %d: this machine has %d",
 		    cfg->index, count);
 		return cd_open_fail(c, DV_UNSUPPORTED);
+	} else {
+		c->index = cfg->index;
 	}
-	c->index = cfg->index;
 	if ((r = c->cu.cuDeviceGet(&c->cudev, c->index)) != CUDA_SUCCESS) {
 		cd_drv_fail(c, r, "cuDeviceGet", err);
 		return cd_open_fail(c, DV_ERROR);
 	}
+	cd_uuid(c, c->cudev, info->uuid, sizeof info->uuid);
 	/* Device facts; none of these calls creates a context. */
 	if (c->cu.cuDeviceGetName(name, (int)sizeof name, c->cudev) ==
 	    CUDA_SUCCESS)
