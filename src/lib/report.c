@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "account.h"
+#include "facts.h"
 #include "report.h"
 
 const char *
@@ -355,4 +356,60 @@ rp_confidence_color(od_confidence c)
 {
 	return c == OD_CONF_HIGH ? "\033[32m" : c == OD_CONF_MEDIUM ?
 	    "\033[33m" : "\033[31m";
+}
+
+/* One figure line into rows[*n]. */
+static void
+rp_figure_add(rp_figure *rows, int *n, const char *label, int depth,
+    int64_t bytes, bool always)
+{
+	rp_figure *f = &rows[(*n)++];
+
+	snprintf(f->label, sizeof f->label, "%s", label);
+	f->depth = depth;
+	f->bytes = bytes;
+	f->always = always;
+}
+
+int
+rp_figures(const od_event *ev, rp_figure *rows)
+{
+	const od_memory *m = &ev->mem;
+	int i, n = 0, self = fc_self(ev);
+	bool pytorch = ev->kind == OD_KIND_CUDA_CACHING_ALLOCATOR ||
+	    ev->kind == OD_KIND_HIP || ev->kind == OD_KIND_XPU;
+
+	rp_figure_add(rows, &n, "requested", 0, m->requested, false);
+	rp_figure_add(rows, &n, "total capacity", 0, m->total, false);
+	rp_figure_add(rows, &n, "free", 0, m->free, false);
+	rp_figure_add(rows, &n, "this process (NVML)", 0, m->process_in_use,
+	    false);
+	rp_figure_add(rows, &n, "reserved by PyTorch", 0, m->reserved, false);
+	rp_figure_add(rows, &n, "allocated", 1, m->allocated, false);
+	rp_figure_add(rows, &n, "reserved, unallocated", 1,
+	    m->reserved_unallocated, false);
+	rp_figure_add(rows, &n, "in private pools", 1, m->private_pools,
+	    false);
+	rp_figure_add(rows, &n, "non-PyTorch (context etc.)", 0,
+	    m->non_framework, false);
+	rp_figure_add(rows, &n, pytorch ? "allowed (memory fraction)" : "limit",
+	    0, m->allowed, false);
+	rp_figure_add(rows, &n, "peak in use", 0, m->peak, false);
+	rp_figure_add(rows, &n, "host: virtual memory", 0, ev->host.total_vm,
+	    false);
+	rp_figure_add(rows, &n, "host: anonymous RSS", 0, ev->host.anon_rss,
+	    false);
+	rp_figure_add(rows, &n, "host: file RSS", 0, ev->host.file_rss, false);
+	rp_figure_add(rows, &n, "host: shared memory RSS", 0,
+	    ev->host.shmem_rss, false);
+	rp_figure_add(rows, &n, "host: usage", 0, ev->host.usage, false);
+	rp_figure_add(rows, &n, "host: limit", 0, ev->host.limit, false);
+	for (i = 0; i < m->nprocs && i < OD_PROCS_MAX; i++) {
+		char label[48];
+
+		snprintf(label, sizeof label, "process %lld%s",
+		    (long long)m->procs[i].pid, i == self ? " (this one)" : "");
+		rp_figure_add(rows, &n, label, 0, m->procs[i].bytes, true);
+	}
+	return n;
 }

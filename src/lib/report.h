@@ -76,6 +76,26 @@ const od_event *rp_first_failure(od_events *set, size_t *index);
  * they are.
  */
 void rp_aftermath(const od_event *ev, char *after, char *root, size_t cap);
+/*
+ * One line of an event's figures at the failure: its label, how deep it
+ * sits under the line above (0, or 1 for a part of "reserved by PyTorch"),
+ * and its bytes (-1 unknown).  A process line is listed even when its
+ * bytes are unknown (always), the others only when known.
+ */
+typedef struct {
+	char label[48];
+	int depth;
+	int64_t bytes;
+	bool always;
+} rp_figure;
+
+/* The largest number of figure lines an event has (fixed ones and every
+ * process of od_memory). */
+#define RP_FIGURES_MAX (24 + OD_PROCS_MAX)
+
+/* The figures of ev in the order the text and HTML reports list them,
+ * into rows (RP_FIGURES_MAX of them); returns how many. */
+int rp_figures(const od_event *ev, rp_figure *rows);
 /* The memory account (account.c) as a bar of RP_BAR_WIDTH cells, the
  * request below it, and the legend of every part with how it was known,
  * each line after indent; nothing without a capacity.  With color, each

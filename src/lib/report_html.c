@@ -722,37 +722,19 @@ static void
 ht_figures(FILE *out, const od_event *ev)
 {
 	const od_memory *m = &ev->mem;
-	int i, self = fc_self(ev);
+	rp_figure fig[RP_FIGURES_MAX];
+	int i, nfig;
 
 	fputs("<table class=\"figures\">\n", out);
-	ht_figure(out, "requested", m->requested);
-	ht_figure(out, "total capacity", m->total);
-	ht_figure(out, "free", m->free);
-	ht_figure(out, "this process (NVML)", m->process_in_use);
-	ht_figure(out, "reserved by PyTorch", m->reserved);
-	ht_figure(out, "&#160;&#160;allocated", m->allocated);
-	ht_figure(out, "&#160;&#160;reserved, unallocated",
-	    m->reserved_unallocated);
-	ht_figure(out, "&#160;&#160;in private pools", m->private_pools);
-	ht_figure(out, "non-PyTorch (context etc.)", m->non_framework);
-	ht_figure(out, ev->kind == OD_KIND_CUDA_CACHING_ALLOCATOR ||
-	    ev->kind == OD_KIND_HIP || ev->kind == OD_KIND_XPU ?
-	    "allowed (memory fraction)" : "limit", m->allowed);
-	ht_figure(out, "peak in use", m->peak);
-	ht_figure(out, "host: virtual memory", ev->host.total_vm);
-	ht_figure(out, "host: anonymous RSS", ev->host.anon_rss);
-	ht_figure(out, "host: file RSS", ev->host.file_rss);
-	ht_figure(out, "host: shared memory RSS", ev->host.shmem_rss);
-	ht_figure(out, "host: usage", ev->host.usage);
-	ht_figure(out, "host: limit", ev->host.limit);
-	for (i = 0; i < m->nprocs; i++) {
-		char label[48];
+	nfig = rp_figures(ev, fig);
+	for (i = 0; i < nfig; i++) {
+		char label[80];
 
-		snprintf(label, sizeof label, "process %lld%s",
-		    (long long)m->procs[i].pid, i == self ? " (this one)" : "");
-		if (m->procs[i].bytes >= 0)
-			ht_figure(out, label, m->procs[i].bytes);
-		else
+		snprintf(label, sizeof label, "%s%.47s", fig[i].depth > 0 ?
+		    "&#160;&#160;" : "", fig[i].label);
+		if (fig[i].bytes >= 0)
+			ht_figure(out, label, fig[i].bytes);
+		else if (fig[i].always)
 			fprintf(out, "<tr><td>%s</td><td class=\"n\">unknown"
 			    "</td><td></td></tr>\n", label);
 	}

@@ -558,7 +558,8 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	const od_memory *m = &ev->mem;
 	const char *bold = o->color ? "\033[1m" : "";
 	const char *off = o->color ? "\033[0m" : "";
-	int i, self = fc_self(ev);
+	rp_figure fig[RP_FIGURES_MAX];
+	int i, nfig;
 
 	fprintf(out, "%s#%zu  %s%s%s\n", bold, n, od_kind_title(ev->kind),
 	    ev->fatal ? "" : " (warning, not the failure itself)", off);
@@ -653,33 +654,15 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 		return;
 	}
 	fputs("    memory at the failure:\n", out);
-	rp_text_size(out, "requested", m->requested);
-	rp_text_size(out, "total capacity", m->total);
-	rp_text_size(out, "free", m->free);
-	rp_text_size(out, "this process (NVML)", m->process_in_use);
-	rp_text_size(out, "reserved by PyTorch", m->reserved);
-	rp_text_size(out, "  allocated", m->allocated);
-	rp_text_size(out, "  reserved, unallocated", m->reserved_unallocated);
-	rp_text_size(out, "  in private pools", m->private_pools);
-	rp_text_size(out, "non-PyTorch (context etc.)", m->non_framework);
-	rp_text_size(out, ev->kind == OD_KIND_CUDA_CACHING_ALLOCATOR ||
-	    ev->kind == OD_KIND_HIP || ev->kind == OD_KIND_XPU ?
-	    "allowed (memory fraction)" : "limit", m->allowed);
-	rp_text_size(out, "peak in use", m->peak);
-	rp_text_size(out, "host: virtual memory", ev->host.total_vm);
-	rp_text_size(out, "host: anonymous RSS", ev->host.anon_rss);
-	rp_text_size(out, "host: file RSS", ev->host.file_rss);
-	rp_text_size(out, "host: shared memory RSS", ev->host.shmem_rss);
-	rp_text_size(out, "host: usage", ev->host.usage);
-	rp_text_size(out, "host: limit", ev->host.limit);
-	for (i = 0; i < m->nprocs; i++) {
-		char label[48];
+	nfig = rp_figures(ev, fig);
+	for (i = 0; i < nfig; i++) {
+		char label[64];
 
-		snprintf(label, sizeof label, "process %lld%s",
-		    (long long)m->procs[i].pid, i == self ? " (this one)" : "");
-		if (m->procs[i].bytes >= 0)
-			rp_text_size(out, label, m->procs[i].bytes);
-		else
+		snprintf(label, sizeof label, "%s%.47s", fig[i].depth > 0 ? "  " : "",
+		    fig[i].label);
+		if (fig[i].bytes >= 0)
+			rp_text_size(out, label, fig[i].bytes);
+		else if (fig[i].always)
 			fprintf(out, "      %-28s %14s\n", label, "unknown");
 	}
 	if (m->procs_dropped > 0)
