@@ -43,10 +43,12 @@ od_escape_invisible(unsigned cp)
  * in a log reads "\\x1b" and never the same as an escaped ESC.  With
  * indent, a newline is written as a newline followed by indent and a tab
  * as a space; with no indent (one line, as a diagnostic is), they are
- * \x0a and \x09.
+ * \x0a and \x09.  With html, '&', '<', '>', '"' and '\'' become
+ * character references too, so that no tag, attribute, comment or entity
+ * forms from a log, in an element or in a quoted attribute.
  */
 static void
-esc_text(FILE *out, const char *s, size_t n, const char *indent)
+esc_text(FILE *out, const char *s, size_t n, const char *indent, bool html)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
@@ -66,6 +68,16 @@ esc_text(FILE *out, const char *s, size_t n, const char *indent)
 			fputc(' ', out);
 		else if (cp == '\\')
 			fputs("\\\\", out);
+		else if (html && cp == '&')
+			fputs("&amp;", out);
+		else if (html && cp == '<')
+			fputs("&lt;", out);
+		else if (html && cp == '>')
+			fputs("&gt;", out);
+		else if (html && cp == '"')
+			fputs("&quot;", out);
+		else if (html && cp == '\'')
+			fputs("&#39;", out);
 		else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
 			fprintf(out, "\\x%02x", cp);
 		else if (od_escape_invisible(cp))
@@ -79,63 +91,25 @@ esc_text(FILE *out, const char *s, size_t n, const char *indent)
 void
 od_escape_text(FILE *out, const char *s, size_t n, const char *indent)
 {
-	esc_text(out, s, n, indent);
+	esc_text(out, s, n, indent, false);
 }
 
 void
 od_escape_line(FILE *out, const char *s)
 {
-	esc_text(out, s, strlen(s), NULL);
+	esc_text(out, s, strlen(s), NULL, false);
 }
 
 /*
- * Text for HTML (report_html.c): shown as the text report shows it
- * (controls and invalid bytes as \xNN, invisible format characters as
- * \uXXXX, a backslash as \\), and then '&', '<', '>', '"' and '\'' as
- * character references, so that no tag, attribute, comment or entity
- * forms from a log, in an element or in a quoted attribute.  With pre (a
- * <pre> block), a newline stays a newline and a tab is a space; without,
- * they are \x0a and \x09, as on one line of the text report.
+ * Text for HTML (report_html.c): shown as the text report shows it, with
+ * the HTML characters as references (esc_text).  With pre (a <pre>
+ * block), a newline stays a newline and a tab is a space; without, they
+ * are \x0a and \x09, as on one line of the text report.
  */
 void
 od_escape_html(FILE *out, const char *s, size_t n, bool pre)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
-
-	while (i < n) {
-		unsigned cp;
-		size_t len = od_utf8_decode(p + i, n - i, &cp);
-
-		if (len == 0) {
-			fprintf(out, "\\x%02x", p[i]);
-			i++;
-			continue;
-		}
-		if (cp == '\n' && pre)
-			fputc('\n', out);
-		else if (cp == '\t' && pre)
-			fputc(' ', out);
-		else if (cp == '\\')
-			fputs("\\\\", out);
-		else if (cp == '&')
-			fputs("&amp;", out);
-		else if (cp == '<')
-			fputs("&lt;", out);
-		else if (cp == '>')
-			fputs("&gt;", out);
-		else if (cp == '"')
-			fputs("&quot;", out);
-		else if (cp == '\'')
-			fputs("&#39;", out);
-		else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
-			fprintf(out, "\\x%02x", cp);
-		else if (od_escape_invisible(cp))
-			fprintf(out, cp > 0xffff ? "\\U%08x" : "\\u%04x", cp);
-		else
-			fwrite(p + i, 1, len, out);
-		i += len;
-	}
+	esc_text(out, s, n, pre ? "" : NULL, true);
 }
 
 /*
