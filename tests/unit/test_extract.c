@@ -490,8 +490,10 @@ test_fallback_gives_way(void **state)
 		    "Graph execution error:\n\nOOM when allocating tensor with "
 		    "shape[8,64] and type float on /job:localhost/device:GPU:0 by "
 		    "allocator GPU_0_bfc\n",
-		"RuntimeError: CUDA error: out of memory\nwrapper: job failed: "
-		    "out of memory\n",
+		/* One element in two literals (parentheses: clang's
+		 * -Wstring-concatenation asks for them). */
+		("RuntimeError: CUDA error: out of memory\nwrapper: job failed: "
+		    "out of memory\n"),
 	};
 	size_t i;
 
