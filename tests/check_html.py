@@ -48,6 +48,8 @@ FIXTURES = [
     # (fixture, what it must show)
     ("fixtures/sample/job.log", {"account"}),
     ("fixtures/scenarios/growth-detectron2.log", {"account", "readings"}),
+    # nvidia-smi dmon rows of two GPUs: the chart is the event's GPU's series only.
+    ("fixtures/scenarios/growth-dmon.log", {"account", "readings"}),
     ("fixtures/stacks/ranks-different-figures-childfailed.log",
      {"per_rank"}),
     ("fixtures/hostile/injection.log", set()),

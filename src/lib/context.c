@@ -1016,7 +1016,7 @@ cx_series_of(const od_logctx *st, int rank, cx_series *s)
 			rank_seen[r->rank] = true;
 			rank_last[r->rank] = r->bytes;
 		}
-		if (r->rank != s->rank || r->device != s->device)
+		if (!cx_in_series(s, r))
 			continue;
 		v[n++] = r->bytes;
 		if (s->first < 0)

@@ -73,6 +73,14 @@ typedef struct {
 
 void cx_series_of(const od_logctx *state, int rank, cx_series *s);
 
+/* Whether reading r belongs to series s: the same figure, rank and GPU. */
+static inline bool
+cx_in_series(const cx_series *s, const od_reading *r)
+{
+	return r->what == s->what && r->rank == s->rank &&
+	    r->device == s->device;
+}
+
 /*
  * nvidia-smi dmon's rows carry no fixed string: once a header with an fb
  * column was read (cx_dmon_active), the scanner hands every line after it

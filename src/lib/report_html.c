@@ -264,6 +264,21 @@ ht_account(FILE *out, const od_event *ev)
 	fputs("</figcaption>\n</figure>\n", out);
 }
 
+/* Where reading r (at x, its step or its place in the series) sits in
+ * the chart of series s over x0..x1: a flat series at mid height. */
+static void
+ht_point(const cx_series *s, const od_reading *r, int64_t x, int64_t x0,
+    int64_t x1, double *px, double *py)
+{
+	double bottom = HT_CHART_TOP + HT_CHART_H;
+
+	*px = HT_CHART_LEFT + (double)(x - x0) /
+	    (double)(x1 > x0 ? x1 - x0 : 1) * HT_CHART_W;
+	*py = s->max > s->min ? bottom - (double)(r->bytes - s->min) /
+	    (double)(s->max - s->min) * HT_CHART_H : HT_CHART_TOP +
+	    HT_CHART_H / 2;
+}
+
 /*
  * The series of memory readings as a line chart: one point per reading
  * of the series, at its step when every reading has one (else at its
@@ -291,7 +306,7 @@ ht_readings(FILE *out, const od_event *ev)
 	for (i = 0, j = 0; i < c->nkept; i++) {
 		const od_reading *r = &c->readings[i];
 
-		if (r->what != s.what || r->rank != s.rank)
+		if (!cx_in_series(&s, r))
 			continue;
 		if (r->step < 0)
 			steps = false;
@@ -354,14 +369,10 @@ ht_readings(FILE *out, const od_event *ev)
 		const od_reading *r = &c->readings[i];
 		double px, py;
 
-		if (r->what != s.what || r->rank != s.rank)
+		if (!cx_in_series(&s, r))
 			continue;
 		j++;
-		px = HT_CHART_LEFT + (double)((steps ? r->step : j) - x0) /
-		    (double)(x1 > x0 ? x1 - x0 : 1) * HT_CHART_W;
-		py = s.max > s.min ? bottom - (double)(r->bytes - s.min) /
-		    (double)(s.max - s.min) * HT_CHART_H : HT_CHART_TOP +
-		    HT_CHART_H / 2;
+		ht_point(&s, r, steps ? r->step : j, x0, x1, &px, &py);
 		fprintf(out, "%s%.2f,%.2f", j > 1 ? " " : "", px, py);
 	}
 	fputs("\"/>\n", out);
@@ -369,14 +380,10 @@ ht_readings(FILE *out, const od_event *ev)
 		const od_reading *r = &c->readings[i];
 		double px, py;
 
-		if (r->what != s.what || r->rank != s.rank)
+		if (!cx_in_series(&s, r))
 			continue;
 		j++;
-		px = HT_CHART_LEFT + (double)((steps ? r->step : j) - x0) /
-		    (double)(x1 > x0 ? x1 - x0 : 1) * HT_CHART_W;
-		py = s.max > s.min ? bottom - (double)(r->bytes - s.min) /
-		    (double)(s.max - s.min) * HT_CHART_H : HT_CHART_TOP +
-		    HT_CHART_H / 2;
+		ht_point(&s, r, steps ? r->step : j, x0, x1, &px, &py);
 		fprintf(out, "<circle class=\"reading\" cx=\"%.2f\" "
 		    "cy=\"%.2f\" r=\"3\"><title>", px, py);
 		if (r->step >= 0)

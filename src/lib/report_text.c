@@ -71,8 +71,7 @@ rp_sparkline(const od_logctx *c, int rank, bool utf8, char *buf, size_t cap)
 		const char *cell;
 		size_t k;
 
-		if (r->what != s.what || r->rank != s.rank ||
-		    r->device != s.device)
+		if (!cx_in_series(&s, r))
 			continue;
 		/* A flat series is drawn at mid height. */
 		level = s.max > s.min ? (int)((r->bytes - s.min) * 7 /
