@@ -185,6 +185,8 @@ dv_close(dv_device *d)
 	/* After a timeout nothing is released: a kernel may still use the
 	 * memory, and the process's end releases the context. */
 	if (d->timed_out) {
+		if (d->be->abandon != NULL)
+			d->be->abandon(d->st);
 		free(d);
 		return;
 	}
@@ -488,7 +490,10 @@ dv_free(dv_device *d, int id)
 		return;
 	r = &d->recs[id];
 	/* After a timeout the record is dropped and the memory kept. */
-	if (!d->timed_out) {
+	if (d->timed_out) {
+		if (d->be->forget != NULL)
+			d->be->forget(d->st, r->h);
+	} else {
 		atomic_store(&dv_busy_ns, dv_now_ns());
 		if (r->vmm)
 			d->be->vmm_release(d->st, r->h);

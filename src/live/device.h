@@ -254,6 +254,16 @@ typedef struct {
 	/* The activity since the last call (and resets it). */
 	void (*activity)(void *st, dv_activity *out);
 	void (*close)(void *st);
+	/* After a timeout: drops the host-side record of allocation h and
+	 * leaves its device memory as it is.  NULL where nothing can be
+	 * dropped without touching the device. */
+	void (*forget)(void *st, void *h);
+	/* After a timeout: releases what the backend holds on the host and
+	 * nothing on the device (a kernel may still use it).  NULL where the
+	 * two cannot be told apart (CUDA: the process's end releases the
+	 * context); the fake backend's device is host memory that its
+	 * synchronous kernels no longer touch once they have returned. */
+	void (*abandon)(void *st);
 } dv_backend;
 
 extern const dv_backend dv_fake_backend;

@@ -940,7 +940,11 @@ cd_close(void *st)
 }
 
 const dv_backend dv_cuda_backend = {
-	"cuda", cd_open, cd_processes, cd_start, cd_mem_info, cd_alloc,
-	cd_release, cd_vmm_map, cd_release, cd_fill, cd_pattern, cd_bandwidth,
-	cd_health, cd_activity, cd_close,
+	.name = "cuda", .open = cd_open, .processes = cd_processes,
+	.start = cd_start, .mem_info = cd_mem_info, .alloc = cd_alloc,
+	.release = cd_release, .vmm_map = cd_vmm_map,
+	.vmm_release = cd_release, .fill = cd_fill, .pattern = cd_pattern,
+	.bandwidth = cd_bandwidth, .health = cd_health,
+	.activity = cd_activity, .close = cd_close, .forget = NULL,
+	.abandon = NULL,
 };

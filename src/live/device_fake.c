@@ -730,10 +730,23 @@ fk_close(void *st)
 	free(st);
 }
 
+/* After a timeout: the record of an allocation goes, its pages stay
+ * taken, as a real GPU's would. */
+static void
+fk_forget(void *st, void *h)
+{
+	(void)st;
+	free(h);
+}
+
 const dv_backend dv_fake_backend = {
-	"fake", fk_open, fk_processes, fk_start, fk_mem_info, fk_alloc,
-	fk_release, fk_vmm_map, fk_release, fk_fill, fk_pattern, fk_bandwidth,
-	fk_health, fk_activity, fk_close,
+	.name = "fake", .open = fk_open, .processes = fk_processes,
+	.start = fk_start, .mem_info = fk_mem_info, .alloc = fk_alloc,
+	.release = fk_release, .vmm_map = fk_vmm_map,
+	.vmm_release = fk_release, .fill = fk_fill, .pattern = fk_pattern,
+	.bandwidth = fk_bandwidth, .health = fk_health,
+	.activity = fk_activity, .close = fk_close, .forget = fk_forget,
+	.abandon = fk_close,
 };
 
 /* The defaults: an 80 GiB H100-like device with nothing else on it. */
