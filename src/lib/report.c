@@ -111,6 +111,34 @@ rp_legend(FILE *out, const char *indent, char mark, const char *label,
 	fprintf(out, " %-34s %14s  %s\n", label, sz, how);
 }
 
+bool
+rp_bar_parts(const od_event *ev, od_account *a, int64_t *part,
+    int64_t *known, int64_t *sum)
+{
+	int k;
+
+	od_account_of(ev, a);
+	if (!a->valid || !(a->part[OD_PART_ALLOCATED].known ||
+	    a->part[OD_PART_FREE].known))
+		return false;
+	*known = 0;
+	for (k = 0; k < OD_PART_COUNT; k++) {
+		part[k] = a->part[k].known && a->part[k].bytes > 0 ?
+		    a->part[k].bytes : 0;
+		if (k != OD_PART_UNACCOUNTED)
+			*known += part[k];
+	}
+	/* Without the free figure, what the known parts leave is drawn as
+	 * such: the message does not say whose it is, or if it is free. */
+	if (!a->part[OD_PART_UNACCOUNTED].known)
+		part[OD_PART_UNACCOUNTED] = a->total > *known ?
+		    a->total - *known : 0;
+	*known += part[OD_PART_UNACCOUNTED];
+	/* Inconsistent figures (Windows shared memory) scale to their sum. */
+	*sum = *known > a->total ? *known : a->total;
+	return *sum > 0;
+}
+
 /*
  * The memory account as one bar over the device's capacity, and its
  * legend.  Each part gets its share of the cells by largest remainder,
@@ -125,28 +153,13 @@ rp_bar(FILE *out, const od_event *ev, const char *indent, bool color)
 {
 	const od_memory *m = &ev->mem;
 	od_account a;
-	int64_t part[OD_PART_COUNT], known = 0, sum;
+	int64_t part[OD_PART_COUNT], known, sum;
 	double want[OD_PART_COUNT];
 	int cells[OD_PART_COUNT], used = 0, target, i, k, big, free_at = -1;
 	char bar[RP_BAR_WIDTH + 1];
 
-	od_account_of(ev, &a);
-	if (!a.valid || !(a.part[OD_PART_ALLOCATED].known ||
-	    a.part[OD_PART_FREE].known))
+	if (!rp_bar_parts(ev, &a, part, &known, &sum))
 		return;
-	for (k = 0; k < OD_PART_COUNT; k++) {
-		part[k] = a.part[k].known && a.part[k].bytes > 0 ?
-		    a.part[k].bytes : 0;
-		if (k != OD_PART_UNACCOUNTED)
-			known += part[k];
-	}
-	/* Without the free figure, what the known parts leave is drawn as
-	 * such: the message does not say whose it is, or if it is free. */
-	if (!a.part[OD_PART_UNACCOUNTED].known)
-		part[OD_PART_UNACCOUNTED] = a.total > known ? a.total - known : 0;
-	known += part[OD_PART_UNACCOUNTED];
-	/* Inconsistent figures (Windows shared memory) scale to their sum. */
-	sum = known > a.total ? known : a.total;
 	target = (int)((double)known / (double)sum * RP_BAR_WIDTH + 0.5);
 	for (i = 0; i < OD_PART_COUNT; i++) {
 		k = rp_order[i];

@@ -7,6 +7,7 @@
 #ifndef OD_REPORT_H
 #define OD_REPORT_H
 
+#include "account.h"
 #include "core.h"
 
 #define RP_BAR_WIDTH 50
@@ -96,6 +97,15 @@ typedef struct {
 /* The figures of ev in the order the text and HTML reports list them,
  * into rows (RP_FIGURES_MAX of them); returns how many. */
 int rp_figures(const od_event *ev, rp_figure *rows);
+/*
+ * The parts of ev's memory account as the bar (text) and the chart (HTML)
+ * draw them: part[OD_PART_COUNT] the bytes of each (0 unknown), an
+ * unknown unaccounted part as what the others leave of the total, *known
+ * their sum and *sum the scale (the total, or the parts' sum where they
+ * exceed it).  False when there is nothing to draw.
+ */
+bool rp_bar_parts(const od_event *ev, od_account *a, int64_t *part,
+    int64_t *known, int64_t *sum);
 /* The memory account (account.c) as a bar of RP_BAR_WIDTH cells, the
  * request below it, and the legend of every part with how it was known,
  * each line after indent; nothing without a capacity.  With color, each

@@ -132,27 +132,12 @@ ht_account(FILE *out, const od_event *ev)
 {
 	const od_memory *m = &ev->mem;
 	od_account a;
-	int64_t part[OD_PART_COUNT], known = 0, sum;
+	int64_t part[OD_PART_COUNT], known, sum;
 	double x = 0, free_x = -1;
 	int i, k, drawn = 0;
 	char sz[48];
 
-	od_account_of(ev, &a);
-	if (!a.valid || !(a.part[OD_PART_ALLOCATED].known ||
-	    a.part[OD_PART_FREE].known))
-		return;
-	for (k = 0; k < OD_PART_COUNT; k++) {
-		part[k] = a.part[k].known && a.part[k].bytes > 0 ?
-		    a.part[k].bytes : 0;
-		if (k != OD_PART_UNACCOUNTED)
-			known += part[k];
-	}
-	if (!a.part[OD_PART_UNACCOUNTED].known)
-		part[OD_PART_UNACCOUNTED] = a.total > known ?
-		    a.total - known : 0;
-	known += part[OD_PART_UNACCOUNTED];
-	sum = known > a.total ? known : a.total;
-	if (sum <= 0)
+	if (!rp_bar_parts(ev, &a, part, &known, &sum))
 		return;
 	for (k = 0; k < OD_PART_COUNT; k++)
 		drawn += part[k] > 0;
