@@ -121,15 +121,19 @@ typedef struct {
 	char cupti_note[200];
 } dv_info;
 
-/* Health counters (NVML): unknown ones have their _known false. */
+/* Health counters (NVML): unknown ones have their _known false, and
+ * each count NVML could not give is OD_UNKNOWN (never 0). */
 typedef struct {
 	bool ecc_known;
 	int64_t ecc_uncorrected;        /* volatile: since the driver loaded */
 	int64_t ecc_corrected;
 	int64_t ecc_uncorrected_total;  /* aggregate: over the GPU's life */
+	char ecc_why[64];               /* "not supported", or NVML's error */
 	bool remap_known;
 	int64_t remapped_uncorrectable;
 	int64_t remapped_correctable;
+	char remap_why[64];
+	bool on_parent;                 /* read on a MIG instance's parent */
 	bool remap_pending;             /* a reset is needed */
 	bool remap_failure;             /* remapping failed: service the GPU */
 	bool retired_known;
@@ -196,6 +200,11 @@ typedef struct {
 	int64_t ecc_uncorrected, ecc_corrected;
 	int64_t remapped_uncorrectable;
 	bool remap_pending, remap_failure;
+	bool remap_rows;        /* the part has remapped-row counters */
+	/* Injected: what the counters gain while the pattern test runs. */
+	int64_t ecc_uncorrected_rise, ecc_corrected_rise;
+	int64_t remapped_rise, remapped_correctable_rise;
+	bool remap_pending_rise;
 	int fail_alloc;         /* injected: the Nth allocation fails, 0 never */
 	int tenant_after;       /* injected: a tenant comes at allocation N */
 	dv_proc tenant;         /* its pid and bytes */

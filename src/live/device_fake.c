@@ -59,6 +59,11 @@ typedef struct {
 	bool tenant_in;         /* the injected tenant has come */
 	char parent[96];        /* a MIG instance's GPU, "" otherwise */
 	dv_activity act;
+	/* The counters now: the spec's, plus its injected rises once the
+	 * pattern test has exercised the memory, as errors show on a GPU
+	 * when the faulty cells are written and read. */
+	int64_t ecc_unc, ecc_corr, remap_unc, remap_corr;
+	bool pending;
 } fk_dev;
 
 /* Rounds up to a multiple of page (a power of two or not). */
@@ -257,6 +262,10 @@ fk_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 		f->spec.total = s->total / 7 / s->page * s->page;
 		snprintf(f->parent, sizeof f->parent, "%s", info->parent_uuid);
 	}
+	f->ecc_unc = s->ecc_uncorrected;
+	f->ecc_corr = s->ecc_corrected;
+	f->remap_unc = s->remapped_uncorrectable;
+	f->pending = s->remap_pending;
 	f->free_ext[0].start = 0;
 	f->free_ext[0].len = f->spec.total;
 	f->nfree = 1;
@@ -647,6 +656,13 @@ fk_pattern(void *st, void *h, int64_t bytes, double time_limit,
 	}
 	/* Injected errors show on the first pass, spread over the buffer. */
 	out->errors = f->spec.pattern_errors;
+	if (out->passes > 0) {
+		f->ecc_unc += f->spec.ecc_uncorrected_rise;
+		f->ecc_corr += f->spec.ecc_corrected_rise;
+		f->remap_unc += f->spec.remapped_rise;
+		f->remap_corr += f->spec.remapped_correctable_rise;
+		f->pending = f->pending || f->spec.remap_pending_rise;
+	}
 	for (i = 0; i < out->errors && i < DV_BAD_MAX; i++)
 		out->bad[out->nbad++] = b->address + (uint64_t)((bytes /
 		    dv_sat_add(out->errors, 1)) * (i + 1) / 8 * 8);
@@ -693,21 +709,34 @@ fk_health(void *st, dv_health *out)
 		    "ECC, remapped-row or retired-page counters");
 		return DV_UNSUPPORTED;
 	}
+	/* As NVML gives them (nvml_load.c): a counter the part does not
+	 * have is unknown, with why, never 0. */
 	out->ecc_known = f->spec.ecc_enabled == 1;
-	out->ecc_uncorrected = f->spec.ecc_uncorrected;
-	out->ecc_corrected = f->spec.ecc_corrected;
-	out->ecc_uncorrected_total = f->spec.ecc_uncorrected;
-	out->remap_known = true;
-	out->remapped_uncorrectable = f->spec.remapped_uncorrectable;
-	out->remapped_correctable = 0;
-	out->remap_pending = f->spec.remap_pending;
-	out->remap_failure = f->spec.remap_failure;
+	out->ecc_uncorrected = out->ecc_known ? f->ecc_unc : OD_UNKNOWN;
+	out->ecc_corrected = out->ecc_known ? f->ecc_corr : OD_UNKNOWN;
+	out->ecc_uncorrected_total = out->ecc_known ? f->ecc_unc : OD_UNKNOWN;
+	if (!out->ecc_known)
+		snprintf(out->ecc_why, sizeof out->ecc_why, "not supported");
+	out->remap_known = f->spec.remap_rows;
+	out->remapped_uncorrectable = out->remap_known ? f->remap_unc :
+	    OD_UNKNOWN;
+	out->remapped_correctable = out->remap_known ? f->remap_corr :
+	    OD_UNKNOWN;
+	out->remap_pending = out->remap_known && f->pending;
+	out->remap_failure = out->remap_known && f->spec.remap_failure;
+	if (!out->remap_known)
+		snprintf(out->remap_why, sizeof out->remap_why,
+		    "not supported");
 	/* Ampere and later remap rows instead of retiring pages. */
 	out->retired_known = false;
-	if (!out->ecc_known)
-		snprintf(out->note, sizeof out->note, "ECC is off on this "
-		    "device");
-	else if (f->parent[0] != '\0')
+	out->on_parent = f->parent[0] != '\0';
+	if (!out->ecc_known || !out->remap_known)
+		snprintf(out->note, sizeof out->note, "%s%s%s",
+		    !out->ecc_known ? "ECC counters not supported (ECC is off "
+		    "on this device)" : "", !out->ecc_known &&
+		    !out->remap_known ? "; " : "", !out->remap_known ?
+		    "remapped-row counters not supported" : "");
+	else if (out->on_parent)
 		snprintf(out->note, sizeof out->note, "counters read on the "
 		    "parent GPU %.96s (a MIG instance has none of its own)",
 		    f->parent);
@@ -761,6 +790,7 @@ dv_fake_default(dv_fake_spec *s)
 	s->granularity = 2LL << 20;
 	s->vmm = s->nvml = s->cupti = s->proc_list = true;
 	s->ecc_enabled = 1;
+	s->remap_rows = true;
 	/* H100 SXM: 2619 MHz and 5120 bits, 3.35 TB/s. */
 	s->mem_clock_khz = 2619000;
 	s->bus_width_bits = 5120;
@@ -868,6 +898,18 @@ fk_set(dv_fake_spec *s, const char *key, const char *v, od_error *err)
 		ok = fk_bool(v, &s->remap_pending);
 	} else if (strcmp(key, "remap_failure") == 0) {
 		ok = fk_bool(v, &s->remap_failure);
+	} else if (strcmp(key, "remap_rows") == 0) {
+		ok = fk_bool(v, &s->remap_rows);
+	} else if (strcmp(key, "ecc_uncorrected_rise") == 0) {
+		ok = fk_int(v, &s->ecc_uncorrected_rise);
+	} else if (strcmp(key, "ecc_corrected_rise") == 0) {
+		ok = fk_int(v, &s->ecc_corrected_rise);
+	} else if (strcmp(key, "remapped_rise") == 0) {
+		ok = fk_int(v, &s->remapped_rise);
+	} else if (strcmp(key, "remapped_correctable_rise") == 0) {
+		ok = fk_int(v, &s->remapped_correctable_rise);
+	} else if (strcmp(key, "remap_pending_rise") == 0) {
+		ok = fk_bool(v, &s->remap_pending_rise);
 	} else if (strcmp(key, "fail_alloc") == 0) {
 		ok = fk_int(v, &n) && n < 1000000;
 		s->fail_alloc = (int)n;

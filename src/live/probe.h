@@ -101,7 +101,9 @@ typedef struct {
 	bool pat_ran, bw_ran, health_ran;
 	dv_pattern pat;
 	dv_bandwidth bw;
-	dv_health health;
+	dv_health health;       /* the counters before the tests */
+	dv_health health_after; /* and after them */
+	bool health_after_ran;
 	double peak_bps;
 } pb_result;
 

@@ -780,12 +780,72 @@ pb_processes(pb_session *s, pb_result *r)
 	r->ran = true;
 }
 
+/* A counter before and after the tests, or why it is not known (never
+ * 0 for one NVML does not give). */
+static void
+pm_counter(pb_result *r, const char *before, const char *after,
+    int64_t a, int64_t b, bool after_read, const char *why)
+{
+	if (a < 0) {
+		pm_str(r, before, why[0] != '\0' ? why : "not read");
+		return;
+	}
+	pm_int(r, before, a);
+	if (!after_read || b < 0)
+		pm_str(r, after, "not read");
+	else
+		pm_int(r, after, b);
+}
+
+/*
+ * The ECC and remapped-row counters read before and after the tests, as
+ * DCGM's diagnostic reads them around its own (NVIDIA DCGM, "Diagnostic"
+ * plugin); the volatile ECC counts (nvmlDeviceGetTotalEccErrors with
+ * NVML_VOLATILE_ECC) and the remapped rows (nvmlDeviceGetRemappedRows).
+ * The judge (probe_verdict.c) reads the rise.
+ */
+static void
+pb_counters(pb_result *r)
+{
+	const dv_health *h = &r->health, *g = &r->health_after;
+	bool ok = r->health_after_ran;
+
+	if (!r->health_ran)
+		return;
+	pm_counter(r, "ecc_uncorrected_volatile",
+	    "ecc_uncorrected_volatile_after", h->ecc_uncorrected,
+	    ok && g->ecc_known ? g->ecc_uncorrected : OD_UNKNOWN, ok,
+	    h->ecc_why);
+	pm_counter(r, "ecc_corrected_volatile", "ecc_corrected_volatile_after",
+	    h->ecc_corrected, ok && g->ecc_known ? g->ecc_corrected :
+	    OD_UNKNOWN, ok, h->ecc_why);
+	if (h->ecc_known && h->ecc_uncorrected_total >= 0)
+		pm_int(r, "ecc_uncorrected_aggregate",
+		    h->ecc_uncorrected_total);
+	pm_counter(r, "remapped_rows_uncorrectable",
+	    "remapped_rows_uncorrectable_after", h->remapped_uncorrectable,
+	    ok && g->remap_known ? g->remapped_uncorrectable : OD_UNKNOWN, ok,
+	    h->remap_why);
+	pm_counter(r, "remapped_rows_correctable",
+	    "remapped_rows_correctable_after", h->remapped_correctable,
+	    ok && g->remap_known ? g->remapped_correctable : OD_UNKNOWN, ok,
+	    h->remap_why);
+	if (h->remap_known) {
+		pm_bool(r, "remap_pending", h->remap_pending);
+		if (ok && g->remap_known)
+			pm_bool(r, "remap_pending_after", g->remap_pending);
+		pm_bool(r, "remap_failure", h->remap_failure ||
+		    (ok && g->remap_known && g->remap_failure));
+	}
+	if (h->on_parent)
+		pm_bool(r, "counters_on_parent_gpu", true);
+}
+
 static void
 pb_health(pb_session *s, pb_result *r)
 {
 	const dv_info *info = dv_info_of(s->d);
 	int64_t arr, bytes, room;
-	dv_health after;
 	od_error err;
 	dv_status st;
 	int a, b, c, id, n0 = dv_count(s->d);
@@ -847,9 +907,8 @@ pb_health(pb_session *s, pb_result *r)
 	dv_free_from(s->d, n0);
 counters:
 	/* Counters again: errors the tests themselves caused. */
-	if (r->health_ran && dv_health_read(s->d, &after) == DV_OK &&
-	    after.ecc_known)
-		r->health.ecc_uncorrected = after.ecc_uncorrected;
+	r->health_after_ran = r->health_ran && dv_health_read(s->d,
+	    &r->health_after) == DV_OK;
 	if (r->bw_ran) {
 		pm_bytes(r, "bandwidth_array_bytes", r->bw.array_bytes);
 		pm_num(r, "copy_bytes_per_second", PM_RATE, r->bw.copy_bps);
@@ -876,18 +935,7 @@ counters:
 		}
 		pm_bool(r, "pattern_cut_by_time_limit", r->pat.cut);
 	}
-	if (r->health.ecc_known) {
-		pm_int(r, "ecc_uncorrected_volatile", r->health.ecc_uncorrected);
-		pm_int(r, "ecc_corrected_volatile", r->health.ecc_corrected);
-		pm_int(r, "ecc_uncorrected_aggregate",
-		    r->health.ecc_uncorrected_total);
-	}
-	if (r->health.remap_known) {
-		pm_int(r, "remapped_rows_uncorrectable",
-		    r->health.remapped_uncorrectable);
-		pm_bool(r, "remap_pending", r->health.remap_pending);
-		pm_bool(r, "remap_failure", r->health.remap_failure);
-	}
+	pb_counters(r);
 	if (r->health.retired_known) {
 		pm_int(r, "retired_pages_dbe", r->health.retired_dbe);
 		pm_bool(r, "retired_pending", r->health.retired_pending);

@@ -323,19 +323,121 @@ pb_judge_processes(const od_event *ev, const pb_result *r, pb_verdict *v)
 	}
 }
 
+/* A sentence added to the verdict's. */
+static void pb_add(pb_verdict *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+pb_add(pb_verdict *v, const char *fmt, ...)
+{
+	size_t n = strlen(v->summary);
+	va_list ap;
+
+	if (n + 1 >= sizeof v->summary)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(v->summary + n, sizeof v->summary - n, fmt, ap);
+	va_end(ap);
+}
+
+/* How much a counter rose between the two readings; 0 when it did not,
+ * or when either reading is unknown. */
+static int64_t
+pb_rise(int64_t before, int64_t after)
+{
+	return before >= 0 && after >= 0 && after > before ? after - before :
+	    0;
+}
+
+/*
+ * The counters read before and after the tests (probe_run.c): a rise of
+ * the uncorrected ECC count, of the rows remapped for uncorrectable
+ * errors, or a remap that became pending, is a fault the tests met;
+ * true with the verdict said.  A rise of the corrected counts is added
+ * as a warning with its numbers: the hardware corrected those errors.
+ */
+static bool
+pb_judge_counters(const pb_result *r, pb_verdict *v)
+{
+	const dv_health *h = &r->health, *g = &r->health_after;
+	int64_t unc, rows;
+
+	if (!r->health_ran || !r->health_after_ran)
+		return false;
+	unc = pb_rise(h->ecc_uncorrected, g->ecc_uncorrected);
+	rows = pb_rise(h->remapped_uncorrectable, g->remapped_uncorrectable);
+	if (unc > 0) {
+		pb_say(v, PB_CONFIRMED, "The uncorrectable ECC count rose from "
+		    "%lld to %lld during the health test%s: this GPU's memory "
+		    "is faulty.", (long long)h->ecc_uncorrected,
+		    (long long)g->ecc_uncorrected, h->on_parent ? " (counted "
+		    "on the MIG instance's parent GPU)" : "");
+	} else if (rows > 0) {
+		pb_say(v, PB_CONFIRMED, "The rows remapped for uncorrectable "
+		    "errors rose from %lld to %lld during the health test: "
+		    "this GPU's memory is faulty.",
+		    (long long)h->remapped_uncorrectable,
+		    (long long)g->remapped_uncorrectable);
+	} else if (h->remap_known && g->remap_known && !h->remap_pending &&
+	    g->remap_pending) {
+		pb_say(v, PB_CONFIRMED, "A row remap became pending during the "
+		    "health test: the GPU met a memory error and needs a reset "
+		    "before its memory can be trusted.");
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* The warning on corrected errors, after whatever verdict was said. */
+static void
+pb_warn_corrected(const pb_result *r, pb_verdict *v)
+{
+	const dv_health *h = &r->health, *g = &r->health_after;
+	int64_t corr, rows;
+
+	if (!r->health_ran || !r->health_after_ran)
+		return;
+	corr = pb_rise(h->ecc_corrected, g->ecc_corrected);
+	rows = pb_rise(h->remapped_correctable, g->remapped_correctable);
+	if (corr > 0)
+		pb_add(v, "  Warning: the corrected ECC count rose from %lld to "
+		    "%lld during the test (the hardware corrected them; a "
+		    "rising count is worth watching).",
+		    (long long)h->ecc_corrected, (long long)g->ecc_corrected);
+	if (rows > 0)
+		pb_add(v, "  Warning: the rows remapped for correctable errors "
+		    "rose from %lld to %lld during the test.",
+		    (long long)h->remapped_correctable,
+		    (long long)g->remapped_correctable);
+}
+
+static void
+pb_judge_health_now(const pb_result *r, pb_verdict *v);
+
 static void
 pb_judge_health(const pb_result *r, pb_verdict *v)
 {
-	const dv_health *h = &r->health;
-	double frac = r->bw_ran && r->peak_bps > 0 ? r->bw.triad_bps /
-	    r->peak_bps : -1;
-
-	if (r->pat_ran && r->pat.errors > 0) {
+	if (r->pat_ran && r->pat.errors > 0)
 		pb_say(v, PB_CONFIRMED, "The pattern test read back %lld wrong "
 		    "word(s) over %s (first at 0x%llx): this GPU's memory is "
 		    "faulty.", (long long)r->pat.errors, sz(r->pat.bytes).s,
 		    (unsigned long long)r->pat.bad[0]);
-	} else if (h->ecc_known && h->ecc_uncorrected > 0) {
+	else if (!pb_judge_counters(r, v))
+		pb_judge_health_now(r, v);
+	pb_warn_corrected(r, v);
+}
+
+/* The verdict from the counters as they stand and the tests' figures. */
+static void
+pb_judge_health_now(const pb_result *r, pb_verdict *v)
+{
+	const dv_health *h = r->health_after_ran ? &r->health_after :
+	    &r->health;
+	double frac = r->bw_ran && r->peak_bps > 0 ? r->bw.triad_bps /
+	    r->peak_bps : -1;
+
+	if (h->ecc_known && h->ecc_uncorrected > 0) {
 		pb_say(v, PB_CONFIRMED, "The driver counts %lld uncorrectable "
 		    "ECC error(s) since it loaded.",
 		    (long long)h->ecc_uncorrected);
@@ -358,10 +460,13 @@ pb_judge_health(const pb_result *r, pb_verdict *v)
 			snprintf(bw, sizeof bw, "bandwidth not compared (no "
 			    "peak known)");
 		pb_say(v, PB_REFUTED, "No pattern errors over %s in %d "
-		    "passes, no uncorrectable ECC errors or pending remaps, "
-		    "%s.  These checks pass now; that is not a general "
-		    "statement of health.", sz(r->pat.bytes).s,
-		    r->pat.passes, bw);
+		    "passes, %s, %s%s, %s.  These checks pass now; that is not "
+		    "a general statement of health.", sz(r->pat.bytes).s,
+		    r->pat.passes, h->ecc_known ? "no uncorrectable ECC errors" :
+		    "ECC counters not supported", h->remap_known ?
+		    "no pending or failed remaps" : "remapped-row counters not "
+		    "supported", r->health_after_ran ? " (the counters read "
+		    "before and after the test)" : "", bw);
 	} else if (frac >= 0 && frac < 0.65) {
 		pb_say(v, PB_INCONCLUSIVE, "No memory errors were found, but "
 		    "the triad bandwidth is only %.0f%% of the peak (suspect "

@@ -613,6 +613,115 @@ test_health(void **state)
 	}
 }
 
+/* A measurement of r by key, or NULL. */
+static const pb_meas *
+meas(const pb_result *r, const char *key)
+{
+	int i;
+
+	for (i = 0; i < r->nm; i++)
+		if (strcmp(r->m[i].key, key) == 0)
+			return &r->m[i];
+	return NULL;
+}
+
+/* The counters read before and after the health test: a rise of the
+ * uncorrected count, of the rows remapped for uncorrectable errors or a
+ * remap that became pending confirms a fault; a rise of the corrected
+ * ones is a warning with its numbers; counters the part lacks are said
+ * to be not supported, never 0.  The control: in a read-only session the
+ * memory is not exercised, so the injected rise does not come. */
+static void
+test_health_counters(void **state)
+{
+	static const struct {
+		const char *settings;
+		pb_outcome want;
+		const char *says;
+	} cases[] = {
+		{ "ecc_uncorrected_rise=2", PB_CONFIRMED,
+		  "uncorrectable ECC count rose from 0 to 2 during" },
+		{ "ecc_uncorrected=1,ecc_uncorrected_rise=2", PB_CONFIRMED,
+		  "rose from 1 to 3 during" },
+		{ "remapped_rise=1", PB_CONFIRMED,
+		  "uncorrectable errors rose from 0 to 1" },
+		{ "remap_pending_rise=yes", PB_CONFIRMED,
+		  "became pending during the health test" },
+		{ "ecc_corrected=4,ecc_corrected_rise=5", PB_REFUTED,
+		  "Warning: the corrected ECC count rose from 4 to 9" },
+		{ "remapped_correctable_rise=2", PB_REFUTED,
+		  "correctable errors rose from 0 to 2" },
+		{ "ecc=no", PB_REFUTED, "ECC counters not supported, no pending" },
+		{ "remap_rows=no", PB_REFUTED,
+		  "no uncorrectable ECC errors, remapped-row counters not "
+		  "supported" },
+		{ "ecc=no,remap_rows=no", PB_INCONCLUSIVE,
+		  "counters could not be read" },
+	};
+	dv_fake_spec spec;
+	od_event ev;
+	size_t i;
+
+	(void)state;
+	event(&ev, OD_UNKNOWN, OD_UNKNOWN, OD_UNKNOWN, OD_UNKNOWN, OD_UNKNOWN);
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		dv_device *d = fake(cases[i].settings, &spec);
+		pb_session *s = session(d, 90, false);
+		pb_verdict v = judge(s, PB_HEALTH, "hardware_fault", &ev);
+
+		if (v.outcome != cases[i].want ||
+		    strstr(v.summary, cases[i].says) == NULL)
+			fail_msg("%s: %s: %s", cases[i].settings,
+			    pb_outcome_name(v.outcome), v.summary);
+		assert_true(v.result->health_after_ran);
+		pb_session_free(s);
+		dv_close(d);
+	}
+	/* Not supported is said, not 0. */
+	{
+		dv_device *d = fake("ecc=no,remap_rows=no", &spec);
+		pb_session *s = session(d, 90, false);
+		const pb_result *r = pb_run(s, PB_HEALTH, &ev);
+		const pb_meas *m = meas(r, "ecc_corrected_volatile");
+
+		assert_non_null(m);
+		assert_int_equal(m->type, PM_STR);
+		assert_string_equal(m->s, "not supported");
+		m = meas(r, "remapped_rows_uncorrectable");
+		assert_non_null(m);
+		assert_string_equal(m->s, "not supported");
+		assert_null(meas(r, "ecc_corrected_volatile_after"));
+		assert_int_equal(r->health.ecc_corrected, OD_UNKNOWN);
+		pb_session_free(s);
+		dv_close(d);
+	}
+	/* The figures before and after, as measurements. */
+	{
+		dv_device *d = fake("ecc_corrected_rise=5", &spec);
+		pb_session *s = session(d, 90, false);
+		const pb_result *r = pb_run(s, PB_HEALTH, &ev);
+
+		assert_int_equal(meas(r, "ecc_corrected_volatile")->i, 0);
+		assert_int_equal(meas(r, "ecc_corrected_volatile_after")->i, 5);
+		pb_session_free(s);
+		dv_close(d);
+	}
+	/* The control: read-only, no test, so no rise and no verdict from
+	 * one. */
+	{
+		dv_device *d = fake("ecc_uncorrected_rise=2,remap_pending_rise="
+		    "yes", &spec);
+		pb_session *s = session(d, 90, true);
+		pb_verdict v = judge(s, PB_HEALTH, "hardware_fault", &ev);
+
+		assert_int_not_equal(v.outcome, PB_CONFIRMED);
+		assert_false(v.result->pat_ran);
+		assert_null(strstr(v.summary, "rose"));
+		pb_session_free(s);
+		dv_close(d);
+	}
+}
+
 /* A kernel that overruns the time limit ends the session: later probes
  * do not run, and the session reports the device error. */
 static void
@@ -1094,6 +1203,7 @@ main(void)
 		cmocka_unit_test(test_largest_allocation),
 		cmocka_unit_test(test_context_cost),
 		cmocka_unit_test(test_health),
+		cmocka_unit_test(test_health_counters),
 		cmocka_unit_test(test_timeout_ends_session),
 		cmocka_unit_test(test_injected_failure),
 		cmocka_unit_test(test_tenant_mid_run),
