@@ -214,7 +214,7 @@ typedef struct {
 	int64_t delay_ms;       /* each kernel takes this long, for real */
 	bool no_gpu;            /* injected: opening fails as with no GPU */
 	int gpus;               /* GPUs on the fake node, each like the spec */
-	bool mig;               /* GPU 0 has one MIG instance (1/7 of it) */
+	int mig;                /* MIG instances on GPU 0, each 1/7 of it */
 	bool contiguous;        /* the old one-range model: a control only */
 } dv_fake_spec;
 
@@ -367,6 +367,30 @@ const char *dv_status_name(dv_status st);
 /* The fake device: defaults, and "key=value,..." settings over them. */
 void dv_fake_default(dv_fake_spec *spec);
 bool dv_fake_parse(dv_fake_spec *spec, const char *text, od_error *err);
+
+/*
+ * How a backend finds a MIG instance.  CUDA enumerates a MIG instance
+ * only through CUDA_VISIBLE_DEVICES=MIG-<UUID>, set before cuInit (NVIDIA
+ * MIG User Guide, "Running CUDA Applications on Bare-Metal" and "Device
+ * Enumeration"); NVML finds it with nvmlDeviceGetHandleByUUID, and its
+ * parent GPU, which holds the ECC and remapped-row counters, with
+ * nvmlDeviceGetDeviceHandleFromMigDeviceHandle.
+ */
+typedef struct {
+	bool mig;               /* the device is a MIG instance */
+	char uuid[96];          /* its UUID */
+	bool from_env;          /* named by CUDA_VISIBLE_DEVICES, not by id */
+	int cuda_index;         /* its CUDA ordinal once CUDA_VISIBLE_DEVICES
+	                         * is set to uuid: 0 */
+} dv_selection;
+
+/*
+ * The MIG instance that id names (MIG-...), or, with no id, the entry
+ * index of visible (the process's CUDA_VISIBLE_DEVICES, NULL for none)
+ * when that entry is a MIG UUID; out->mig false otherwise.
+ */
+void dv_select(const char *id, int index, const char *visible,
+    dv_selection *out);
 
 /* Whether id (a UUID, or a PCI bus id with or without its domain) names
  * the device of info; case is ignored. */

@@ -207,23 +207,39 @@ fk_resolve(const dv_fake_spec *s, const dv_config *cfg, dv_info *info)
 		if (dv_id_matches(info, cfg->id))
 			return true;
 	}
-	if (s->mig) {
-		dv_info parent;
+	info->uuid[0] = info->pci_bus_id[0] = '\0';
+	return false;
+}
 
-		memset(&parent, 0, sizeof parent);
-		fk_ids(0, &parent);
+/*
+ * A MIG instance of the fake node's GPU 0, chosen as the CUDA backend
+ * chooses one (dv_select): by its UUID in --device, or in the process's
+ * CUDA_VISIBLE_DEVICES; the instance is then CUDA's device 0, as it is
+ * with CUDA_VISIBLE_DEVICES=MIG-<UUID>.  Its counters are the parent's.
+ */
+static bool
+fk_resolve_mig(const dv_fake_spec *s, const dv_selection *sel,
+    dv_info *info)
+{
+	dv_info parent;
+	int k;
+
+	memset(&parent, 0, sizeof parent);
+	fk_ids(0, &parent);
+	for (k = 0; k < s->mig; k++) {
 		snprintf(info->uuid, sizeof info->uuid,
-		    "MIG-fa4e0000-0000-4000-8000-%012x", 0x100u);
+		    "MIG-fa4e0000-0000-4000-8000-%012x", 0x100u + (unsigned)k);
+		if (strcasecmp(info->uuid, sel->uuid) != 0)
+			continue;
 		snprintf(info->parent_uuid, sizeof info->parent_uuid, "%s",
 		    parent.uuid);
 		snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "%s",
 		    parent.pci_bus_id);
-		info->index = 0;
-		if (strcasecmp(info->uuid, cfg->id) == 0)
-			return true;
-		info->parent_uuid[0] = '\0';
+		info->index = sel->cuda_index;
+		info->count = 1;
+		return true;
 	}
-	info->uuid[0] = info->pci_bus_id[0] = '\0';
+	info->uuid[0] = '\0';
 	return false;
 }
 
@@ -231,6 +247,7 @@ static dv_status
 fk_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 {
 	const dv_fake_spec *s = cfg->fake;
+	dv_selection sel;
 	fk_dev *f;
 	int i;
 
@@ -242,8 +259,14 @@ fk_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 		od_error_set(err, NULL, 0, 0, "no CUDA GPU (fake device)");
 		return DV_UNSUPPORTED;
 	}
-	if (!fk_resolve(s, cfg, info)) {
-		if (cfg->id != NULL && cfg->id[0] != '\0')
+	dv_select(cfg->id, cfg->index, getenv("CUDA_VISIBLE_DEVICES"), &sel);
+	if (sel.mig ? !fk_resolve_mig(s, &sel, info) :
+	    !fk_resolve(s, cfg, info)) {
+		if (sel.mig)
+			od_error_set(err, NULL, 0, 0, "no MIG instance %.80s on "
+			    "the fake node%s", sel.uuid, sel.from_env ? " (named "
+			    "by CUDA_VISIBLE_DEVICES)" : "");
+		else if (cfg->id != NULL && cfg->id[0] != '\0')
 			od_error_set(err, NULL, 0, 0, "no GPU %.80s on the fake "
 			    "node", cfg->id);
 		else
@@ -942,7 +965,12 @@ fk_set(dv_fake_spec *s, const char *key, const char *v, od_error *err)
 		ok = fk_int(v, &n) && n >= 1 && n <= 64;
 		s->gpus = (int)n;
 	} else if (strcmp(key, "mig") == 0) {
-		ok = fk_bool(v, &s->mig);
+		/* yes (one instance), no, or how many (up to 7). */
+		if (fk_bool(v, &b))
+			n = b;
+		else
+			ok = fk_int(v, &n) && n <= 7;
+		s->mig = (int)n;
 	} else if (strcmp(key, "contiguous") == 0) {
 		ok = fk_bool(v, &s->contiguous);
 	} else if (strcmp(key, "no_gpu") == 0) {

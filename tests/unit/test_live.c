@@ -722,6 +722,113 @@ test_health_counters(void **state)
 	}
 }
 
+/* Opens the fake node's device by id (or index), NULL with *st set. */
+static dv_device *
+fake_open(const char *settings, const char *id, int index,
+    dv_fake_spec *spec, dv_status *st, od_error *err)
+{
+	dv_config cfg;
+
+	memset(&cfg, 0, sizeof cfg);
+	memset(err, 0, sizeof *err);
+	dv_fake_default(spec);
+	assert_true(dv_fake_parse(spec, settings, err));
+	cfg.fake = spec;
+	cfg.time_limit = 10;
+	cfg.id = id;
+	cfg.index = index;
+	return dv_open("fake", &cfg, st, err);
+}
+
+/*
+ * MIG by UUID: the selection (dv_select, what the CUDA backend sets
+ * CUDA_VISIBLE_DEVICES to before cuInit) from --device or from the
+ * process's CUDA_VISIBLE_DEVICES, and the fake's MIG layout found by it:
+ * the instance's memory, its parent's counters.  The controls: a GPU's
+ * UUID, a plain index list and the parent's PCI bus id select no
+ * instance.
+ */
+static void
+test_mig_selection(void **state)
+{
+	static const char i0[] = "MIG-fa4e0000-0000-4000-8000-000000000100";
+	static const char i1[] = "MIG-fa4e0000-0000-4000-8000-000000000101";
+	char vis[128];
+	dv_selection sel;
+	dv_fake_spec spec;
+	od_error err;
+	dv_status st;
+	dv_device *d;
+	const dv_info *info;
+	pb_session *s;
+	const pb_result *r;
+
+	(void)state;
+	dv_select(i1, 3, "0,1", &sel);
+	assert_true(sel.mig);
+	assert_false(sel.from_env);
+	assert_string_equal(sel.uuid, i1);
+	assert_int_equal(sel.cuda_index, 0);
+	snprintf(vis, sizeof vis, "0, %s,2", i1);
+	dv_select(NULL, 1, vis, &sel);
+	assert_true(sel.mig);
+	assert_true(sel.from_env);
+	assert_string_equal(sel.uuid, i1);
+	dv_select(NULL, 0, vis, &sel);
+	assert_false(sel.mig);
+	dv_select(NULL, 5, vis, &sel);
+	assert_false(sel.mig);
+	dv_select("GPU-fa4e0000-0000-4000-8000-000000000000", 0, vis, &sel);
+	assert_false(sel.mig);
+	dv_select(NULL, 0, NULL, &sel);
+	assert_false(sel.mig);
+
+	/* The second of two instances, by --device. */
+	d = fake_open("mig=2,total=70GiB", i1, 0, &spec, &st, &err);
+	assert_non_null(d);
+	info = dv_info_of(d);
+	assert_string_equal(info->uuid, i1);
+	assert_string_equal(info->parent_uuid,
+	    "GPU-fa4e0000-0000-4000-8000-000000000000");
+	assert_int_equal(info->total, 10 * GIB);
+	s = session(d, 90, false);
+	r = pb_run(s, PB_HEALTH, NULL);
+	assert_true(r->health.on_parent);
+	assert_non_null(strstr(r->health.note, "parent GPU"));
+	pb_session_free(s);
+	dv_close(d);
+
+	/* By CUDA_VISIBLE_DEVICES, as a Slurm or Kubernetes job gets it. */
+	snprintf(vis, sizeof vis, "%s", i0);
+	assert_int_equal(setenv("CUDA_VISIBLE_DEVICES", vis, 1), 0);
+	d = fake_open("mig=2,total=70GiB", NULL, 0, &spec, &st, &err);
+	assert_non_null(d);
+	assert_string_equal(dv_info_of(d)->uuid, i0);
+	assert_int_equal(dv_info_of(d)->total, 10 * GIB);
+	dv_close(d);
+	/* An instance the node lacks is refused, saying where it came
+	 * from. */
+	assert_int_equal(setenv("CUDA_VISIBLE_DEVICES",
+	    "MIG-fa4e0000-0000-4000-8000-000000000105", 1), 0);
+	d = fake_open("mig=2", NULL, 0, &spec, &st, &err);
+	assert_null(d);
+	assert_int_equal(st, DV_UNSUPPORTED);
+	assert_non_null(strstr(err.msg, "CUDA_VISIBLE_DEVICES"));
+	assert_int_equal(unsetenv("CUDA_VISIBLE_DEVICES"), 0);
+
+	/* Controls: the parent's PCI bus id is the whole GPU. */
+	d = fake_open("mig=2,total=70GiB", "00000000:18:00.0", 0, &spec, &st,
+	    &err);
+	assert_non_null(d);
+	assert_string_equal(dv_info_of(d)->parent_uuid, "");
+	assert_int_equal(dv_info_of(d)->total, 70 * GIB);
+	dv_close(d);
+	/* MIG off: no instance. */
+	d = fake_open("gpus=1", i0, 0, &spec, &st, &err);
+	assert_null(d);
+	assert_non_null(strstr(err.msg, "no MIG instance"));
+}
+
 /* A kernel that overruns the time limit ends the session: later probes
  * do not run, and the session reports the device error. */
 static void
@@ -1204,6 +1311,7 @@ main(void)
 		cmocka_unit_test(test_context_cost),
 		cmocka_unit_test(test_health),
 		cmocka_unit_test(test_health_counters),
+		cmocka_unit_test(test_mig_selection),
 		cmocka_unit_test(test_timeout_ends_session),
 		cmocka_unit_test(test_injected_failure),
 		cmocka_unit_test(test_tenant_mid_run),
