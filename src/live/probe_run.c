@@ -25,8 +25,10 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>             /* usleep */
 
 #include "probe.h"
+#include "torch_baseline.h"
 
 #define PB_PAGE (2LL << 20)     /* what cudaMalloc rounds large blocks to */
 #define PB_CHUNK (1LL << 30)    /* chunks of the allocations that fill */
@@ -320,6 +322,82 @@ pb_mem(pb_session *s, pb_result *r, int64_t *free_b, int64_t *total)
 
 static void pb_baseline(pb_result *r);
 
+/* What the interpreter's wait is used for: NVML's per-process figure. */
+typedef struct {
+	pb_session *s;
+	int64_t nvml_bytes;     /* -1: the list does not show the child */
+} pb_tb_wait;
+
+static void
+pb_tb_during(void *arg, const tb_reading *t)
+{
+	pb_tb_wait *w = arg;
+	dv_proc v[DV_PROCS_MAX];
+	bool known = false;
+	int n, i;
+
+	n = dv_processes(w->s->d, v, DV_PROCS_MAX, &known);
+	for (i = 0; known && i < n; i++)
+		if (v[i].pid == t->pid && v[i].bytes > 0)
+			w->nvml_bytes = v[i].bytes;
+}
+
+/*
+ * The second baseline: an empty PyTorch process on this GPU (its cost
+ * is the free memory before it started, with our context, less what it
+ * reads once its own context exists; NVML's per-process figure for its
+ * pid, where the list shows it, is the one judged, the process's own
+ * memory).  Waits, a few seconds at most, until the child's memory is
+ * back, so that the tenant checks do not take it for a tenant.
+ */
+static void
+pb_torch_baseline(pb_session *s, pb_result *r)
+{
+	pb_tb_wait w = { .s = s, .nvml_bytes = -1 };
+	int64_t before, total, now, cost;
+	tb_reading t;
+	int tries;
+
+	if (!pb_mem(s, r, &before, &total))
+		return;
+	if (!tb_run(s->o.torch_python, dv_info_of(s->d)->uuid, pb_tb_during,
+	    &w, &t)) {
+		pm_str(r, "torch_baseline_note", t.note);
+		return;
+	}
+	if ((double)(t.total > total ? t.total - total : total - t.total) >
+	    0.01 * (double)total) {
+		pm_str(r, "torch_baseline_note", "the interpreter saw another "
+		    "GPU (its total memory differs)");
+		return;
+	}
+	cost = before - t.free_b;
+	for (tries = 0; tries < 50; tries++) {
+		if (!pb_mem(s, r, &now, &total) || now >= before - 64 * PB_MIB)
+			break;
+		usleep(100000);
+	}
+	if (cost <= 0 && w.nvml_bytes < 0) {
+		pm_str(r, "torch_baseline_note", "the interpreter's context "
+		    "took no memory that could be seen");
+		return;
+	}
+	r->torch_context = w.nvml_bytes >= 0 ? w.nvml_bytes : cost;
+	snprintf(r->torch_baseline, sizeof r->torch_baseline, "empty PyTorch "
+	    "process (torch %s, CUDA %s, CUDA_MODULE_LOADING %s)",
+	    t.torch[0] ? t.torch : "unknown", t.cuda[0] ? t.cuda : "unknown",
+	    t.loading[0] ? t.loading : "unknown");
+	pm_bytes(r, "torch_context_bytes", r->torch_context);
+	pm_str(r, "torch_baseline", r->torch_baseline);
+	pm_bytes(r, "torch_free_delta_bytes", cost);
+	if (w.nvml_bytes >= 0)
+		pm_bytes(r, "torch_nvml_bytes", w.nvml_bytes);
+	pm_str(r, "torch_method", w.nvml_bytes >= 0 ? "NVML: the "
+	    "interpreter's per-process memory while it waited" :
+	    "cudaMemGetInfo: the free memory before the interpreter started "
+	    "less what it read once its context existed");
+}
+
 static void
 pb_context_cost(pb_session *s, pb_result *r)
 {
@@ -336,6 +414,8 @@ pb_context_cost(pb_session *s, pb_result *r)
 	    "was created");
 	pm_str(r, "baseline", r->baseline);
 	r->ran = true;
+	if (s->o.torch_python != NULL)
+		pb_torch_baseline(s, r);
 }
 
 /*
@@ -998,7 +1078,7 @@ pb_run(pb_session *s, pb_probe p, const od_event *ev)
 	s->res[s->nres++] = r;
 	r->probe = p;
 	memcpy(r->key, key, sizeof key);
-	r->context = -1;
+	r->context = r->torch_context = -1;
 	r->free_now = r->total_now = r->cap = -1;
 	r->others = -1;
 	r->request_fit = -1;

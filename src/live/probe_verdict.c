@@ -77,12 +77,61 @@ pb_shortfall(const od_event *ev)
  * the shortfall: what is beyond the baseline confirms the cause only when
  * giving it back would have served the request.
  */
+/*
+ * The same judged against both baselines (--torch-baseline): the job ran
+ * PyTorch, so its memory outside the allocator holds at least what an
+ * empty PyTorch process costs; only what is beyond that can be given
+ * back, and it confirms the cause when it covers the shortfall.  What is
+ * beyond the bare context but not beyond PyTorch's own is PyTorch's.
+ */
+static void
+pb_judge_context_torch(const od_event *ev, const pb_result *r,
+    pb_verdict *v)
+{
+	int64_t n = ev->mem.non_framework, ctx = r->context;
+	int64_t tc = r->torch_context, need = pb_shortfall(ev);
+	int64_t extra = dv_sat_sub(n, tc), bare = dv_sat_sub(n, ctx);
+
+	if (extra <= dv_sat_add(tc / 4, 128 * PB_MIB)) {
+		pb_say(v, PB_REFUTED, "The %s outside the allocator is %s "
+		    "what an %s costs here (%s, measured; a %s costs %s): "
+		    "nothing beyond what PyTorch itself needs can go.",
+		    sz(n).s, -extra > dv_sat_add(tc / 4, 128 * PB_MIB) ?
+		    "less than" : "about", r->torch_baseline, sz(tc).s,
+		    r->baseline, sz(ctx).s);
+	} else if (need < 0) {
+		pb_say(v, PB_INCONCLUSIVE, "The process held %s outside the "
+		    "allocator, %s beyond an %s (%s, measured) and %s beyond a "
+		    "%s (%s); the log gives no shortfall to judge it against.",
+		    sz(n).s, sz(extra).s, r->torch_baseline, sz(tc).s,
+		    sz(bare).s, r->baseline, sz(ctx).s);
+	} else if (extra >= need) {
+		pb_say(v, PB_CONFIRMED, "The process held %s outside the "
+		    "allocator; an %s costs %s here and a %s %s (both "
+		    "measured), so %s came from libraries' workspaces, NCCL "
+		    "buffers or another framework, which covers the %s "
+		    "shortfall.", sz(n).s, r->torch_baseline, sz(tc).s,
+		    r->baseline, sz(ctx).s, sz(extra).s, sz(need).s);
+	} else {
+		pb_say(v, PB_INCONCLUSIVE, "The process held %s outside the "
+		    "allocator, %s beyond an %s (%s, measured) and %s beyond a "
+		    "%s (%s): beyond PyTorch's own, less than the %s "
+		    "shortfall, so giving it back alone would not have served "
+		    "the request.", sz(n).s, sz(extra).s, r->torch_baseline,
+		    sz(tc).s, sz(bare).s, r->baseline, sz(ctx).s, sz(need).s);
+	}
+}
+
 static void
 pb_judge_context(const od_event *ev, const pb_result *r, pb_verdict *v)
 {
 	int64_t n = ev->mem.non_framework, ctx = r->context, extra;
 	int64_t need = pb_shortfall(ev);
 
+	if (n >= 0 && r->torch_context > 0) {
+		pb_judge_context_torch(ev, r, v);
+		return;
+	}
 	if (n < 0) {
 		pb_say(v, PB_INCONCLUSIVE, "A %s costs %s on this device, but "
 		    "the log gives no non-framework figure to compare it "
@@ -532,8 +581,13 @@ pb_describe(const pb_result *r, char *buf, size_t len)
 	}
 	switch (r->probe) {
 	case PB_CONTEXT_COST:
-		snprintf(buf, len, "A %s costs %s on this device.",
-		    r->baseline, sz(r->context).s);
+		if (r->torch_context > 0)
+			snprintf(buf, len, "A %s costs %s on this device, an "
+			    "%s %s.", r->baseline, sz(r->context).s,
+			    r->torch_baseline, sz(r->torch_context).s);
+		else
+			snprintf(buf, len, "A %s costs %s on this device.",
+			    r->baseline, sz(r->context).s);
 		break;
 	case PB_PROCESSES: {
 		int64_t others = 0;

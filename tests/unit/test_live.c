@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -23,6 +24,7 @@
 #include "core.h"
 #include "probe.h"
 #include "session.h"
+#include "torch_baseline.h"
 #ifdef OOMDOC_HAVE_CUDA
 #include "cupti_load.h"
 #endif
@@ -570,6 +572,190 @@ test_context_cost(void **state)
 	dv_close(d);
 }
 
+/* A measurement of r by key, or NULL. */
+static const pb_meas *
+meas(const pb_result *r, const char *key)
+{
+	int i;
+
+	for (i = 0; i < r->nm; i++)
+		if (strcmp(r->m[i].key, key) == 0)
+			return &r->m[i];
+	return NULL;
+}
+
+/* The interpreter's line: a reading, its errors, and what is not one. */
+static void
+test_torch_parse(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"oomdoc-torch-baseline 2 pid=1 free=1 total=2",
+		"pid=1 free=1 total=2",
+		"oomdoc-torch-baseline 1 pid=1 free=3 total=2",
+		"oomdoc-torch-baseline 1 pid=0 free=1 total=2",
+		"oomdoc-torch-baseline 1 pid=1 total=2",
+		"oomdoc-torch-baseline 1 pid=1 free=-1 total=2",
+		"oomdoc-torch-baseline 1 pid=1 free=1 total=99999999999999999999",
+		"oomdoc-torch-baseline 1 pid=1 free=1 total=2 torch=$(rm)",
+		"oomdoc-torch-baseline 1 pid=1 free=1 total=2 junk",
+		"oomdoc-torch-baseline 1 pid=1 free=1 total=2 torch=" "0123456789"
+		    "0123456789012345678901234567890123456789",
+	};
+	tb_reading t;
+	size_t i;
+
+	(void)state;
+	assert_true(tb_parse("oomdoc-torch-baseline 1 pid=4242 torch=2.5.1 "
+	    "cuda=12.4 free=1000 total=2000 loading=LAZY future=x\n", &t));
+	assert_int_equal(t.pid, 4242);
+	assert_int_equal(t.free_b, 1000);
+	assert_int_equal(t.total, 2000);
+	assert_string_equal(t.torch, "2.5.1");
+	assert_string_equal(t.cuda, "12.4");
+	assert_string_equal(t.loading, "LAZY");
+	assert_false(tb_parse("oomdoc-torch-baseline 1 error=no-torch\n", &t));
+	assert_non_null(strstr(t.note, "no PyTorch"));
+	assert_false(tb_parse("oomdoc-torch-baseline 1 error=no-cuda\n", &t));
+	assert_non_null(strstr(t.note, "could not start CUDA"));
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		if (tb_parse(bad[i], &t) || t.note[0] == '\0')
+			fail_msg("accepted: %s", bad[i]);
+}
+
+/* The context's verdict against an empty PyTorch process (a stand-in
+ * interpreter prints what the real script prints), beside the bare
+ * context: memory that a bare context leaves unexplained but PyTorch's
+ * own context explains is not confirmed, as it would be against the bare
+ * context alone (the control). */
+static void
+test_torch_baseline(void **state)
+{
+	static const struct {
+		int64_t non_framework, requested;
+		pb_outcome bare, torch;
+		const char *says;
+	} cases[] = {
+		/* 1.2 GiB outside, a 1 GiB shortfall: PyTorch's own. */
+		{ 1229 * MIB, 2 * GIB, PB_INCONCLUSIVE, PB_REFUTED,
+		  "about what an empty PyTorch process" },
+		/* 2.3 GiB, a 1.5 GiB shortfall: beyond a bare context it
+		 * would cover it, beyond PyTorch's own it does not. */
+		{ 2355 * MIB, 2560 * MIB, PB_CONFIRMED, PB_INCONCLUSIVE,
+		  "beyond PyTorch's own, less than the 1.50 GiB shortfall" },
+		/* 4 GiB, a 1 GiB shortfall: confirmed against both. */
+		{ 4 * GIB, 2 * GIB, PB_CONFIRMED, PB_CONFIRMED,
+		  "so 3.02 GiB came from" },
+	};
+	char envout[] = "/tmp/oomdoc-torch-env-XXXXXX", vis[128];
+	dv_fake_spec spec;
+	od_event ev;
+	size_t i;
+	int fd;
+	FILE *f;
+
+	(void)state;
+	fd = mkstemp(envout);
+	assert_true(fd >= 0);
+	close(fd);
+	/* The fake: 80 GiB, a 500 MiB context; the interpreter's context
+	 * takes 1000 MiB more. */
+	assert_int_equal(setenv("FAKE_TORCH_FREE", "84326481920", 1), 0);
+	assert_int_equal(setenv("FAKE_TORCH_TOTAL", "85899345920", 1), 0);
+	assert_int_equal(setenv("FAKE_TORCH_ENV_OUT", envout, 1), 0);
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int pass;
+
+		for (pass = 0; pass < 2; pass++) {
+			dv_device *d = fake(NULL, &spec);
+			pb_opts o;
+			pb_session *s;
+			pb_verdict v;
+
+			memset(&o, 0, sizeof o);
+			o.cap = -1;
+			o.torch_python = pass ? OOMDOC_TEST_FAKE_TORCH : NULL;
+			s = pb_session_new(d, &o);
+			event(&ev, cases[i].requested, 80 * GIB, 1 * GIB,
+			    70 * GIB, 1 * GIB);
+			ev.mem.non_framework = cases[i].non_framework;
+			v = judge(s, PB_CONTEXT_COST, "non_framework_memory",
+			    &ev);
+			if (v.outcome != (pass ? cases[i].torch :
+			    cases[i].bare) || (pass && strstr(v.summary,
+			    cases[i].says) == NULL))
+				fail_msg("case %zu, %s: %s: %s", i, pass ?
+				    "torch" : "bare", pb_outcome_name(v.outcome),
+				    v.summary);
+			if (pass) {
+				assert_int_equal(v.result->torch_context,
+				    1000 * MIB);
+				assert_non_null(strstr(v.summary, "bare CUDA "
+				    "context with lazy loading"));
+				assert_non_null(strstr(v.result->torch_baseline,
+				    "torch 2.5.1, CUDA 12.4"));
+			} else {
+				assert_int_equal(v.result->torch_context, -1);
+			}
+			pb_session_free(s);
+			dv_close(d);
+		}
+	}
+	/* The interpreter ran on the GPU probed, by its UUID. */
+	f = fopen(envout, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(vis, sizeof vis, f));
+	fclose(f);
+	assert_string_equal(vis, "GPU-fa4e0000-0000-4000-8000-000000000000\n");
+	unlink(envout);
+	/* No PyTorch, or an interpreter that says nothing: the bare
+	 * baseline alone, with why. */
+	assert_int_equal(setenv("FAKE_TORCH_LINE", "error=no-torch", 1), 0);
+	{
+		dv_device *d = fake(NULL, &spec);
+		pb_opts o;
+		pb_session *s;
+		const pb_result *r;
+		const pb_meas *m;
+
+		memset(&o, 0, sizeof o);
+		o.cap = -1;
+		o.torch_python = OOMDOC_TEST_FAKE_TORCH;
+		s = pb_session_new(d, &o);
+		r = pb_run(s, PB_CONTEXT_COST, NULL);
+		assert_true(r->ran);
+		assert_int_equal(r->torch_context, -1);
+		m = meas(r, "torch_baseline_note");
+		assert_non_null(m);
+		assert_non_null(strstr(m->s, "no PyTorch"));
+		pb_session_free(s);
+		dv_close(d);
+	}
+	unsetenv("FAKE_TORCH_LINE");
+	assert_int_equal(setenv("FAKE_TORCH_SILENT", "1", 1), 0);
+	{
+		dv_device *d = fake(NULL, &spec);
+		pb_opts o;
+		pb_session *s;
+		const pb_result *r;
+
+		memset(&o, 0, sizeof o);
+		o.cap = -1;
+		o.torch_python = OOMDOC_TEST_FAKE_TORCH;
+		s = pb_session_new(d, &o);
+		r = pb_run(s, PB_CONTEXT_COST, NULL);
+		assert_int_equal(r->torch_context, -1);
+		assert_non_null(strstr(meas(r, "torch_baseline_note")->s,
+		    "without a reading"));
+		pb_session_free(s);
+		dv_close(d);
+	}
+	unsetenv("FAKE_TORCH_SILENT");
+	unsetenv("FAKE_TORCH_FREE");
+	unsetenv("FAKE_TORCH_TOTAL");
+	unsetenv("FAKE_TORCH_ENV_OUT");
+}
+
 /* Health: each fault confirms, a clean device refutes (narrowly), slow
  * memory and missing counters leave it open. */
 static void
@@ -611,18 +797,6 @@ test_health(void **state)
 		pb_session_free(s);
 		dv_close(d);
 	}
-}
-
-/* A measurement of r by key, or NULL. */
-static const pb_meas *
-meas(const pb_result *r, const char *key)
-{
-	int i;
-
-	for (i = 0; i < r->nm; i++)
-		if (strcmp(r->m[i].key, key) == 0)
-			return &r->m[i];
-	return NULL;
 }
 
 /* The counters read before and after the health test: a rise of the
@@ -1312,6 +1486,8 @@ main(void)
 		cmocka_unit_test(test_health),
 		cmocka_unit_test(test_health_counters),
 		cmocka_unit_test(test_mig_selection),
+		cmocka_unit_test(test_torch_parse),
+		cmocka_unit_test(test_torch_baseline),
 		cmocka_unit_test(test_timeout_ends_session),
 		cmocka_unit_test(test_injected_failure),
 		cmocka_unit_test(test_tenant_mid_run),
