@@ -1412,6 +1412,78 @@ test_missing_libraries(void **state)
 #endif
 }
 
+/*
+ * nvml_load.c against a stand-in libnvidia-ml with NVML's ABI
+ * (fake_nvml.c): the counters asked with nvml.h's enum values (each
+ * pair has its own count), a MIG instance found by UUID with its
+ * counters read on the parent (NVML gives none on the instance's
+ * handle), and counters the part lacks said as not supported, never 0.
+ */
+static void
+test_nvml_abi(void **state)
+{
+	static const char mig[] = "MIG-fa4e0000-0000-4000-8000-000000000100";
+	char note[200], uuid[96], parent[96];
+	dv_health h;
+	nv_lib *nv;
+
+	(void)state;
+	nv = nv_open(OOMDOC_TEST_FAKE_NVML, "00000000:18:00.0", 0, note,
+	    sizeof note);
+	assert_non_null(nv);
+	memset(&h, 0, sizeof h);
+	nv_health(nv, &h);
+	assert_true(h.ecc_known);
+	assert_int_equal(h.ecc_corrected, 7);
+	assert_int_equal(h.ecc_uncorrected, 2);
+	assert_int_equal(h.ecc_uncorrected_total, 20);
+	assert_true(h.remap_known);
+	assert_int_equal(h.remapped_correctable, 3);
+	assert_int_equal(h.remapped_uncorrectable, 1);
+	assert_true(h.remap_pending);
+	assert_false(h.remap_failure);
+	assert_false(h.on_parent);
+	nv_close(nv);
+
+	nv = nv_open_uuid(OOMDOC_TEST_FAKE_NVML, mig, note, sizeof note);
+	assert_non_null(nv);
+	assert_true(nv_uuids(nv, uuid, parent, sizeof uuid));
+	assert_string_equal(uuid, mig);
+	assert_string_equal(parent, "GPU-fa4e0000-0000-4000-8000-000000000000");
+	memset(&h, 0, sizeof h);
+	nv_health(nv, &h);
+	assert_true(h.on_parent);
+	assert_int_equal(h.ecc_uncorrected, 2);
+	assert_int_equal(h.remapped_uncorrectable, 1);
+	assert_non_null(strstr(h.note, "parent GPU"));
+	nv_close(nv);
+
+	/* ECC off, no row remapper: not supported, never 0. */
+	assert_int_equal(setenv("FAKE_NVML_ECC", "off", 1), 0);
+	assert_int_equal(setenv("FAKE_NVML_REMAP", "off", 1), 0);
+	nv = nv_open_uuid(OOMDOC_TEST_FAKE_NVML,
+	    "GPU-fa4e0000-0000-4000-8000-000000000000", note, sizeof note);
+	assert_non_null(nv);
+	memset(&h, 0, sizeof h);
+	nv_health(nv, &h);
+	assert_false(h.ecc_known);
+	assert_int_equal(h.ecc_corrected, OD_UNKNOWN);
+	assert_int_equal(h.ecc_uncorrected, OD_UNKNOWN);
+	assert_string_equal(h.ecc_why, "not supported");
+	assert_false(h.remap_known);
+	assert_int_equal(h.remapped_uncorrectable, OD_UNKNOWN);
+	assert_string_equal(h.remap_why, "not supported");
+	nv_close(nv);
+	unsetenv("FAKE_NVML_ECC");
+	unsetenv("FAKE_NVML_REMAP");
+
+	/* No such instance: refused, with why. */
+	nv = nv_open_uuid(OOMDOC_TEST_FAKE_NVML,
+	    "MIG-fa4e0000-0000-4000-8000-000000000999", note, sizeof note);
+	assert_null(nv);
+	assert_non_null(strstr(note, "Not Found"));
+}
+
 #ifdef OOMDOC_HAVE_CUDA
 /* CUPTI's records added up: allocations by kind and source, releases. */
 static void
@@ -1497,6 +1569,7 @@ main(void)
 		cmocka_unit_test(test_session_refusal),
 		cmocka_unit_test(test_session_outcomes),
 		cmocka_unit_test(test_missing_libraries),
+		cmocka_unit_test(test_nvml_abi),
 #ifdef OOMDOC_HAVE_CUDA
 		cmocka_unit_test(test_cupti_accounting),
 		cmocka_unit_test(test_cuda_without_driver),
