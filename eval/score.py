@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Scores oomdoc on a set of real logs with hand-written truth files.
 
-Usage: eval/score.py OOMDOC DIR [--verbose]
+Usage: eval/score.py OOMDOC DIR [--verbose] [--nearest]
 
 DIR holds NAME.log files, each with a NAME.truth beside it (JSON, written by
 hand from the log's text, see eval/heldout/SOURCES.md):
@@ -11,7 +11,8 @@ hand from the log's text, see eval/heldout/SOURCES.md):
 
 For every truth event the scorer looks for an event of oomdoc's JSON report
 whose lines cover the truth's line (an event may start a line or two before
-the line that says "out of memory", or end after it).  It prints:
+the line that says "out of memory", or end after it); the first such event,
+or with --nearest the nearest of them.  It prints:
 
     detected   truth events that oomdoc found
     kind       found events whose kind is the truth's
@@ -51,6 +52,24 @@ def covers(ev, line):
     return first - 2 <= line <= last + 2
 
 
+def distance(ev, line):
+    first = ev.get("line", 0)
+    last = max(ev.get("end_line", first), first)
+    return 0 if first <= line <= last else min(abs(line - first),
+                                               abs(line - last))
+
+
+def match(events, line, nearest):
+    """The first event whose lines cover the truth's line, or with
+    --nearest the nearest of those that do: two ranks' messages on adjacent
+    lines are two events, and the first of them would otherwise be the one
+    compared with both truths."""
+    near = [e for e in events if covers(e, line)]
+    if not near:
+        return None
+    return min(near, key=lambda e: distance(e, line)) if nearest else near[0]
+
+
 def figure(ev, key):
     if key in MEMORY_KEYS:
         return (ev.get("memory") or {}).get(key)
@@ -60,6 +79,7 @@ def figure(ev, key):
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     verbose = "--verbose" in sys.argv
+    nearest = "--nearest" in sys.argv
     if len(args) != 2:
         sys.exit(__doc__)
     oomdoc, folder = args
@@ -85,7 +105,7 @@ def main():
         counts["logs_found"] += bool(events)
         for t in truth["events"]:
             counts["truth"] += 1
-            ev = next((e for e in events if covers(e, t["line"])), None)
+            ev = match(events, t["line"], nearest)
             if ev is None:
                 misses.append(f"{name}:{t['line']}: {t['kind']} not found")
                 continue
