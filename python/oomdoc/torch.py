@@ -14,10 +14,13 @@ request in bytes, the device's total memory (or, under
 torch.cuda.set_per_process_memory_fraction, the bytes the process is
 allowed), and the free bytes that cudaMemGetInfo gave.  The observer then
 
-  1. writes the allocator's snapshot (torch.cuda.memory._dump_snapshot, a
-     pickle that https://pytorch.org/memory_viz reads; it holds the
-     allocation history when attach(record_history=True) started it) and
-     torch.cuda.memory_stats(device) as JSON, beside the log;
+  1. writes the allocator's snapshot (torch.cuda.memory._dump_snapshot,
+     or pickle.dump of torch.cuda.memory._snapshot() on PyTorch 2.0, which
+     has no _dump_snapshot: a pickle that https://pytorch.org/memory_viz
+     reads; it holds the allocation history when
+     attach(record_history=True) started it) and
+     torch.cuda.memory_stats(device) as JSON, beside the log, when this
+     process has a CUDA allocator to dump (else it says why not);
   2. writes the message PyTorch is about to raise, from those numbers and
      the allocator's statistics, in PyTorch 2.2's words and rounding
      (format_size of that file), after the context a log would show
