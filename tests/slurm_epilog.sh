@@ -1,17 +1,23 @@
 #!/bin/bash
 # slurm_epilog.sh: runs contrib/slurm/oomdoc-epilog.sh under a real
-# single-node Slurm (Debian's slurm-wlm and munge): writes a minimal
-# slurm.conf (this host as controller and node, proctrack/linuxproc,
-# task/none, the script as TaskEpilog and as Epilog, each with its own
-# spool, every state directory under a temp directory), starts munged,
-# slurmctld and slurmd, submits a job that prints a real out-of-memory log
-# and fails, waits (bounded) for both, checks both spools and the job's
-# AdminComment through scontrol (set by the TaskEpilog while the job ran;
-# the Epilog's update comes after the job finished, which Slurm 22.05
-# refuses), submits a job with no OOM and checks that neither kept a
-# report, and stops the daemons.  When the daemons cannot start here it
-# prints why and exits 77 (ctest's SKIP_RETURN_CODE); it never fakes
-# scontrol.
+# single-node Slurm (Debian's slurm-wlm and munge; slurmdbd and
+# mariadb-server for the accounting part): writes a minimal slurm.conf
+# (this host as controller and node, proctrack/linuxproc, task/none, the
+# script as TaskEpilog and as Epilog, each with its own spool, every
+# state directory under a temp directory), starts munged, MariaDB and
+# slurmdbd (their data under the temp directory too), slurmctld and
+# slurmd, submits a job that prints a real out-of-memory log and fails,
+# waits (bounded) for both, checks both spools, the job's Comment through
+# scontrol (set by the TaskEpilog, which runs as the job's user while the
+# job runs, so with OOMDOC_COMMENT_FIELD=Comment as a user's would be)
+# and its AdminComment in the accounting record through sacct (set by the
+# Epilog, as root, after the job finished: slurmctld refuses to update a
+# finished job, so the epilog uses sacctmgr modify job), submits a job
+# with no OOM and checks that neither kept a report, and stops the
+# daemons.  When the Slurm daemons cannot start here it prints why and
+# exits 77 (ctest's SKIP_RETURN_CODE); without slurmdbd or MariaDB the
+# accounting part alone is skipped, with a NOTE saying so.  It never
+# fakes scontrol.
 #
 # Usage: slurm_epilog.sh OOMDOC
 set -u
@@ -26,7 +32,7 @@ skip() {
 }
 fail() {
 	echo "FAIL: $*"
-	for f in "$T"/slurmctld.log "$T"/slurmd.log "$T"/munged.log; do
+	for f in "$T"/slurmctld.log "$T"/slurmd.log "$T"/munged.log "$T"/slurmdbd.log; do
 		[ -f "$f" ] && { echo "--- $f (last lines)"; tail -n 15 "$f"; }
 	done
 	exit 1
@@ -37,6 +43,10 @@ for p in munged mungekey slurmctld slurmd scontrol sbatch sinfo; do
 		skip "$p not found (Debian packages slurm-wlm and munge)"
 done
 [ "$(id -u)" -eq 0 ] || skip "slurmd must run as root (uid $(id -u))"
+acct=yes
+for p in slurmdbd mariadbd mariadb-install-db sacctmgr sacct; do
+	command -v "$p" >/dev/null 2>&1 || { acct="no: $p not found (Debian packages slurmdbd and mariadb-server)"; break; }
+done
 
 T=$(mktemp -d /tmp/oomdoc-slurm.XXXXXX) || skip "no temp directory"
 chmod 755 "$T"
@@ -57,6 +67,8 @@ trap cleanup EXIT
 base=$((20000 + ($$ % 20000)))
 ctld_port=$base
 slurmd_port=$((base + 1))
+db_port=$((base + 2))
+dbd_port=$((base + 3))
 host=$(hostname -s)
 
 # munge: its own key, socket and files.
@@ -81,6 +93,49 @@ exec "$ROOT/contrib/slurm/oomdoc-epilog.sh"
 EOS
 	chmod 755 "$T/${w%%:*}.sh"
 done
+# The TaskEpilog runs as the job's user, who may set Comment only.
+sed -i '2a export OOMDOC_COMMENT_FIELD=Comment' "$T/task-epilog.sh"
+
+# The accounting database: MariaDB on a port of its own, slurmdbd on it.
+if [ "$acct" = yes ]; then
+	mkdir -p "$T/db"
+	if ! mariadb-install-db --no-defaults --datadir="$T/db" --user=root \
+		--auth-root-authentication-method=normal --skip-test-db \
+		>"$T/db-install.log" 2>&1; then
+		acct="no: mariadb-install-db failed: $(tail -n 2 "$T/db-install.log")"
+	else
+		mariadbd --no-defaults --datadir="$T/db" --user=root \
+			--bind-address=127.0.0.1 --port="$db_port" \
+			--socket="$T/db.sock" --pid-file="$T/db.pid" \
+			--log-error="$T/db.err" --innodb-buffer-pool-size=16M \
+			--skip-log-bin >/dev/null 2>&1 &
+		pids+=($!)
+		for ((i = 0; i < 60; i++)); do
+			[ -S "$T/db.sock" ] && break
+			sleep 0.5
+		done
+		[ -S "$T/db.sock" ] ||
+			acct="no: MariaDB did not start: $(tail -n 2 "$T/db.err" 2>/dev/null)"
+	fi
+fi
+if [ "$acct" = yes ]; then
+	cat >"$T/slurmdbd.conf" <<EOS
+AuthType=auth/munge
+AuthInfo=socket=$T/munge/munge.sock
+DbdHost=$host
+DbdPort=$dbd_port
+SlurmUser=root
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$db_port
+StorageUser=root
+StorageLoc=oomdoc_acct
+PidFile=$T/slurmdbd.pid
+LogFile=$T/slurmdbd.log
+DebugLevel=info
+EOS
+	chmod 600 "$T/slurmdbd.conf"
+fi
 
 cat >"$T/slurm.conf" <<EOS
 ClusterName=oomdoctest
@@ -117,6 +172,31 @@ NodeName=$host CPUs=1 RealMemory=100 State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=5 State=UP
 EOS
 export SLURM_CONF="$T/slurm.conf"
+if [ "$acct" = yes ]; then
+	sed -i "s|^AccountingStorageType=.*|AccountingStorageType=accounting_storage/slurmdbd\\
+AccountingStorageHost=$host\\
+AccountingStoragePort=$dbd_port\\
+AccountingStoragePass=$T/munge/munge.sock|" "$T/slurm.conf"
+	# slurmdbd reads slurmdbd.conf beside $SLURM_CONF.
+	slurmdbd -D >"$T/slurmdbd.out" 2>&1 &
+	pids+=($!)
+	# The cluster's record, which slurmctld needs to register: 30 s at
+	# most for slurmdbd to create its tables and answer.
+	end=$((SECONDS + 30))
+	while [ $SECONDS -lt $end ] && kill -0 "${pids[-1]}" 2>/dev/null; do
+		timeout 10 sacctmgr -i add cluster oomdoctest >"$T/sacctmgr.out" 2>&1
+		timeout 10 sacctmgr -n -P list cluster format=cluster 2>/dev/null |
+			grep -qx oomdoctest && break
+		sleep 0.5
+	done
+	timeout 10 sacctmgr -n -P list cluster format=cluster 2>/dev/null |
+		grep -qx oomdoctest ||
+		acct="no: slurmdbd did not take the cluster: $(tail -n 3 "$T/sacctmgr.out" "$T/slurmdbd.log" 2>/dev/null)"
+	if [ "$acct" != yes ]; then
+		sed -i "s|^AccountingStorageType=.*|AccountingStorageType=accounting_storage/none|; /^AccountingStorage\(Host\|Port\|Pass\)=/d" "$T/slurm.conf"
+	fi
+fi
+[ "$acct" = yes ] || echo "NOTE: the accounting part is skipped: ${acct#no: }"
 
 slurmctld -i -D -f "$SLURM_CONF" >"$T/slurmctld.out" 2>&1 &
 pids+=($!)
@@ -149,15 +229,22 @@ job=$(sbatch --parsable -o "$T/job-%j.out" -D "$T" "$T/job.sh" 2>&1) ||
 job=${job%%;*}
 echo "submitted job $job"
 
-# The reports and the comment: 30 s at most.
+# The reports, the Comment (TaskEpilog) and the AdminComment in the
+# accounting record (Epilog): 30 s at most.
+field() {        # field NAME: the job's NAME in scontrol show job
+	scontrol show job "$job" 2>/dev/null |
+		sed -n "s/^[[:space:]]*$1=\(.*[^[:space:]]\)[[:space:]]*\$/\1/p"
+}
+admin=
 for ((i = 0; i < 60; i++)); do
-	comment=$(scontrol show job "$job" 2>/dev/null |
-		sed -n 's/^[[:space:]]*AdminComment=\(.*[^[:space:]]\)[[:space:]]*$/\1/p')
+	comment=$(field Comment)
+	[ "$acct" = yes ] &&
+		admin=$(sacct -n -X -P -j "$job" -o AdminComment%400 2>/dev/null | head -n 1)
 	[ -f "$T/spool/$job.json" ] && [ -f "$T/spool-epilog/$job.json" ] &&
-		[ -n "$comment" ] && break
+		[ -n "$comment" ] && { [ "$acct" != yes ] || [ -n "$admin" ]; } && break
 	sleep 0.5
 done
-scontrol show job "$job" | sed -n '/JobState=\|StdOut=\|AdminComment=/p'
+scontrol show job "$job" | sed -n '/JobState=\|StdOut=\|Comment=/p'
 want_cause=$("$OOMDOC" --format json "$ROOT/fixtures/sample/job.log" |
 	sed -n 's/^    "top_cause": "\(.*\)",$/\1/p')
 for s in spool spool-epilog; do
@@ -169,8 +256,8 @@ for s in spool spool-epilog; do
 done
 case $comment in
 "oomdoc: $want_cause fingerprint="[0-9a-f]*" report=$T/spool/$job.json")
-	echo "AdminComment: $comment" ;;
-*) fail "AdminComment is '$comment', not the top cause '$want_cause' and a fingerprint" ;;
+	echo "Comment (TaskEpilog, scontrol): $comment" ;;
+*) fail "Comment is '$comment', not the top cause '$want_cause' and a fingerprint" ;;
 esac
 fp=${comment#*fingerprint=}
 fp=${fp%% *}
@@ -178,7 +265,16 @@ grep -q "^    \"fingerprint\": \"$fp\"" "$T/spool/$job.json" ||
 	fail "the comment's fingerprint $fp is not the report's"
 if grep -q "_slurm_rpc_update_job: JobId=$job uid=0: Job has already finished" \
 	"$T/slurmctld.log"; then
-	echo "NOTE: slurmctld refused the Epilog's update of the finished job, as 22.05 does"
+	echo "NOTE: slurmctld refused the Epilog's scontrol update of the finished job"
+fi
+if [ "$acct" = yes ]; then
+	# sacctmgr lower-cases what it sets (the temp directory's name).
+	want_admin="oomdoc: $want_cause fingerprint=$fp report=$T/spool-epilog/$job.json"
+	case $admin in
+	"${want_admin,,}")
+		echo "AdminComment (Epilog, sacctmgr, sacct): $admin" ;;
+	*) fail "the accounting record's AdminComment is '$admin', not the Epilog's comment" ;;
+	esac
 fi
 ls -a "$T/spool" "$T/spool-epilog" | grep -q '^\.[^.]' &&
 	fail "a temporary report was left in a spool"
@@ -200,5 +296,9 @@ done
 sleep 1
 [ -e "$T/spool/$ok.json" ] || [ -e "$T/spool-epilog/$ok.json" ] &&
 	fail "a report was kept for job $ok, which had no OOM"
-echo "PASS: job $job: reports from the TaskEpilog and the Epilog, AdminComment set; job $ok: none"
+if [ "$acct" = yes ]; then
+	echo "PASS: job $job: reports from the TaskEpilog and the Epilog, Comment set, AdminComment in the accounting record; job $ok: none"
+else
+	echo "PASS: job $job: reports from the TaskEpilog and the Epilog, Comment set (accounting skipped); job $ok: none"
+fi
 exit 0

@@ -7,10 +7,25 @@
 #                            the comment can be set (Comment; AdminComment
 #                            needs an administrator);
 #   Epilog=/path/to/it       run by slurmd as root after the job finished:
-#                            Slurm 22.05 refuses to update a finished job
-#                            ("Job has already finished"), so the report
-#                            and the syslog line are kept and the refusal
-#                            is logged.
+#                            slurmctld refuses to update a finished job
+#                            ("Job has already finished": scontrol update
+#                            job acts on running and pending jobs only),
+#                            so the comment goes into the job's record in
+#                            the accounting database instead, with
+#                            `sacctmgr -i modify job where jobid=<id> set
+#                            AdminComment=...` (sacctmgr(1): AdminComment,
+#                            Comment, SystemComment, DerivedExitCode and
+#                            WCKey are the fields that can be modified
+#                            after the job completed; AdminComment by an
+#                            administrator, from 22.05 on), which
+#                            `sacct -o AdminComment` shows, lower-cased
+#                            (22.05's sacctmgr lower-cases the values it
+#                            sets: src/sacctmgr/job_functions.c,
+#                            _set_rec, strip_quotes(..., 1)).  That needs
+#                            slurmdbd (AccountingStorageType=
+#                            accounting_storage/slurmdbd); without it
+#                            the refusal is logged and the report and the
+#                            syslog line are kept.
 #
 # As a TaskEpilog it acts for the batch script's task only (no
 # SLURM_STEP_ID), not for every task of every srun step.
@@ -20,8 +35,8 @@
 # status 0):
 #   - keeps the JSON report as $OOMDOC_SPOOL/<job id>.json,
 #   - puts the top cause and the fingerprint into the job's AdminComment
-#     (scontrol update job=<id> AdminComment=...; Comment with
-#     OOMDOC_COMMENT_FIELD=Comment),
+#     (scontrol update job=<id> AdminComment=..., else sacctmgr modify job
+#     for a finished job; Comment with OOMDOC_COMMENT_FIELD=Comment),
 #   - logs one line to syslog (logger -t oomdoc).
 # Without one (status 1) nothing is kept.  It never fails the node: every
 # path exits 0, since a failing Epilog drains the node.
@@ -33,6 +48,7 @@
 #   OOMDOC_COMMENT_FIELD  AdminComment (default as root) or Comment
 #                         (default otherwise)
 #   SCONTROL              scontrol (default: scontrol on PATH)
+#   SACCTMGR              sacctmgr (default: sacctmgr on PATH)
 #   OOMDOC_TIMEOUT        seconds oomdoc may run (default 60)
 
 OOMDOC=${OOMDOC:-oomdoc}
@@ -43,6 +59,7 @@ else
 	FIELD=${OOMDOC_COMMENT_FIELD:-Comment}
 fi
 SCONTROL=${SCONTROL:-scontrol}
+SACCTMGR=${SACCTMGR:-sacctmgr}
 TIMEOUT=${OOMDOC_TIMEOUT:-60}
 job=${SLURM_JOB_ID:-${SLURM_JOBID:-}}
 
@@ -100,8 +117,15 @@ main() {
 	fi
 	[ -n "$cause" ] || cause=unknown
 	comment="oomdoc: $cause fingerprint=$fp report=$SPOOL/$job.json"
-	"$SCONTROL" update "job=$job" "$FIELD=$comment" >/dev/null 2>&1 ||
-		log "job $job: scontrol update $FIELD failed"
+	if ! "$SCONTROL" update "job=$job" "$FIELD=$comment" >/dev/null 2>&1; then
+		# A finished job (the Epilog's): its accounting record.
+		if "$SACCTMGR" -i modify job where "jobid=$job" set \
+		    "$FIELD=$comment" >/dev/null 2>&1; then
+			log "job $job: $FIELD set in the accounting record (sacctmgr)"
+		else
+			log "job $job: scontrol update $FIELD and sacctmgr modify job failed"
+		fi
+	fi
 	log "job $job: out of memory: $cause fingerprint=$fp report=$SPOOL/$job.json"
 	return 0
 }

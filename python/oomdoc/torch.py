@@ -14,10 +14,13 @@ request in bytes, the device's total memory (or, under
 torch.cuda.set_per_process_memory_fraction, the bytes the process is
 allowed), and the free bytes that cudaMemGetInfo gave.  The observer then
 
-  1. writes the allocator's snapshot (torch.cuda.memory._dump_snapshot, a
-     pickle that https://pytorch.org/memory_viz reads; it holds the
-     allocation history when attach(record_history=True) started it) and
-     torch.cuda.memory_stats(device) as JSON, beside the log;
+  1. writes the allocator's snapshot (torch.cuda.memory._dump_snapshot,
+     or pickle.dump of torch.cuda.memory._snapshot() on PyTorch 2.0, which
+     has no _dump_snapshot: a pickle that https://pytorch.org/memory_viz
+     reads; it holds the allocation history when
+     attach(record_history=True) started it) and
+     torch.cuda.memory_stats(device) as JSON, beside the log, when this
+     process has a CUDA allocator to dump (else it says why not);
   2. writes the message PyTorch is about to raise, from those numbers and
      the allocator's statistics, in PyTorch 2.2's words and rounding
      (format_size of that file), after the context a log would show
@@ -47,11 +50,12 @@ import stat
 import sys
 import threading
 import traceback
-from typing import Any, Dict, List, Optional, TextIO
+from typing import Any, Dict, List, Optional, TextIO, Tuple
 
 from . import RulePaths, diagnose, report
 
-__all__ = ["attach", "detach", "Attachment", "format_size", "oom_message"]
+__all__ = ["attach", "detach", "Attachment", "format_size", "oom_message",
+           "history_api"]
 
 
 def format_size(size: int) -> str:
@@ -68,23 +72,95 @@ def format_size(size: int) -> str:
 
 
 def oom_message(device: int, requested: int, total: int, free: int,
-                allocated: int, reserved: int) -> str:
+                allocated: Optional[int], reserved: Optional[int]) -> str:
     """The message of torch.OutOfMemoryError (str() of the exception) as
     PyTorch 2.x words it
     (DeviceCachingAllocator::malloc), without the clause on the process's
     memory in use, which PyTorch reads from NVML and the observer is not
-    given."""
-    return ("CUDA out of memory. Tried to allocate "
+    given.  allocated and reserved are the allocator's statistics; when
+    they are unknown (None: torch.cuda.memory_stats gave nothing) the
+    sentence that states them is left out rather than printed with
+    zeros."""
+    head = ("CUDA out of memory. Tried to allocate "
             "%s. GPU %d has a total capacity of %s of which %s is free. "
-            "Of the allocated memory %s is allocated by PyTorch, and %s is "
-            "reserved by PyTorch but unallocated. If reserved but "
+            % (format_size(requested), device, format_size(total),
+               format_size(free)))
+    held = ""
+    if allocated is not None and reserved is not None:
+        held = ("Of the allocated memory %s is allocated by PyTorch, and %s "
+                "is reserved by PyTorch but unallocated. "
+                % (format_size(allocated),
+                   format_size(max(reserved - allocated, 0))))
+    return (head + held +
+            "If reserved but "
             "unallocated memory is large try setting "
             "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid "
             "fragmentation.  See documentation for Memory Management  "
-            "(https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)"
-            % (format_size(requested), device, format_size(total),
-               format_size(free), format_size(allocated),
-               format_size(max(reserved - allocated, 0))))
+            "(https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)")
+
+
+def history_api(torch: Any) -> str:
+    """Which torch.cuda.memory._record_memory_history this PyTorch has:
+    "2.1" for the one of PyTorch 2.1 and later (torch/cuda/memory.py of
+    v2.1.0: enabled="all"|"state"|None, context, stacks, max_entries; a
+    bool enabled is handed to _record_memory_history_legacy, which that
+    release added), "2.0" for the one of PyTorch 2.0 (torch/cuda/memory.py
+    of v2.0.1: enabled a bool, record_context, trace_alloc_max_entries,
+    trace_alloc_record_context, device, record_context_cpp), "" when it
+    has none."""
+    mem = getattr(getattr(torch, "cuda", None), "memory", None)
+    if getattr(mem, "_record_memory_history", None) is None:
+        return ""
+    return "2.1" if hasattr(mem, "_record_memory_history_legacy") else "2.0"
+
+
+def _history_call(api: str, start: bool,
+                  max_entries: int) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:
+    """The arguments of _record_memory_history that start (keeping the
+    last max_entries events, with their Python stacks) or stop the
+    history, in the API history_api() named."""
+    if api == "2.1":
+        if start:
+            return (), {"enabled": "all", "max_entries": max_entries}
+        return (), {"enabled": None}
+    if start:
+        return (True,), {"trace_alloc_max_entries": max_entries,
+                         "trace_alloc_record_context": True}
+    return (False,), {}
+
+
+def _dump_snapshot(torch: Any, path: str) -> None:
+    """Writes the allocator's snapshot to path as PyTorch's own
+    torch.cuda.memory._dump_snapshot does from 2.1 on (pickle.dump of
+    _snapshot(), torch/cuda/memory.py of v2.1.0); PyTorch 2.0 has
+    _snapshot but no _dump_snapshot (torch/cuda/memory.py of v2.0.1)."""
+    mem = torch.cuda.memory
+    dump = getattr(mem, "_dump_snapshot", None)
+    if dump is not None:
+        dump(path)
+        return
+    import pickle
+    snap = mem._snapshot()
+    with open(path, "wb") as f:
+        pickle.dump(snap, f)
+
+
+def _cuda_state(torch: Any) -> Optional[str]:
+    """None when this process's CUDA allocator has state to dump (CUDA is
+    available and initialised), else why not, in words."""
+    cuda = torch.cuda
+    try:
+        if not cuda.is_available():
+            return ("CUDA is not available to this process "
+                    "(torch.cuda.is_available() is False)")
+        init = getattr(cuda, "is_initialized", None)
+        if init is not None and not init():
+            return ("CUDA is not initialised in this process "
+                    "(torch.cuda.is_initialized() is False): the allocator "
+                    "holds nothing")
+    except Exception as e:
+        return "torch.cuda cannot say whether CUDA is available: %s" % e
+    return None
 
 
 def _redirected_dir(fd: int) -> Optional[str]:
@@ -167,6 +243,13 @@ class Attachment:
         self.facts = dict(facts or {})
         self.failures: List[Dict[str, Any]] = []
         self.active = True
+        # The API of _record_memory_history (history_api()), and why the
+        # history is not recorded when attach() was asked to and PyTorch
+        # refused (None otherwise).
+        self.history_api = history_api(torch)
+        self.history_error: Optional[str] = None
+        # The function that registered this observer.
+        self.registered_with: Any = None
         self._lock = threading.Lock()
 
     def detach(self) -> None:
@@ -175,7 +258,8 @@ class Attachment:
         memory history when attach() started it."""
         self.active = False
         if self.record_history:
-            self._torch.cuda.memory._record_memory_history(enabled=None)
+            args, kw = _history_call(self.history_api, False, 0)
+            self._torch.cuda.memory._record_memory_history(*args, **kw)
             self.record_history = False
 
     # The observer itself: never raises, since an exception here would
@@ -217,20 +301,30 @@ class Attachment:
         base = os.path.join(where, "oomdoc-oom-%s-%d-%d"
                             % (socket.gethostname(), os.getpid(), n))
         stats: Dict[str, Any] = {}
-        stats_path: Optional[str] = base + ".stats.json"
-        try:
-            stats = dict(torch.cuda.memory_stats(device))
-            with open(base + ".stats.json", "w") as f:
-                json.dump(stats, f, indent=1, sort_keys=True, default=str)
-        except Exception as e:
-            errors.append("memory_stats: %s" % e)
-            stats_path = None
-        snap_path: Optional[str] = base + ".pickle"
-        try:
-            torch.cuda.memory._dump_snapshot(snap_path)
-        except Exception as e:
-            errors.append("snapshot: %s" % e)
-            snap_path = None
+        stats_path: Optional[str] = None
+        snap_path: Optional[str] = None
+        # Without a CUDA allocator in this process (the observer called by
+        # hand, or torch.cuda unavailable) there is nothing to dump:
+        # memory_stats() would give {} and the snapshot no segments, which
+        # must not pass for the allocator's state.
+        why = _cuda_state(torch)
+        if why is not None:
+            errors.append("memory_stats: not written: %s" % why)
+            errors.append("snapshot: not written: %s" % why)
+        else:
+            try:
+                stats = dict(torch.cuda.memory_stats(device))
+                with open(base + ".stats.json", "w") as f:
+                    json.dump(stats, f, indent=1, sort_keys=True,
+                              default=str)
+                stats_path = base + ".stats.json"
+            except Exception as e:
+                errors.append("memory_stats: %s" % e)
+            try:
+                _dump_snapshot(torch, base + ".pickle")
+                snap_path = base + ".pickle"
+            except Exception as e:
+                errors.append("snapshot: %s" % e)
         # The device's capacity: the third number is the allowed bytes
         # instead when a memory fraction is set.  The allocator's total
         # comes from cudaMemGetInfo, as torch.cuda.mem_get_info's does
@@ -242,8 +336,13 @@ class Attachment:
         except Exception as e:
             errors.append("mem_get_info: %s" % e)
         allowed = device_total if device_total < total else None
-        allocated = int(stats.get("allocated_bytes.all.current", 0))
-        reserved = int(stats.get("reserved_bytes.all.current", 0))
+        # The allocator's figures, None when memory_stats gave none.
+        allocated: Optional[int] = None
+        reserved: Optional[int] = None
+        if "allocated_bytes.all.current" in stats and \
+                "reserved_bytes.all.current" in stats:
+            allocated = int(stats["allocated_bytes.all.current"])
+            reserved = int(stats["reserved_bytes.all.current"])
         message = oom_message(device, alloc, total, device_free, allocated,
                               reserved)
         facts = dict(self.facts)
@@ -300,7 +399,13 @@ def attach(*, record_history: bool = False, max_entries: int = 100000,
     those of oomdoc.diagnose; stream receives the report (sys.stderr by
     default).  Called again while attached, it returns the attachment in
     place.  Raises RuntimeError when this PyTorch has no CUDA support (a
-    CPU-only build has no out-of-memory observer)."""
+    CPU-only build has no out-of-memory observer) or when PyTorch cannot
+    register the observer (CUDA cannot start: no driver, no GPU), with
+    PyTorch's reason.  When the history cannot be recorded (PyTorch
+    refuses), the observer is registered all the same, one line says why
+    on stream, and the attachment's history_error holds the reason.
+    Both APIs of _record_memory_history are used as upstream defines them
+    (history_api())."""
     global _current
     # The real PyTorch (this module is oomdoc.torch).
     torch = importlib.import_module("torch")
@@ -317,10 +422,41 @@ def attach(*, record_history: bool = False, max_entries: int = 100000,
                      dump_dir=dump_dir,
                      stream=stream, rules=rules, default_rules=default_rules,
                      facts=facts)
+    # Registering starts CUDA (PyTorch 2.0.1 initialises the allocator of
+    # every device first), so it fails where CUDA cannot start, with
+    # PyTorch's reason ("CUDA driver version is insufficient for CUDA
+    # runtime version" without a driver, "No CUDA GPUs are available"
+    # with CUDA_VISIBLE_DEVICES empty).
+    try:
+        hook(att)
+    except Exception as e:
+        raise RuntimeError("oomdoc.torch: PyTorch %s could not register the "
+                           "out-of-memory observer: %s: %s"
+                           % (getattr(torch, "__version__", "?"),
+                              type(e).__name__, e)) from e
+    att.registered_with = hook
     if record_history:
-        torch.cuda.memory._record_memory_history(enabled="all",
-                                                 max_entries=max_entries)
-    hook(att)
+        if not att.history_api:
+            att.history_error = ("this PyTorch (%s) has no "
+                                 "torch.cuda.memory._record_memory_history"
+                                 % getattr(torch, "__version__", "?"))
+        else:
+            args, kw = _history_call(att.history_api, True, max_entries)
+            try:
+                torch.cuda.memory._record_memory_history(*args, **kw)
+            except TypeError:
+                # A signature this module does not know is a bug here,
+                # not a state of the machine: let it be seen.
+                raise
+            except Exception as e:
+                # PyTorch refuses when CUDA cannot start (no driver, no
+                # GPU); the observer is registered all the same.
+                att.history_error = "%s: %s" % (type(e).__name__, e)
+        if att.history_error is not None:
+            att.record_history = False
+            (stream or sys.stderr).write(
+                "oomdoc.torch: the memory history is not recorded: %s\n"
+                % att.history_error)
     _current = att
     return att
 

@@ -24,13 +24,27 @@
  *               "reason": "OOMKilled"), with its exitCode around it and
  *               the container's name after it.
  *
+ *   SC_SACCT_JSON  a step of `sacct --json` in Slurm 22.05's shape (the
+ *               openapi/dbv0.0.38 plugin: src/plugins/openapi/dbv0.0.38/
+ *               parse.c, parse_job, parse_job_step, _foreach_step and
+ *               _dump_job_exit_code) whose "state" is "OUT_OF_MEMORY".
+ *               Everything is read in the look-back (sc_before), since a
+ *               job's document runs to hundreds of lines and a recogniser
+ *               sees EX_LINES_MAX of them: _foreach_step writes a step's
+ *               "tres" first, so its requested "max" TRES "mem" (MaxRSS,
+ *               bytes) and its "allocated" TRES "mem" (MiB granted) come
+ *               before its state; the job's "job_id" and "exit_code" are
+ *               before its "steps".  The job's own state line ("current":
+ *               "OUT_OF_MEMORY") is no event: its figures are in its steps
+ *               (rules/recognisers.yaml's slurm-out-of-memory-state row
+ *               leaves both lines to this reader).  The job's "required"
+ *               "memory" is not used: 22.05 dumps the low 32 bits of
+ *               ReqMem there, without saying per node or per CPU.
+ *
  * A sacct table is read from its header because the scanner hands a
  * recogniser the hit's line and the lines after it, never the lines
  * before; the table's OUT_OF_MEMORY rows then belong to the event.  A
  * table whose rows are all COMPLETED, FAILED or the like gives nothing.
- * `sacct --json` (a document of many hundred lines) is left to the
- * generic OUT_OF_ME row of recog_stacks.c: it gives the kind and no
- * figures.
  *
  * The figures: host.usage is the largest MaxRSS of the job's rows (or
  * seff's Memory Utilized), host.limit the memory Slurm granted (ReqMem
@@ -43,9 +57,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+
 #include "recogniser.h"
 
-enum { SC_SACCT, SC_SEFF, SC_K8S_OBJ, SC_N };
+enum { SC_SACCT, SC_SEFF, SC_K8S_OBJ, SC_SACCT_JSON, SC_N };
 
 /* Columns of a sacct table read, at most. */
 #define SC_COLS_MAX 48
@@ -55,7 +70,7 @@ enum { SC_SACCT, SC_SEFF, SC_K8S_OBJ, SC_N };
 static const ex_anchor sc_anchors_list[] = {
 	{ .text = "MaxRSS" }, { .text = "ReqMem" }, { .text = "JobID" },
 	{ .text = "Job ID: " }, { .text = "State: OUT_OF_ME" },
-	{ .text = "OOMKilled" },
+	{ .text = "OOMKilled" }, { .text = "\"state\": \"OUT_OF_MEMORY\"" },
 };
 
 static void *
@@ -655,6 +670,17 @@ sc_find(void *self, const char *t, size_t tlen, size_t ht,
 		*ms = ks;
 		return SC_K8S_OBJ;
 	}
+	if (!rg_skipped(skip, SC_SACCT_JSON)) {
+		size_t e = sc_eol(t, tlen, ls), ka, kb, va, vb, in;
+
+		if (sc_key(t, ls, e, &ka, &kb, &va, &vb, &in) &&
+		    ka > ls && t[ka - 1] == '"' &&
+		    sc_key_is(t, ka, kb, "state") && va > 0 && t[va - 1] == '"' &&
+		    sc_is(t, va, vb, "OUT_OF_MEMORY") && ka - 1 + RG_BACK >= ht) {
+			*ms = ka - 1;
+			return SC_SACCT_JSON;
+		}
+	}
 	return -1;
 }
 
@@ -678,6 +704,14 @@ sc_fill(void *self, int c, const char *t, size_t tlen, size_t ms, size_t *me,
 	case SC_K8S_OBJ:
 		ev->kind = OD_KIND_K8S_OOMKILLED;
 		sc_k8s_fill(t, tlen, ls, ev, me);
+		return true;
+	case SC_SACCT_JSON:
+		/* The figures come from the look-back (sc_before). */
+		ev->kind = OD_KIND_SLURM_OOM;
+		strcpy(ev->error, "OUT_OF_MEMORY");
+		*me = sc_eol(t, tlen, ms);
+		if (*me > ms && t[*me - 1] == ',')
+			(*me)--;
 		return true;
 	default:
 		return false;
@@ -893,12 +927,166 @@ sc_before_status_name(const char *buf, size_t len, od_event *ev)
 	}
 }
 
+/* The indentation of the line at at (blanks only). */
+static size_t
+sc_indent(const char *t, size_t at, size_t e)
+{
+	size_t i = at;
+
+	while (i < e && (t[i] == ' ' || t[i] == '\t'))
+		i++;
+	return i - at;
+}
+
+/* A JSON integer value t[va..vb), or -1. */
+static int64_t
+sc_json_int(const char *t, size_t va, size_t vb)
+{
+	char num[24], *q;
+	int64_t v;
+
+	sc_copy(num, sizeof num, t, va, vb);
+	v = strtoll(num, &q, 10);
+	return q != num && *q == '\0' && v >= 0 ? v : -1;
+}
+
+/*
+ * The step of a sacct --json state line (SC_SACCT_JSON) and its job,
+ * from the text before it, whose last line is that state's.  The step's
+ * keys are at the state's indentation (sin): its "tres" object holds
+ * "requested" then "max", a list of TRES whose "mem" one's "count" is
+ * the MaxRSS in bytes, and "allocated", whose "mem" count is the memory
+ * granted in MiB (Slurm's TRES mem).  A line less indented than sin
+ * that opens or closes an object is the edge of a step: what was read
+ * before is another step's.  The job's keys are at the indentation of
+ * the last "steps" key: its "job_id", and its "exit_code", for which
+ * 22.05 (_dump_job_exit_code) writes "SIGNALED" with no return code for
+ * a signalled job (its exit status part, sacct's ExitCode "0:N", is 0),
+ * "SUCCESS" with 0 for every exit status (so nothing), and "ERROR" with
+ * the code.
+ */
+static void
+sc_before_sacct_json(const char *buf, size_t len, od_event *ev)
+{
+	size_t at, le = len, ls, ka, kb, va, vb, in, sin, jin = 0;
+	size_t steps_at = 0, ec_in = 0, tres_in = 0, sub_in = 0;
+	enum { SJ_NONE, SJ_MAX, SJ_ALLOC } sub = SJ_NONE;
+	bool in_ec = false, in_tres = false, mem = false, have_steps = false;
+	bool signaled = false, error = false;
+	int64_t usage = -1, limit = -1, rc = -1, v;
+	char job[sizeof ev->host.job] = "";
+
+	/* buf ends before the state's line: its last line is the key
+	 * before "state" in the step ("kill_request_user" in parse_job_step
+	 * of 22.05) or the close of that key's object, both at the state's
+	 * indentation in json-c's layout. */
+	while (le > 0 && (buf[le - 1] == '\n' || buf[le - 1] == '\r'))
+		le--;
+	ls = sc_bol(buf, le);
+	sin = sc_indent(buf, ls, le);
+	if (ls + sin >= le || (!sc_key(buf, ls, le, &ka, &kb, &va, &vb, &in) &&
+	    buf[ls + sin] != '}' && buf[ls + sin] != ']'))
+		return;
+	ls = le;
+	/* The job's level: its last "steps" key before the step. */
+	for (at = 0; at < ls; ) {
+		size_t e = sc_eol(buf, len, at);
+
+		if (sc_key(buf, at, e, &ka, &kb, &va, &vb, &in) && in < sin &&
+		    sc_key_is(buf, ka, kb, "steps")) {
+			jin = in;
+			steps_at = at;
+			have_steps = true;
+		}
+		at = e + 1;
+	}
+	if (!have_steps)
+		return;
+	for (at = 0; at < ls; ) {
+		size_t e = sc_eol(buf, len, at), ind = sc_indent(buf, at, e);
+		bool key = sc_key(buf, at, e, &ka, &kb, &va, &vb, &in);
+
+		if (at > steps_at && !key && ind < sin && ind + at < e &&
+		    strchr("{}", buf[at + ind]) != NULL) {
+			/* Another step begins or ends. */
+			usage = limit = -1;
+			in_tres = false;
+			sub = SJ_NONE;
+		}
+		if (!key) {
+			at = e + 1;
+			continue;
+		}
+		if (at < steps_at && in == jin) {
+			in_ec = sc_key_is(buf, ka, kb, "exit_code");
+			if (in_ec) {
+				ec_in = in;
+				signaled = error = false;
+				rc = -1;
+			}
+			if (sc_key_is(buf, ka, kb, "job_id"))
+				sc_copy(job, sizeof job, buf, va, vb);
+		} else if (at < steps_at && in_ec && in > ec_in) {
+			if (sc_key_is(buf, ka, kb, "status")) {
+				signaled = sc_is(buf, va, vb, "SIGNALED");
+				error = sc_is(buf, va, vb, "ERROR");
+			} else if (sc_key_is(buf, ka, kb, "return_code")) {
+				rc = sc_json_int(buf, va, vb);
+			}
+		} else if (at > steps_at && in == sin) {
+			in_tres = sc_key_is(buf, ka, kb, "tres");
+			tres_in = in;
+			sub = SJ_NONE;
+		} else if (at > steps_at && in_tres && in > tres_in) {
+			if (sc_key_is(buf, ka, kb, "allocated") &&
+			    in == tres_in + 2) {
+				sub = SJ_ALLOC;
+				sub_in = in;
+			} else if (sc_key_is(buf, ka, kb, "max") &&
+			    in == tres_in + 4 && sub_in == tres_in + 2 &&
+			    sub == SJ_NONE) {
+				sub = SJ_MAX;
+				sub_in = in;
+			} else if (in <= tres_in + 2) {
+				sub = SJ_NONE;
+				sub_in = sc_key_is(buf, ka, kb, "requested") ?
+				    in : 0;
+			} else if (sub != SJ_NONE && in > sub_in) {
+				if (sc_key_is(buf, ka, kb, "type"))
+					mem = sc_is(buf, va, vb, "mem");
+				else if (sc_key_is(buf, ka, kb, "count") && mem &&
+				    (v = sc_json_int(buf, va, vb)) >= 0) {
+					if (sub == SJ_MAX)
+						usage = v;
+					else if (v <= INT64_MAX / (1 << 20))
+						limit = v << 20;
+					mem = false;
+				}
+			}
+		}
+		at = e + 1;
+	}
+	if (job[0] != '\0' && strspn(job, "0123456789") == strlen(job))
+		memcpy(ev->host.job, job, sizeof job);
+	if (signaled || (error && rc >= 0)) {
+		ev->host.exit_code = signaled ? 0 : rc;
+		ev->host.has_exit = true;
+	}
+	ev->host.usage = usage >= 0 ? usage : OD_UNKNOWN;
+	ev->host.limit = limit >= 0 ? limit : OD_UNKNOWN;
+}
+
 void
 sc_before(const char *buf, size_t len, od_event *ev)
 {
 	char pod[sizeof ev->host.pod], ns[sizeof ev->host.namespace];
 	char ctr[sizeof ev->host.container];
 
+	if (ev->kind == OD_KIND_SLURM_OOM && ev->message != NULL &&
+	    strncmp(ev->message, "\"state\":", 8) == 0) {
+		sc_before_sacct_json(buf, len, ev);
+		return;
+	}
 	if (ev->kind != OD_KIND_K8S_OOMKILLED)
 		return;
 	memcpy(pod, ev->host.pod, sizeof pod);

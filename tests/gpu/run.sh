@@ -582,8 +582,15 @@ log = open(os.path.join(d, "hook.log")).read()
 snaps = glob.glob(os.path.join(d, "oomdoc-oom-*-1.pickle"))
 stats = glob.glob(os.path.join(d, "oomdoc-oom-*-1.stats.json"))
 problems = []
-if not snaps or "segments" not in pickle.load(open(snaps[0], "rb")):
+snap = pickle.load(open(snaps[0], "rb")) if snaps else {}
+if "segments" not in snap:
     problems.append("no snapshot")
+# attach(record_history=True) started the history with the API of this
+# release (oomdoc.torch.history_api: 2.0's or 2.1's): the snapshot has
+# the allocations before the failure, and its oom entry.
+elif not any(e.get("action") == "oom" for t in snap.get("device_traces") or []
+             for e in t):
+    problems.append("no oom entry in the snapshot's history")
 if not stats or json.load(open(stats[0])).get("num_ooms", 0) < 1:
     problems.append("no memory_stats")
 head = log.find("oomdoc: 1 out-of-memory event found in PyTorch out-of-memory observer")

@@ -44,9 +44,24 @@ def _memory_stats(device=None):
     }
 
 
-def _record_memory_history(enabled="all", context="all", stacks="all",
-                           max_entries=0, device=None):
+# The API of PyTorch 2.1 and later (torch/cuda/memory.py of v2.1.0): a
+# bool enabled goes to _record_memory_history_legacy, the 2.0 signature.
+def _record_memory_history(enabled="all", *args, **kwargs):
+    if isinstance(enabled, bool):
+        return _record_memory_history_legacy(enabled, *args, **kwargs)
+    return _record_memory_history_impl(enabled, *args, **kwargs)
+
+
+def _record_memory_history_impl(enabled="all", context="all", stacks="all",
+                                max_entries=0, device=None):
     state["history"] = None if enabled is None else (enabled, max_entries)
+
+
+def _record_memory_history_legacy(enabled, record_context=True,
+                                  trace_alloc_max_entries=1,
+                                  trace_alloc_record_context=False,
+                                  device=None, record_context_cpp=False):
+    raise AssertionError("oomdoc.torch used the legacy API on PyTorch 2.1+")
 
 
 def _dump_snapshot(filename="dump_snapshot.pickle"):
@@ -64,8 +79,10 @@ cuda = types.SimpleNamespace(
     get_device_name=lambda device=None: "NVIDIA H100 80GB HBM3",
     mem_get_info=_mem_get_info,
     is_available=lambda: True,
+    is_initialized=lambda: True,
     memory=types.SimpleNamespace(
         _record_memory_history=_record_memory_history,
+        _record_memory_history_legacy=_record_memory_history_legacy,
         _dump_snapshot=_dump_snapshot),
 )
 
