@@ -3,8 +3,10 @@
  *
  * The .cu files here are compiled by nvcc into one fatbin (SASS for each
  * architecture the build names, and PTX of the newest for the driver to
- * JIT on later GPUs), which the build embeds as the byte array below
- * (cmake/embed.cmake).  device_cuda.c loads it with cuModuleLoadData and
+ * JIT on later GPUs), and into PTX of the oldest, which the build embeds
+ * as the byte arrays below (cmake/embed.cmake).  device_cuda.c loads one
+ * with cuModuleLoadData (the fatbin, or the PTX when the driver refuses
+ * it) and
  * finds each kernel by its unmangled name (they are extern "C"), then
  * launches it with cuLaunchKernel with the parameters listed here, in
  * this order.  Every kernel is a grid-stride loop, so any grid covers any
@@ -49,5 +51,14 @@ enum {
 /* The fatbin, generated at build time from the .cu files. */
 extern const unsigned char od_kernels_fatbin[];
 extern const size_t od_kernels_fatbin_size;
+
+/*
+ * The fallback image: PTX text (NUL-terminated) of the same kernels for
+ * the oldest architecture (OOMDOC_PTX_ARCH, sm_75), whose .version is set
+ * down to OOMDOC_PTX_ISA (7.0: CUDA 11.0) and checked by ptxas at build
+ * time, for drivers that refuse the fatbin (CMakeLists.txt).
+ */
+extern const unsigned char od_kernels_ptx[];
+extern const size_t od_kernels_ptx_size;
 
 #endif

@@ -254,6 +254,25 @@ check "oomdoc probe --backend fake: status $rc" $?
 "$oomdoc" probe --backend fake --fake-device ecc_uncorrected=4 >"$tmp/out"; rc=$?
 [ $rc -eq 0 ] && grep -q 'Faulty: The driver counts 4 uncorrectable ECC' "$tmp/out"
 check "probe reports a faulty GPU: status $rc" $?
+# The kernel images: the fatbin when the driver takes it; the PTX image,
+# with the fatbin's refusal said, when it does not; status 6 (driver too
+# old) with both refusals when it refuses both.
+"$oomdoc" probe --backend fake --format json >"$tmp/img0.json"; rc0=$?
+"$oomdoc" probe --backend fake --fake-device refuse_images=1 --format json >"$tmp/img1.json"; rc1=$?
+"$oomdoc" probe --backend fake --fake-device refuse_images=2 --format json >"$tmp/img2.json" 2>"$tmp/err"; rc2=$?
+python3 - "$tmp/img0.json" "$tmp/img1.json" "$tmp/img2.json" "$rc0" "$rc1" "$rc2" <<'EOF'
+import json, sys
+d = [json.load(open(f))["device"] for f in sys.argv[1:4]]
+rc = [int(x) for x in sys.argv[4:7]]
+assert rc == [0, 0, 6], rc
+assert d[0]["kernel_image"] == "fatbin" and d[0]["kernel_images_refused"] is None, d[0]
+assert d[1]["kernel_image"] == "ptx", d[1]
+assert d[1]["kernel_images_refused"].startswith("fatbin refused: ") and "UNSUPPORTED_PTX_VERSION" in d[1]["kernel_images_refused"], d[1]
+assert d[2]["kernel_image"] is None and "ptx refused: " in d[2]["kernel_images_refused"], d[2]
+EOF
+check "kernel images: fatbin, the PTX fallback, both refused (status $rc0 $rc1 $rc2)" $?
+grep -q "driver too old: the driver refused each of oomdoc's kernel images" "$tmp/err"
+check "both kernel images refused: $(cat "$tmp/err")" $?
 for fmt in text markdown; do
 	"$oomdoc" probe --backend fake --format $fmt >"$tmp/out" 2>"$tmp/err"; rc=$?
 	[ $rc -eq 0 ] && [ -s "$tmp/out" ] && [ ! -s "$tmp/err" ]

@@ -159,6 +159,7 @@ dv_open(const char *backend, const dv_config *cfg, dv_status *st,
 	d->info.driver_cuda = d->info.runtime_cuda = -1;
 	snprintf(d->info.backend, sizeof d->info.backend, "%s", be->name);
 	d->info.count = -1;
+	d->info.kernel_image = -1;
 	*st = be->open(cfg, &d->st, &d->info, err);
 	if (*st != DV_OK) {
 		free(d);
@@ -207,11 +208,63 @@ dv_processes(dv_device *d, dv_proc *v, int cap, bool *known)
 	return d->be->processes(d->st, v, cap, known);
 }
 
+static const char *const dv_image_names[DV_IMAGES] = {
+	[DV_IMAGE_FATBIN] = "fatbin",
+	[DV_IMAGE_PTX] = "ptx",
+};
+
+const char *
+dv_image_name(int image)
+{
+	return image >= 0 && image < DV_IMAGES ? dv_image_names[image] : NULL;
+}
+
+/*
+ * Offers the kernel images to the driver in turn, the fatbin first (SASS
+ * runs at once; PTX is JIT-compiled, which takes time and needs the
+ * driver's compiler), and keeps the first it takes.  Every refusal is
+ * kept in kernel_refused, so the report says why the fallback was used;
+ * when the driver refuses them all the device is as good as one with a
+ * driver too old (DV_DRIVER_OLD), and the error lists each refusal.
+ */
+static dv_status
+dv_load_kernels(dv_device *d, od_error *err)
+{
+	char *refused = d->info.kernel_refused;
+	size_t cap = sizeof d->info.kernel_refused, used = 0;
+	char why[256];
+	dv_status st;
+	int im;
+
+	for (im = 0; im < DV_IMAGES; im++) {
+		why[0] = '\0';
+		st = d->be->load_image(d->st, im, d->info.kernel_detail, why,
+		    sizeof why, err);
+		if (st == DV_OK) {
+			d->info.kernel_image = im;
+			return DV_OK;
+		}
+		if (st != DV_UNSUPPORTED)
+			return st;
+		if (used < cap - 1)
+			used += (size_t)snprintf(refused + used, cap - used,
+			    "%s%s refused: %s", used > 0 ? "; " : "",
+			    dv_image_names[im], why);
+	}
+	d->info.kernel_detail[0] = '\0';
+	od_error_set(err, NULL, 0, 0, "the driver refused each of oomdoc's "
+	    "kernel images, update the driver: %s", refused);
+	return DV_DRIVER_OLD;
+}
+
 dv_status
 dv_start(dv_device *d, int64_t *context_bytes, od_error *err)
 {
 	dv_status st = DV_BUSY(d->be->start(d->st, context_bytes, err));
 
+	if (st == DV_OK && d->info.kernel_image < 0 &&
+	    d->be->load_image != NULL)
+		st = DV_BUSY(dv_load_kernels(d, err));
 	DV_IDLE();
 	return st;
 }

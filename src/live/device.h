@@ -87,6 +87,23 @@ typedef enum {
 	DV_ERROR,               /* anything else; the error says what */
 } dv_status;
 
+/*
+ * The kernel images, in the order dv_start offers them to the driver:
+ * the fatbin (SASS for each architecture built, PTX of the newest), then
+ * PTX of the oldest architecture at an old PTX ISA version, which drivers
+ * older than the toolkit can JIT (kernels.h).  A driver that refuses an
+ * image (a cubin or PTX newer than it knows, no code for this GPU) gets
+ * the next one; which one loaded is in dv_info.
+ */
+typedef enum {
+	DV_IMAGE_FATBIN,
+	DV_IMAGE_PTX,
+	DV_IMAGES
+} dv_image;
+
+/* "fatbin", "ptx" (the names of the JSON report), NULL out of range. */
+const char *dv_image_name(int image);
+
 /* A process holding memory on the device. */
 typedef struct {
 	int64_t pid;
@@ -119,6 +136,9 @@ typedef struct {
 	char nvml_note[200];    /* why not, or "" */
 	bool cupti;             /* CUPTI records the memory activity */
 	char cupti_note[200];
+	int kernel_image;       /* the dv_image loaded, -1 none (yet) */
+	char kernel_detail[160];/* what that image holds, for the report */
+	char kernel_refused[400];  /* images the driver refused, and why */
 } dv_info;
 
 /* Health counters (NVML): unknown ones have their _known false. */
@@ -207,6 +227,8 @@ typedef struct {
 	int gpus;               /* GPUs on the fake node, each like the spec */
 	bool mig;               /* GPU 0 has one MIG instance (1/7 of it) */
 	bool contiguous;        /* the old one-range model: a control only */
+	int refuse_images;      /* injected: the driver refuses the first N
+	                         * kernel images (1: the fatbin) */
 } dv_fake_spec;
 
 /* What dv_open needs. */
@@ -264,6 +286,15 @@ typedef struct {
 	 * context); the fake backend's device is host memory that its
 	 * synchronous kernels no longer touch once they have returned. */
 	void (*abandon)(void *st);
+	/*
+	 * Loads kernel image (a dv_image) into the started context.
+	 * DV_UNSUPPORTED when the driver refuses that image, with why it did
+	 * in why (cap bytes): dv_start then offers the next.  On DV_OK,
+	 * detail says what the image holds.  Any other status ends the
+	 * start, with err filled in.
+	 */
+	dv_status (*load_image)(void *st, int image, char *detail,
+	    char *why, size_t cap, od_error *err);
 } dv_backend;
 
 extern const dv_backend dv_fake_backend;
@@ -285,6 +316,8 @@ void dv_close(dv_device *d);
 
 const dv_info *dv_info_of(const dv_device *d);
 int dv_processes(dv_device *d, dv_proc *v, int cap, bool *known);
+/* Creates the context and loads the kernels, the first image the driver
+ * takes (DV_DRIVER_OLD when it refuses them all). */
 dv_status dv_start(dv_device *d, int64_t *context_bytes, od_error *err);
 dv_status dv_mem_info(dv_device *d, int64_t *free_b, int64_t *total,
     od_error *err);

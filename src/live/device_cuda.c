@@ -359,47 +359,82 @@ cd_processes(void *st, dv_proc *v, int cap, bool *known)
 }
 
 /*
- * Loads the embedded kernels.  A driver that cannot read the fatbin's
- * code for this GPU (its SASS was built by a newer nvcc than the driver
- * knows, and its PTX has a newer ISA) says so with one of the errors
- * below; a GPU older than every architecture in the fatbin gets
- * CUDA_ERROR_NO_BINARY_FOR_GPU too, and is told apart by its compute
- * capability.
+ * Whether the driver refused an image because of what the image is (code
+ * from a toolkit newer than the driver, no code for this GPU, a JIT it
+ * lacks or has disabled), so that the next image may do: the errors
+ * cuModuleLoadData documents (CUDA Driver API, Module Management), with
+ * CUDA_ERROR_INVALID_IMAGE for a container or cubin format the driver
+ * does not know.
+ */
+static bool
+cd_refusal(CUresult r)
+{
+	switch (r) {
+	case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
+	case CUDA_ERROR_NO_BINARY_FOR_GPU:
+	case CUDA_ERROR_INVALID_IMAGE:
+	case CUDA_ERROR_INVALID_SOURCE:
+	case CUDA_ERROR_INVALID_PTX:
+	case CUDA_ERROR_JIT_COMPILER_NOT_FOUND:
+	case CUDA_ERROR_JIT_COMPILATION_DISABLED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Loads kernel image `image` (dv_image): the fatbin, or the PTX text of
+ * the oldest architecture at an old ISA version (kernels.h).  A refusal
+ * is DV_UNSUPPORTED, with the driver's words in why, and leaves no
+ * module loaded; dv_start then offers the next image.
  */
 static dv_status
-cd_load_kernels(cd_dev *c, od_error *err)
+cd_load_image(void *st, int image, char *detail, char *why, size_t cap,
+    od_error *err)
 {
-	CUresult r = c->cu.cuModuleLoadData(&c->module, od_kernels_fatbin);
-	char msg[256];
+	cd_dev *c = st;
+	const void *data = image == DV_IMAGE_FATBIN ? (const void *)
+	    od_kernels_fatbin : (const void *)od_kernels_ptx;
+	dv_status s;
+	CUresult r;
 	int k;
 
-	if (r == CUDA_ERROR_NO_BINARY_FOR_GPU && (c->cc_major < 7 ||
-	    (c->cc_major == 7 && c->cc_minor < 5))) {
-		od_error_set(err, NULL, 0, 0, "this GPU (compute capability "
-		    "%d.%d) is older than every architecture oomdoc's kernels "
-		    "were built for (sm_75 on)", c->cc_major, c->cc_minor);
+	if (image < 0 || image >= DV_IMAGES) {
+		od_error_set(err, NULL, 0, 0, "no kernel image %d", image);
+		return DV_ERROR;
+	}
+	if ((s = cd_current(c, err)) != DV_OK)
+		return s;
+	r = c->cu.cuModuleLoadData(&c->module, data);
+	if (r != CUDA_SUCCESS) {
+		c->module = NULL;
+		if (!cd_refusal(r))
+			return cd_drv_fail(c, r, "cannot load oomdoc's kernels",
+			    err);
+		cl_describe(&c->cu, r, image == DV_IMAGE_FATBIN ? "the "
+		    "fatbin from CUDA " OOMDOC_CUDA_VERSION : "PTX ISA "
+		    OOMDOC_PTX_ISA, why, cap);
 		return DV_UNSUPPORTED;
 	}
-	if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION ||
-	    r == CUDA_ERROR_NO_BINARY_FOR_GPU ||
-	    r == CUDA_ERROR_INVALID_IMAGE || r == CUDA_ERROR_INVALID_SOURCE) {
-		cl_describe(&c->cu, r, "cannot load oomdoc's kernels", msg,
-		    sizeof msg);
-		od_error_set(err, NULL, 0, 0, "%s: they were built with CUDA "
-		    "%d.%d and the driver supports CUDA %d.%d; update the "
-		    "driver, or build oomdoc with a toolkit the driver supports",
-		    msg, CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10,
-		    c->cu.version / 1000, c->cu.version % 1000 / 10);
-		return DV_DRIVER_OLD;
-	}
-	if (r != CUDA_SUCCESS)
-		return cd_drv_fail(c, r, "cannot load oomdoc's kernels", err);
 	for (k = 0; k < CD_KERNELS; k++) {
 		r = c->cu.cuModuleGetFunction(&c->fn[k], c->module,
 		    cd_kernel_name[k]);
-		if (r != CUDA_SUCCESS)
-			return cd_drv_fail(c, r, cd_kernel_name[k], err);
+		if (r != CUDA_SUCCESS) {
+			cd_drv_fail(c, r, cd_kernel_name[k], err);
+			c->cu.cuModuleUnload(c->module);
+			c->module = NULL;
+			return DV_ERROR;
+		}
 	}
+	if (image == DV_IMAGE_FATBIN)
+		snprintf(detail, 160, "fatbin from CUDA %s: SASS for sm %s, "
+		    "PTX of the last", OOMDOC_CUDA_VERSION,
+		    OOMDOC_FATBIN_ARCHS);
+	else
+		snprintf(detail, 160, "PTX ISA %s for compute_%s, "
+		    "JIT-compiled by the driver", OOMDOC_PTX_ISA,
+		    OOMDOC_PTX_ARCH);
 	return DV_OK;
 }
 
@@ -417,6 +452,14 @@ cd_start(void *st, int64_t *context_bytes, od_error *err)
 	*context_bytes = -1;
 	if (c->started)
 		return DV_OK;
+	/* CUDA 13's oldest architecture: no image has code for older GPUs. */
+	if (c->cc_major < 7 || (c->cc_major == 7 && c->cc_minor < 5)) {
+		od_error_set(err, NULL, 0, 0, "this GPU (compute capability "
+		    "%d.%d) is older than every architecture oomdoc's kernels "
+		    "were built for (sm_%s on)", c->cc_major, c->cc_minor,
+		    OOMDOC_PTX_ARCH);
+		return DV_UNSUPPORTED;
+	}
 	if (c->nv != NULL) {
 		c->nbefore = nv_processes(c->nv, c->before, DV_PROCS_MAX, &known);
 		if (!nv_memory(c->nv, &total, &before, &res))
@@ -427,8 +470,8 @@ cd_start(void *st, int64_t *context_bytes, od_error *err)
 		return cd_drv_fail(c, r, "cannot create a CUDA context", err);
 	/* From here cd_close releases what was made. */
 	c->started = true;
-	if ((s = cd_current(c, err)) != DV_OK ||
-	    (s = cd_load_kernels(c, err)) != DV_OK)
+	/* The kernels come after (dv_start calls cd_load_image). */
+	if ((s = cd_current(c, err)) != DV_OK)
 		return s;
 	if ((r = c->cu.cuStreamCreate(&c->stream, CU_STREAM_NON_BLOCKING)) !=
 	    CUDA_SUCCESS ||
@@ -946,5 +989,5 @@ const dv_backend dv_cuda_backend = {
 	.vmm_release = cd_release, .fill = cd_fill, .pattern = cd_pattern,
 	.bandwidth = cd_bandwidth, .health = cd_health,
 	.activity = cd_activity, .close = cd_close, .forget = NULL,
-	.abandon = NULL,
+	.abandon = NULL, .load_image = cd_load_image,
 };

@@ -714,6 +714,30 @@ fk_health(void *st, dv_health *out)
 	return DV_OK;
 }
 
+/*
+ * The driver's answer to a kernel image: the first refuse_images images
+ * are refused as a driver older than the toolkit refuses its cubins and
+ * PTX (CUDA_ERROR_UNSUPPORTED_PTX_VERSION), so that the fallback from the
+ * fatbin to the PTX image, and the failure when both are refused, run
+ * here as they would on a GPU.
+ */
+static dv_status
+fk_load_image(void *st, int image, char *detail, char *why, size_t cap,
+    od_error *err)
+{
+	fk_dev *f = st;
+
+	(void)err;
+	if (image < f->spec.refuse_images) {
+		snprintf(why, cap, "unsupported toolchain "
+		    "(CUDA_ERROR_UNSUPPORTED_PTX_VERSION, fake device)");
+		return DV_UNSUPPORTED;
+	}
+	snprintf(detail, 160, "%s of the fake device", image ==
+	    DV_IMAGE_FATBIN ? "fatbin" : "PTX");
+	return DV_OK;
+}
+
 static void
 fk_activity(void *st, dv_activity *out)
 {
@@ -746,7 +770,7 @@ const dv_backend dv_fake_backend = {
 	.vmm_release = fk_release, .fill = fk_fill, .pattern = fk_pattern,
 	.bandwidth = fk_bandwidth, .health = fk_health,
 	.activity = fk_activity, .close = fk_close, .forget = fk_forget,
-	.abandon = fk_close,
+	.abandon = fk_close, .load_image = fk_load_image,
 };
 
 /* The defaults: an 80 GiB H100-like device with nothing else on it. */
@@ -903,6 +927,9 @@ fk_set(dv_fake_spec *s, const char *key, const char *v, od_error *err)
 		ok = fk_bool(v, &s->mig);
 	} else if (strcmp(key, "contiguous") == 0) {
 		ok = fk_bool(v, &s->contiguous);
+	} else if (strcmp(key, "refuse_images") == 0) {
+		ok = fk_int(v, &n) && n <= DV_IMAGES;
+		s->refuse_images = (int)n;
 	} else if (strcmp(key, "no_gpu") == 0) {
 		ok = fk_bool(v, &s->no_gpu);
 	} else {
