@@ -18,26 +18,26 @@
 
 #include <stddef.h>
 
-/* The patterns of the memory test, written and read back in turn. */
-enum {
-	KN_ZEROS,               /* 0x0000... */
-	KN_ONES,                /* 0xffff... */
-	KN_AA,                  /* 0xaaaa...: alternate bits */
-	KN_55,                  /* 0x5555... */
-	KN_ADDRESS,             /* each word holds its own address */
-	KN_NOT_ADDRESS,         /* and then the complement of it */
-	KN_PATTERNS
-};
+/* The patterns of the memory test (shared with the fake device). */
+#include "pattern_values.h"
 
 /*
  * The kernels (pattern.cu, fill.cu, bandwidth.cu) and their parameters:
  *
- *   kn_pattern_write  (uint64_t *p, size_t n, int pattern)
+ *   kn_pattern_write  (uint64_t *p, size_t n, int pattern, uint64_t seed)
  *   kn_pattern_check  (const uint64_t *p, size_t n, int pattern,
+ *                      uint64_t seed, unsigned long long *errors,
+ *                      unsigned long long *bad, unsigned max_bad)
+ *       each mismatch adds one to *errors; the first max_bad mismatching
+ *       addresses go to bad[] (both in device memory); seed is the
+ *       random pattern's (KN_RANDOM), unused by the static ones
+ *   kn_mi_step        (uint64_t *p, size_t n, uint64_t expect,
+ *                      uint64_t write, int check, int descending,
  *                      unsigned long long *errors, unsigned long long *bad,
  *                      unsigned max_bad)
- *       each mismatch adds one to *errors; the first max_bad mismatching
- *       addresses go to bad[] (both in device memory)
+ *       one step of moving inversions: read and check expect (when
+ *       check), then write; each thread's words from the top when
+ *       descending
  *   kn_fill           (unsigned char *p, size_t n, unsigned char v)
  *   kn_init           (double *a, size_t n, double v)
  *   kn_copy           (double *c, const double *a, size_t n)

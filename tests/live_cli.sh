@@ -245,7 +245,9 @@ names = [x["probe"] for x in p["probes"]]
 assert names == ["processes", "context_cost", "largest_allocation", "health"], names
 assert all(x["ran"] and x["summary"] for x in p["probes"]), p["probes"]
 h = p["probes"][3]["measurements"]
-assert h["pattern_errors"] == 0 and h["pattern_passes"] == 6, h
+assert h["pattern_errors"] == 0 and h["pattern_passes"] == 9, h
+assert [h["pattern_passes_" + k] for k in ("static", "moving_inversions", "random")] == [6, 2, 1], h
+assert int(h["pattern_seed"]) > 0, h
 assert "bytes read + bytes written" in h["bandwidth_convention"], h
 assert 0 < h["triad_fraction_of_peak"] <= 1, h
 assert p["probes"][1]["activity"]["allocations"] == 1
@@ -254,6 +256,20 @@ check "oomdoc probe --backend fake: status $rc" $?
 "$oomdoc" probe --backend fake --fake-device ecc_uncorrected=4 >"$tmp/out"; rc=$?
 [ $rc -eq 0 ] && grep -q 'Faulty: The driver counts 4 uncorrectable ECC' "$tmp/out"
 check "probe reports a faulty GPU: status $rc" $?
+# The random pattern's seed: the one given is the one used and printed;
+# a fault only moving inversions find is confirmed, with the kind said.
+"$oomdoc" probe --backend fake --pattern-seed 0x2a --fake-device coupling=8192:16384:5 >"$tmp/out"; rc=$?
+[ $rc -eq 0 ] && grep -q -E '^    pattern_seed +42$' "$tmp/out" &&
+	grep -q 'Faulty: .*static patterns 0, moving inversions 2, random 0 with seed 42' "$tmp/out"
+check "--pattern-seed and a coupling fault: status $rc" $?
+"$oomdoc" probe --backend fake --pattern-seed 0 >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q -- '--pattern-seed takes a number' "$tmp/err"
+check "--pattern-seed 0: status $rc" $?
+# An uncorrectable ECC error during the test: confirmed, and the device
+# failed (status 4: the context is lost).
+"$oomdoc" probe --backend fake --fake-device ecc_fault=yes >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 4 ] && grep -q 'Faulty: The driver reported an uncorrectable ECC error' "$tmp/out"
+check "an ECC error during the memory test: status $rc" $?
 # The kernel images: the fatbin when the driver takes it; the PTX image,
 # with the fatbin's refusal said, when it does not; status 6 (driver too
 # old) with both refusals when it refuses both.

@@ -615,8 +615,10 @@ dv_pattern_test(dv_device *d, int id, dv_pattern *out, od_error *err)
 {
 	int64_t bytes = 0;
 	void *h = dv_handle(d, id, &bytes);
+	uint64_t seed = out->seed;      /* the caller's */
 
 	memset(out, 0, sizeof *out);
+	out->seed = seed;
 	if (h == NULL) {
 		od_error_set(err, NULL, 0, 0, "no allocation %d", id);
 		return DV_ERROR;

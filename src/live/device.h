@@ -158,16 +158,39 @@ typedef struct {
 	char note[200];                 /* what could not be read */
 } dv_health;
 
-/* A pattern write/read pass over a buffer (memtest style). */
+/* The kinds of memory test (pattern_values.h), in the order they run. */
+typedef enum {
+	DV_PT_STATIC,           /* six fixed patterns: write all, read all */
+	DV_PT_MOVING,           /* moving inversions, two values */
+	DV_PT_RANDOM,           /* a pseudo-random pattern from the seed */
+	DV_PT_KINDS
+} dv_pattern_kind;
+
+/*
+ * The memory test over a buffer (memtest style).  seed is set by the
+ * caller (the random pattern's); the rest is the backend's answer.
+ */
 typedef struct {
+	uint64_t seed;          /* in: the random pattern's seed */
 	int64_t bytes;          /* bytes tested per pass */
-	int passes;             /* patterns written and read back */
-	int64_t errors;         /* words that read back wrong */
+	int passes;             /* passes done, of every kind */
+	int64_t errors;         /* words that read back wrong, in all */
+	int kind_passes[DV_PT_KINDS];   /* passes done of each kind */
+	int64_t kind_errors[DV_PT_KINDS];   /* and the mismatches each found */
 	uint64_t bad[DV_BAD_MAX];  /* device addresses of the first ones */
 	int nbad;
 	double seconds;
 	bool cut;               /* the time limit ended it early */
+	/* The driver reported an uncorrectable ECC error during the test
+	 * (CUDA_ERROR_ECC_UNCORRECTABLE): a confirmed fault, after which
+	 * the context is lost. */
+	bool ecc_fault;
 } dv_pattern;
+
+/* The passes of each kind: 6 static, 2 moving inversions, 1 random. */
+#define DV_PT_PASSES_STATIC 6
+#define DV_PT_PASSES_MOVING 2
+#define DV_PT_PASSES_RANDOM 1
 
 /*
  * Bandwidth of copy (c = a) and triad (a = b + s * c) over 8-byte
@@ -213,6 +236,15 @@ typedef struct {
 	int bus_width_bits;
 	double bandwidth;       /* the fraction of the peak kernels reach */
 	int64_t pattern_errors; /* injected: words that read back wrong */
+	/* Injected faults the tests must find by what they write (offsets
+	 * in the tested buffer; -1 none): a bit stuck at 0 or 1, and a
+	 * coupling fault, where a 0-to-1 transition of a bit of one word
+	 * inverts that bit of a word above it. */
+	int64_t stuck_offset;
+	int stuck_bit, stuck_value;
+	int64_t couple_from, couple_to;
+	int couple_bit;
+	bool ecc_fault;         /* injected: CUDA_ERROR_ECC_UNCORRECTABLE */
 	int64_t ecc_uncorrected, ecc_corrected;
 	int64_t remapped_uncorrectable;
 	bool remap_pending, remap_failure;
@@ -356,6 +388,8 @@ void dv_free_from(dv_device *d, int n);
 int dv_count(const dv_device *d);
 
 dv_status dv_fill(dv_device *d, int id, od_error *err);
+/* The memory test over allocation id; out->seed (the random pattern's)
+ * is read, the rest of *out written. */
 dv_status dv_pattern_test(dv_device *d, int id, dv_pattern *out,
     od_error *err);
 dv_status dv_bandwidth_test(dv_device *d, int a, int b, int c,

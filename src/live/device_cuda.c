@@ -38,13 +38,14 @@
 
 /* The kernels, by their names in the fatbin. */
 enum {
-	CD_K_PATTERN_WRITE, CD_K_PATTERN_CHECK, CD_K_FILL, CD_K_INIT,
-	CD_K_COPY, CD_K_TRIAD, CD_K_COUNT_NE, CD_KERNELS
+	CD_K_PATTERN_WRITE, CD_K_PATTERN_CHECK, CD_K_MI_STEP, CD_K_FILL,
+	CD_K_INIT, CD_K_COPY, CD_K_TRIAD, CD_K_COUNT_NE, CD_KERNELS
 };
 
 static const char *const cd_kernel_name[CD_KERNELS] = {
 	[CD_K_PATTERN_WRITE] = "kn_pattern_write",
 	[CD_K_PATTERN_CHECK] = "kn_pattern_check",
+	[CD_K_MI_STEP] = "kn_mi_step",
 	[CD_K_FILL] = "kn_fill",
 	[CD_K_INIT] = "kn_init",
 	[CD_K_COPY] = "kn_copy",
@@ -82,6 +83,7 @@ typedef struct {
 	bool vmm;
 	size_t gran;
 	CUmemAllocationProp prop;
+	bool ecc_fault;         /* a kernel ended in CUDA_ERROR_ECC_UNCORRECTABLE */
 } cd_dev;
 
 static double
@@ -679,6 +681,10 @@ cd_wait(cd_dev *c, double deadline, double time_limit, od_error *err)
 		if (r == CUDA_SUCCESS)
 			return DV_OK;
 		if (r != CUDA_ERROR_NOT_READY) {
+			/* An uncorrectable ECC error in memory a kernel read
+			 * ends it this way (and the context with it). */
+			if (r == CUDA_ERROR_ECC_UNCORRECTABLE)
+				c->ecc_fault = true;
 			cd_drv_fail(c, r, "a kernel failed", err);
 			return DV_ERROR;
 		}
@@ -740,51 +746,134 @@ cd_read(cd_dev *c, void *dst, CUdeviceptr src, size_t n, double deadline,
 	return cd_wait(c, deadline, time_limit, err);
 }
 
+/*
+ * Launches kernel k over words words of buffer b, one slice per launch,
+ * from the first slice or (down) from the last, waiting for each; args[0]
+ * and args[1] are set here to the slice's pointer and length, the other
+ * parameters are the caller's.
+ */
+static dv_status
+cd_sweep(cd_dev *c, int k, const cd_buf *b, size_t words, bool down,
+    void *const *params, int nparams, double deadline, double time_limit,
+    od_error *err)
+{
+	size_t slice = CD_SLICE / 8, nslices = (words + slice - 1) / slice;
+	size_t j, len;
+	CUdeviceptr p;
+	void *args[12];
+	dv_status s;
+	CUresult r;
+
+	if (nparams > 12)
+		nparams = 12;
+	memcpy(args, params, (size_t)nparams * sizeof args[0]);
+	args[0] = &p;
+	args[1] = &len;
+	for (j = 0; j < nslices; j++) {
+		size_t off = (down ? nslices - 1 - j : j) * slice;
+
+		len = words - off < slice ? words - off : slice;
+		p = b->ptr + off * 8;
+		if (dv_stopped())
+			return DV_STOPPED;
+		if ((r = cd_launch(c, k, args)) != CUDA_SUCCESS)
+			return cd_drv_fail(c, r, "the pattern kernel", err);
+		if ((s = cd_wait(c, deadline, time_limit, err)) != DV_OK)
+			return s;
+	}
+	return DV_OK;
+}
+
+/* One pass of kind kind (its index i among them) over the buffer. */
+static dv_status
+cd_pattern_pass(cd_dev *c, const cd_buf *b, size_t words, int kind, int i,
+    uint64_t seed, double deadline, double time_limit, od_error *err)
+{
+	CUdeviceptr errors = c->scratch;
+	CUdeviceptr bad = c->scratch + sizeof(unsigned long long);
+	unsigned max_bad = DV_BAD_MAX;
+	int pattern = kind == DV_PT_RANDOM ? KN_RANDOM : i;
+	uint64_t v = kn_mi_value(i), nv = ~v, expect, write;
+	int check, desc, step;
+	void *wargs[] = { NULL, NULL, &pattern, &seed };
+	void *cargs[] = { NULL, NULL, &pattern, &seed, &errors, &bad,
+	    &max_bad };
+	void *margs[] = { NULL, NULL, &expect, &write, &check, &desc,
+	    &errors, &bad, &max_bad };
+	dv_status s;
+
+	if (kind != DV_PT_MOVING) {
+		s = cd_sweep(c, CD_K_PATTERN_WRITE, b, words, false, wargs, 4,
+		    deadline, time_limit, err);
+		return s != DV_OK ? s : cd_sweep(c, CD_K_PATTERN_CHECK, b,
+		    words, false, cargs, 7, deadline, time_limit, err);
+	}
+	/* Write p; up: check p, write ~p; down: check ~p, write p; check p. */
+	for (step = 0; step < 4; step++) {
+		check = step > 0;
+		desc = step == 2;
+		expect = step == 2 ? nv : v;
+		write = step == 1 ? nv : v;
+		s = cd_sweep(c, CD_K_MI_STEP, b, words, desc, margs, 9,
+		    deadline, time_limit, err);
+		if (s != DV_OK)
+			return s;
+	}
+	return DV_OK;
+}
+
+/* The error count so far, read back within the time limit. */
+static dv_status
+cd_errors(cd_dev *c, unsigned long long *host, double time_limit,
+    od_error *err)
+{
+	return cd_read(c, host, c->scratch, (1 + DV_BAD_MAX) * sizeof host[0],
+	    cd_now() + time_limit, time_limit, err);
+}
+
 static dv_status
 cd_pattern(void *st, void *h, int64_t bytes, double time_limit,
     dv_pattern *out, od_error *err)
 {
+	static const int passes[DV_PT_KINDS] = {
+		[DV_PT_STATIC] = DV_PT_PASSES_STATIC,
+		[DV_PT_MOVING] = DV_PT_PASSES_MOVING,
+		[DV_PT_RANDOM] = DV_PT_PASSES_RANDOM,
+	};
 	cd_dev *c = st;
 	cd_buf *b = h;
 	double t0 = cd_now(), deadline = t0 + time_limit;
-	size_t words = (size_t)bytes / 8, slice = CD_SLICE / 8, off;
-	unsigned long long host[1 + DV_BAD_MAX];
-	CUdeviceptr errors = c->scratch, bad = c->scratch + sizeof host[0];
-	unsigned max_bad = DV_BAD_MAX;
-	dv_status s;
+	size_t words = (size_t)bytes / 8;
+	unsigned long long host[1 + DV_BAD_MAX], before = 0;
+	dv_status s = DV_OK;
 	CUresult r;
-	int pattern, k, i;
+	int kind, i;
 
 	if ((s = cd_current(c, err)) != DV_OK)
 		return s;
 	out->bytes = (int64_t)(words * 8);
+	c->ecc_fault = false;
 	r = c->cu.cuMemsetD8Async(c->scratch, 0, sizeof host, c->stream);
 	if (r != CUDA_SUCCESS)
 		return cd_drv_fail(c, r, "cuMemsetD8Async", err);
-	for (pattern = 0; pattern < KN_PATTERNS; pattern++) {
-		for (k = CD_K_PATTERN_WRITE; k <= CD_K_PATTERN_CHECK; k++) {
-			for (off = 0; off < words && s == DV_OK; off += slice) {
-				size_t len = words - off < slice ? words - off :
-				    slice;
-				CUdeviceptr p = b->ptr + off * 8;
-				void *wargs[] = { &p, &len, &pattern };
-				void *cargs[] = { &p, &len, &pattern, &errors,
-				    &bad, &max_bad };
-
-				r = cd_launch(c, k, k == CD_K_PATTERN_WRITE ?
-				    wargs : cargs);
-				if (r != CUDA_SUCCESS)
-					return cd_drv_fail(c, r, "the pattern "
-					    "kernel", err);
-				s = dv_stopped() ? DV_STOPPED : cd_wait(c,
-				    deadline, time_limit, err);
+	for (kind = 0; kind < DV_PT_KINDS && s == DV_OK; kind++) {
+		for (i = 0; i < passes[kind] && s == DV_OK; i++) {
+			s = cd_pattern_pass(c, b, words, kind, i, out->seed,
+			    deadline, time_limit, err);
+			if (s == DV_OK) {
+				out->passes++;
+				out->kind_passes[kind]++;
 			}
 		}
-		if (s != DV_OK)
-			break;
-		out->passes++;
+		/* The mismatches this kind found: the count's growth. */
+		if (s == DV_OK && (s = cd_errors(c, host, time_limit, err)) ==
+		    DV_OK) {
+			out->kind_errors[kind] = (int64_t)(host[0] - before);
+			before = host[0];
+		}
 	}
 	out->seconds = cd_now() - t0;
+	out->ecc_fault = c->ecc_fault;
 	if (s == DV_TIMEOUT) {
 		/*
 		 * The passes done count; the time limit ended the rest.  The
@@ -793,14 +882,15 @@ cd_pattern(void *st, void *h, int64_t bytes, double time_limit,
 		 * to be hung, and nothing more is asked of it.
 		 */
 		out->cut = true;
-		deadline = cd_now() + time_limit;
-		if ((s = cd_wait(c, deadline, time_limit, err)) != DV_OK)
+		if ((s = cd_wait(c, cd_now() + time_limit, time_limit, err)) !=
+		    DV_OK)
 			return s;
+		if ((s = cd_errors(c, host, time_limit, err)) != DV_OK)
+			return s;
+		if (kind > 0 && kind <= DV_PT_KINDS)
+			out->kind_errors[kind - 1] = (int64_t)(host[0] -
+			    before);
 	}
-	if (s != DV_OK)
-		return s;
-	s = cd_read(c, host, c->scratch, sizeof host, cd_now() + time_limit,
-	    time_limit, err);
 	if (s != DV_OK)
 		return s;
 	out->errors = (int64_t)host[0];

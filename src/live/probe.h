@@ -120,6 +120,7 @@ typedef struct {
 	bool force;             /* --force: others may be there */
 	int64_t cap;            /* bytes; < 0: cap_percent of the free memory */
 	int cap_percent;        /* 0: 90 %, or 50 % under force */
+	uint64_t seed;          /* the random pattern's; 0: from the clock */
 } pb_opts;
 
 /* What the tenant checks allow beside what is explained: 1 GiB or 2 % of

@@ -330,11 +330,20 @@ pb_judge_health(const pb_result *r, pb_verdict *v)
 	double frac = r->bw_ran && r->peak_bps > 0 ? r->bw.triad_bps /
 	    r->peak_bps : -1;
 
-	if (r->pat_ran && r->pat.errors > 0) {
+	if (r->pat_ran && r->pat.ecc_fault) {
+		pb_say(v, PB_CONFIRMED, "The driver reported an uncorrectable "
+		    "ECC error (CUDA_ERROR_ECC_UNCORRECTABLE) while the memory "
+		    "test ran: this GPU's memory is faulty.");
+	} else if (r->pat_ran && r->pat.errors > 0) {
 		pb_say(v, PB_CONFIRMED, "The pattern test read back %lld wrong "
-		    "word(s) over %s (first at 0x%llx): this GPU's memory is "
-		    "faulty.", (long long)r->pat.errors, sz(r->pat.bytes).s,
-		    (unsigned long long)r->pat.bad[0]);
+		    "word(s) over %s (first at 0x%llx; static patterns %lld, "
+		    "moving inversions %lld, random %lld with seed %llu): this "
+		    "GPU's memory is faulty.", (long long)r->pat.errors,
+		    sz(r->pat.bytes).s, (unsigned long long)r->pat.bad[0],
+		    (long long)r->pat.kind_errors[DV_PT_STATIC],
+		    (long long)r->pat.kind_errors[DV_PT_MOVING],
+		    (long long)r->pat.kind_errors[DV_PT_RANDOM],
+		    (unsigned long long)r->pat.seed);
 	} else if (h->ecc_known && h->ecc_uncorrected > 0) {
 		pb_say(v, PB_CONFIRMED, "The driver counts %lld uncorrectable "
 		    "ECC error(s) since it loaded.",
@@ -358,17 +367,19 @@ pb_judge_health(const pb_result *r, pb_verdict *v)
 			snprintf(bw, sizeof bw, "bandwidth not compared (no "
 			    "peak known)");
 		pb_say(v, PB_REFUTED, "No pattern errors over %s in %d "
-		    "passes, no uncorrectable ECC errors or pending remaps, "
-		    "%s.  These checks pass now; that is not a general "
-		    "statement of health.", sz(r->pat.bytes).s,
-		    r->pat.passes, bw);
+		    "passes (static, moving inversions, random), no "
+		    "uncorrectable ECC errors or pending remaps, %s.  These "
+		    "checks pass now; that is not a general statement of "
+		    "health: `dcgmi diag -r 2` (DCGM) is a fuller check.",
+		    sz(r->pat.bytes).s, r->pat.passes, bw);
 	} else if (frac >= 0 && frac < 0.65) {
 		pb_say(v, PB_INCONCLUSIVE, "No memory errors were found, but "
 		    "the triad bandwidth is only %.0f%% of the peak (suspect "
 		    "below 65%%: check clocks, throttling and other "
 		    "processes).", 100.0 * frac);
 	} else {
-		pb_say(v, PB_INCONCLUSIVE, "No errors were found, but %s%s%s%s.",
+		pb_say(v, PB_INCONCLUSIVE, "No errors were found, but %s%s%s%s; "
+		    "`dcgmi diag -r 2` (DCGM) is a fuller check.",
 		    !r->pat_ran ? "the pattern test did not run" : r->pat.cut ?
 		    "the pattern test was cut short by the time limit" :
 		    "the ECC and remapping counters could not be read",
