@@ -43,10 +43,13 @@
  *   kn_copy           (double *c, const double *a, size_t n)
  *   kn_triad          (double *a, const double *b, const double *c,
  *                      double scalar, size_t n)
+ *       n even, arrays 16-byte aligned: double2 loads, KN_UNROLL deep
  *   kn_count_ne       (const double *x, size_t n, double expect,
  *                      unsigned long long *count)
  */
-#define KN_THREADS 256          /* threads per block of every launch */
+#define KN_THREADS 256          /* threads per block, but the bandwidth
+                                 * search's (KN_BW_THREADS) */
+#define KN_UNROLL 4             /* 16-byte loads in flight per thread */
 
 /* The fatbin, generated at build time from the .cu files. */
 extern const unsigned char od_kernels_fatbin[];

@@ -130,7 +130,8 @@ expect $R/request_exceeds_device-top.log request_exceeds_device refuted --fake-d
 expect $R/hardware_fault-top.log hardware_fault refuted
 expect $R/hardware_fault-top.log hardware_fault confirmed --fake-device pattern_errors=1
 expect $R/hardware_fault-top.log hardware_fault confirmed --fake-device remap_pending=yes
-expect $R/hardware_fault-top.log hardware_fault inconclusive --fake-device bandwidth=0.4
+expect $R/hardware_fault-top.log hardware_fault inconclusive --fake-device "name=NVIDIA H100 80GB HBM3,bandwidth=0.4"
+expect $R/hardware_fault-top.log hardware_fault refuted --fake-device bandwidth=0.4
 expect $R/non_framework_memory-top.log non_framework_memory inconclusive
 
 # ... from a JSON report, a file and standard input, the same verdicts.
@@ -289,6 +290,14 @@ EOF
 check "kernel images: fatbin, the PTX fallback, both refused (status $rc0 $rc1 $rc2)" $?
 grep -q "driver too old: the driver refused each of oomdoc's kernel images" "$tmp/err"
 check "both kernel images refused: $(cat "$tmp/err")" $?
+# One image only: the PTX image loads alone; the fatbin alone, refused,
+# has no fallback.
+OOMDOC_KERNEL_IMAGE=ptx "$oomdoc" probe --backend fake >"$tmp/out"; rc=$?
+[ $rc -eq 0 ] && grep -q -E '^    kernels +PTX of the fake device \(the only image offered' "$tmp/out"
+check "OOMDOC_KERNEL_IMAGE=ptx: status $rc" $?
+OOMDOC_KERNEL_IMAGE=fatbin "$oomdoc" probe --backend fake --fake-device refuse_images=1 >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 6 ] && ! grep -q 'ptx refused' "$tmp/err"
+check "OOMDOC_KERNEL_IMAGE=fatbin, refused: status $rc" $?
 for fmt in text markdown; do
 	"$oomdoc" probe --backend fake --format $fmt >"$tmp/out" 2>"$tmp/err"; rc=$?
 	[ $rc -eq 0 ] && [ -s "$tmp/out" ] && [ ! -s "$tmp/err" ]

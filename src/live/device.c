@@ -208,6 +208,17 @@ dv_processes(dv_device *d, dv_proc *v, int cap, bool *known)
 	return d->be->processes(d->st, v, cap, known);
 }
 
+void
+dv_bw_config(int k, int *blocks_per_sm, int *threads)
+{
+	static const int bps[] = { 1, 2, 4, 8 };
+	static const int tpb[] = { 128, 256, 512, 1024 };
+
+	k = k < 0 ? 0 : k % DV_BW_CONFIGS;
+	*blocks_per_sm = bps[k / 4];
+	*threads = tpb[k % 4];
+}
+
 static const char *const dv_image_names[DV_IMAGES] = {
 	[DV_IMAGE_FATBIN] = "fatbin",
 	[DV_IMAGE_PTX] = "ptx",
@@ -230,17 +241,36 @@ dv_image_name(int image)
 static dv_status
 dv_load_kernels(dv_device *d, od_error *err)
 {
+	/* One image only, to check it on a GPU (tests/gpu/run.sh). */
+	const char *only = getenv("OOMDOC_KERNEL_IMAGE");
 	char *refused = d->info.kernel_refused;
 	size_t cap = sizeof d->info.kernel_refused, used = 0;
 	char why[256];
 	dv_status st;
-	int im;
+	int im, first = 0, last = DV_IMAGES - 1;
 
-	for (im = 0; im < DV_IMAGES; im++) {
+	if (only != NULL && only[0] != '\0') {
+		for (first = 0; first < DV_IMAGES; first++)
+			if (strcmp(only, dv_image_names[first]) == 0)
+				break;
+		if (first == DV_IMAGES) {
+			od_error_set(err, NULL, 0, 0, "OOMDOC_KERNEL_IMAGE is "
+			    "'%.40s': it takes fatbin or ptx", only);
+			return DV_ERROR;
+		}
+		last = first;
+	}
+	for (im = first; im <= last; im++) {
 		why[0] = '\0';
 		st = d->be->load_image(d->st, im, d->info.kernel_detail, why,
 		    sizeof why, err);
 		if (st == DV_OK) {
+			size_t n = strlen(d->info.kernel_detail);
+
+			if (first == last && n < sizeof d->info.kernel_detail)
+				snprintf(d->info.kernel_detail + n,
+				    sizeof d->info.kernel_detail - n, " (the "
+				    "only image offered: OOMDOC_KERNEL_IMAGE)");
 			d->info.kernel_image = im;
 			return DV_OK;
 		}

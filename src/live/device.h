@@ -205,7 +205,19 @@ typedef struct {
 	double triad_bps;
 	double seconds;
 	bool cut;
+	/* The launch configuration the trials used: the fastest triad of the
+	 * search (dv_bw_config), and how many configurations it tried. */
+	int blocks_per_sm, threads;
+	int configs;
 } dv_bandwidth;
+
+/*
+ * The bandwidth test's launch configurations, k from 0 to DV_BW_CONFIGS
+ * - 1: blocks per SM (1, 2, 4, 8) times threads per block (128, 256,
+ * 512, 1024), as DCGM's memory_bandwidth plugin searches block sizes.
+ */
+#define DV_BW_CONFIGS 16
+void dv_bw_config(int k, int *blocks_per_sm, int *threads);
 
 /* Memory activity seen by CUPTI (or the fake) since the last reading. */
 typedef struct {

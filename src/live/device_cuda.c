@@ -69,6 +69,7 @@ typedef struct {
 	CUdevice cudev;
 	int cc_major, cc_minor;
 	int blocks;             /* grid of the grid-stride kernels */
+	int sms;                /* multiprocessors (128 when unknown) */
 	bool started;
 	CUcontext ctx;          /* the primary context, retained */
 	CUmodule module;
@@ -116,12 +117,20 @@ cd_current(const cd_dev *c, od_error *err)
 	    "cannot make the CUDA context current", err);
 }
 
-/* Launches kernel k over a 1-D grid with its parameters. */
+/* Launches kernel k over a 1-D grid of blocks x threads. */
+static CUresult
+cd_launch_grid(const cd_dev *c, int k, int blocks, int threads,
+    void **params)
+{
+	return c->cu.cuLaunchKernel(c->fn[k], (unsigned)blocks, 1, 1,
+	    (unsigned)threads, 1, 1, 0, c->stream, params, NULL);
+}
+
+/* Launches kernel k over the default grid with its parameters. */
 static CUresult
 cd_launch(const cd_dev *c, int k, void **params)
 {
-	return c->cu.cuLaunchKernel(c->fn[k], (unsigned)c->blocks, 1, 1,
-	    KN_THREADS, 1, 1, 0, c->stream, params, NULL);
+	return cd_launch_grid(c, k, c->blocks, KN_THREADS, params);
 }
 
 /* The driver's virtual memory management, when it has it. */
@@ -302,7 +311,8 @@ cd_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 	info->driver_cuda = c->cu.version;
 	/* The toolkit whose nvcc built the embedded kernels. */
 	info->runtime_cuda = CUDA_VERSION;
-	c->blocks = info->sm_count > 0 ? info->sm_count * 8 : 1024;
+	c->sms = info->sm_count > 0 ? info->sm_count : 128;
+	c->blocks = c->sms * 8;
 	cd_vmm_setup(c);
 	info->vmm = c->vmm;
 	info->vmm_granularity = (int64_t)c->gran;
@@ -899,10 +909,11 @@ cd_pattern(void *st, void *h, int64_t bytes, double time_limit,
 	return DV_OK;
 }
 
-/* One timed kernel: seconds, or -1 with err set. */
+/* One timed kernel over blocks x threads: seconds, or -1 with err set. */
 static double
 cd_timed(cd_dev *c, int which, CUdeviceptr a, CUdeviceptr b, CUdeviceptr cc,
-    size_t n, double deadline, double time_limit, od_error *err)
+    size_t n, int blocks, int threads, double deadline, double time_limit,
+    od_error *err)
 {
 	CUevent t0 = NULL, t1 = NULL;
 	double scalar = 0.5;
@@ -919,8 +930,8 @@ cd_timed(cd_dev *c, int which, CUdeviceptr a, CUdeviceptr b, CUdeviceptr cc,
 		return -1;
 	}
 	c->cu.cuEventRecord(t0, c->stream);
-	r = cd_launch(c, which == 0 ? CD_K_COPY : CD_K_TRIAD, which == 0 ?
-	    copy_args : triad_args);
+	r = cd_launch_grid(c, which == 0 ? CD_K_COPY : CD_K_TRIAD, blocks,
+	    threads, which == 0 ? copy_args : triad_args);
 	c->cu.cuEventRecord(t1, c->stream);
 	if (r != CUDA_SUCCESS) {
 		cd_drv_fail(c, r, "a bandwidth kernel", err);
@@ -954,9 +965,12 @@ cd_count_ne(cd_dev *c, CUdeviceptr x, size_t n, double expect)
 }
 
 /*
- * Copy and triad, best of five after a warm-up, then a check of the
- * arrays against the same steps done on the host.  The values (1, 0.25,
- * a scalar of 0.5) stay exact in binary, so the check is exact.
+ * Copy and triad over n doubles (even: the kernels load double2), after
+ * a search of launch configurations (dv_bw_config: one triad each, after
+ * a warm-up), best of five with the fastest after a warm-up, then a
+ * check of the arrays against the same steps done on the host.  The
+ * values (1, 0.25, a scalar of 0.5) stay exact in binary, so the check
+ * is exact.
  */
 static dv_status
 cd_bandwidth(void *st, void *ha, void *hb, void *hc, int64_t bytes,
@@ -965,9 +979,12 @@ cd_bandwidth(void *st, void *ha, void *hb, void *hc, int64_t bytes,
 	cd_dev *c = st;
 	CUdeviceptr a = ((cd_buf *)ha)->ptr, b = ((cd_buf *)hb)->ptr;
 	CUdeviceptr cc = ((cd_buf *)hc)->ptr;
-	size_t n = (size_t)bytes / 8;
+	size_t n = (size_t)bytes / 16 * 2;
 	double t0 = cd_now(), deadline = t0 + time_limit;
 	double ga = 1.0, gb = 0.25, gc = 0.0, best_copy = -1, best_triad = -1;
+	double best_search = -1;
+	int sms = c->sms;
+	int blocks = c->blocks, threads = KN_THREADS, k;
 	unsigned long long bad = 0;
 	dv_status s;
 	CUresult r;
@@ -980,14 +997,43 @@ cd_bandwidth(void *st, void *ha, void *hb, void *hc, int64_t bytes,
 	    (r = cd_init(c, b, n, gb)) != CUDA_SUCCESS ||
 	    (r = cd_init(c, cc, n, gc)) != CUDA_SUCCESS)
 		return cd_drv_fail(c, r, "the init kernel", err);
+	/* The search: the warm-up, then each configuration once. */
+	for (k = -1; k < DV_BW_CONFIGS; k++) {
+		int bps = 8, tpb = KN_THREADS;
+		double t;
+
+		if (k >= 0)
+			dv_bw_config(k, &bps, &tpb);
+		if (dv_stopped())
+			return DV_STOPPED;
+		t = cd_timed(c, 1, a, b, cc, n, sms * bps, tpb, deadline,
+		    time_limit, err);
+		ga = gb + 0.5 * gc;
+		if (t < 0) {
+			out->cut = cd_now() > deadline;
+			return out->cut ? DV_TIMEOUT : DV_ERROR;
+		}
+		if (k < 0)
+			continue;
+		out->configs++;
+		if (best_search < 0 || t < best_search) {
+			best_search = t;
+			blocks = sms * bps;
+			threads = tpb;
+			out->blocks_per_sm = bps;
+			out->threads = tpb;
+		}
+	}
 	for (trial = 0; trial < 6; trial++) {
 		double tc, tt;
 
 		if (dv_stopped())
 			return DV_STOPPED;
-		tc = cd_timed(c, 0, a, b, cc, n, deadline, time_limit, err);
+		tc = cd_timed(c, 0, a, b, cc, n, blocks, threads, deadline,
+		    time_limit, err);
 		gc = ga;
-		tt = cd_timed(c, 1, a, b, cc, n, deadline, time_limit, err);
+		tt = cd_timed(c, 1, a, b, cc, n, blocks, threads, deadline,
+		    time_limit, err);
 		ga = gb + 0.5 * gc;
 		if (tc < 0 || tt < 0) {
 			out->cut = cd_now() > deadline;

@@ -16,6 +16,7 @@
 #ifndef OD_PROBE_H
 #define OD_PROBE_H
 
+#include "bandwidth_ref.h"
 #include "device.h"
 #include "core.h"
 
@@ -103,6 +104,7 @@ typedef struct {
 	dv_bandwidth bw;
 	dv_health health;
 	double peak_bps;
+	const bw_ref *ref;      /* health: the part's triad reference, or NULL */
 } pb_result;
 
 /* A verdict on one cause of one event. */

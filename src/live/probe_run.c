@@ -831,6 +831,7 @@ pb_health(pb_session *s, pb_result *r)
 	memset(&err, 0, sizeof err);
 	r->health_ran = dv_health_read(s->d, &r->health) == DV_OK;
 	r->peak_bps = dv_peak_bandwidth(info);
+	r->ref = bw_ref_find(info->name);
 	if (s->o.read_only) {
 		snprintf(r->note, sizeof r->note, "only the counters were "
 		    "read: other processes hold this GPU (use --force)");
@@ -902,6 +903,20 @@ counters:
 		pm_str(r, "bandwidth_convention", "bytes read + bytes written "
 		    "per second (copy 2N x 8, triad 3N x 8), GB = 1e9 bytes, "
 		    "best of the trials");
+		pm_int(r, "bandwidth_blocks_per_sm", r->bw.blocks_per_sm);
+		pm_int(r, "bandwidth_threads_per_block", r->bw.threads);
+		pm_int(r, "bandwidth_configurations_tried", r->bw.configs);
+		if (r->ref != NULL) {
+			pm_num(r, "reference_triad_bytes_per_second", PM_RATE,
+			    r->ref->triad_bps);
+			pm_num(r, "triad_fraction_of_reference", PM_NUM,
+			    r->bw.triad_bps / r->ref->triad_bps);
+			pm_str(r, "bandwidth_reference", r->ref->name);
+			pm_str(r, "bandwidth_reference_source", r->ref->how);
+		} else {
+			pm_str(r, "bandwidth_reference", "no reference for this "
+			    "part");
+		}
 	}
 	if (r->pat_ran) {
 		pm_bytes(r, "pattern_bytes", r->pat.bytes);

@@ -327,8 +327,9 @@ static void
 pb_judge_health(const pb_result *r, pb_verdict *v)
 {
 	const dv_health *h = &r->health;
-	double frac = r->bw_ran && r->peak_bps > 0 ? r->bw.triad_bps /
-	    r->peak_bps : -1;
+	/* Against what the part reaches (bandwidth_ref.c), not its peak. */
+	double frac = r->bw_ran && r->ref != NULL ? r->bw.triad_bps /
+	    r->ref->triad_bps : -1;
 
 	if (r->pat_ran && r->pat.ecc_fault) {
 		pb_say(v, PB_CONFIRMED, "The driver reported an uncorrectable "
@@ -357,26 +358,32 @@ pb_judge_health(const pb_result *r, pb_verdict *v)
 		pb_say(v, PB_CONFIRMED, "A page retirement is pending: the "
 		    "GPU needs a reset.");
 	} else if (r->pat_ran && !r->pat.cut && (h->ecc_known ||
-	    h->remap_known) && (frac < 0 || frac >= 0.65)) {
-		char bw[80];
+	    h->remap_known) && (frac < 0 || frac >= BW_REF_FACTOR)) {
+		char bw[200];
 
 		if (frac >= 0)
-			snprintf(bw, sizeof bw, "bandwidth at %.0f%% of the "
-			    "peak", 100.0 * frac);
+			snprintf(bw, sizeof bw, "triad bandwidth at %.0f%% of "
+			    "the %.2f TB/s an %s reaches (BabelStream)",
+			    100.0 * frac, r->ref->triad_bps / 1e12,
+			    r->ref->name);
+		else if (r->bw_ran)
+			snprintf(bw, sizeof bw, "bandwidth not judged: no "
+			    "reference for this part");
 		else
-			snprintf(bw, sizeof bw, "bandwidth not compared (no "
-			    "peak known)");
+			snprintf(bw, sizeof bw, "bandwidth not measured");
 		pb_say(v, PB_REFUTED, "No pattern errors over %s in %d "
 		    "passes (static, moving inversions, random), no "
 		    "uncorrectable ECC errors or pending remaps, %s.  These "
 		    "checks pass now; that is not a general statement of "
 		    "health: `dcgmi diag -r 2` (DCGM) is a fuller check.",
 		    sz(r->pat.bytes).s, r->pat.passes, bw);
-	} else if (frac >= 0 && frac < 0.65) {
+	} else if (frac >= 0 && frac < BW_REF_FACTOR) {
 		pb_say(v, PB_INCONCLUSIVE, "No memory errors were found, but "
-		    "the triad bandwidth is only %.0f%% of the peak (suspect "
-		    "below 65%%: check clocks, throttling and other "
-		    "processes).", 100.0 * frac);
+		    "the triad bandwidth is only %.0f%% of the %.2f TB/s an %s "
+		    "reaches (BabelStream; suspect below %.0f%%: check clocks, "
+		    "throttling and other processes).", 100.0 * frac,
+		    r->ref->triad_bps / 1e12, r->ref->name,
+		    100.0 * BW_REF_FACTOR);
 	} else {
 		pb_say(v, PB_INCONCLUSIVE, "No errors were found, but %s%s%s%s; "
 		    "`dcgmi diag -r 2` (DCGM) is a fuller check.",

@@ -590,7 +590,13 @@ test_health(void **state)
 		  "CUDA_ERROR_ECC_UNCORRECTABLE" },
 		{ NULL, PB_REFUTED, "These checks pass now" },
 		{ NULL, PB_REFUTED, "dcgmi diag -r 2" },
-		{ "bandwidth=0.5", PB_INCONCLUSIVE, "bandwidth is only" },
+		{ "name=NVIDIA H100 80GB HBM3,bandwidth=0.5", PB_INCONCLUSIVE,
+		  "bandwidth is only 58% of the 2.97 TB/s an NVIDIA H100 80GB "
+		  "HBM3 reaches" },
+		{ "name=NVIDIA H100 80GB HBM3", PB_REFUTED,
+		  "triad bandwidth at 101% of the 2.97 TB/s" },
+		/* The fake's default name is no part of the table. */
+		{ "bandwidth=0.5", PB_REFUTED, "no reference for this part" },
 		{ "nvml=no", PB_INCONCLUSIVE, "counters could not be read" },
 		{ "delay_ms=600", PB_INCONCLUSIVE, "time limit" },
 	};
