@@ -29,7 +29,9 @@ kn_init(double *a, size_t n, double v)
 		a[i] = v;
 }
 
-extern "C" __global__ void
+/* At most 1024 threads a block (the search's largest): the compiler
+ * keeps the registers within what 1024 threads may have. */
+extern "C" __global__ void __launch_bounds__(1024)
 kn_copy(double *__restrict__ c, const double *__restrict__ a, size_t n)
 {
 	const double2 *__restrict__ a2 = (const double2 *)a;
@@ -52,7 +54,7 @@ kn_copy(double *__restrict__ c, const double *__restrict__ a, size_t n)
 		c2[i] = a2[i];
 }
 
-extern "C" __global__ void
+extern "C" __global__ void __launch_bounds__(1024)
 kn_triad(double *__restrict__ a, const double *__restrict__ b,
     const double *__restrict__ c, double s, size_t n)
 {

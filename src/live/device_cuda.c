@@ -786,8 +786,12 @@ cd_sweep(cd_dev *c, int k, const cd_buf *b, size_t words, bool down,
 		p = b->ptr + off * 8;
 		if (dv_stopped())
 			return DV_STOPPED;
-		if ((r = cd_launch(c, k, args)) != CUDA_SUCCESS)
+		if ((r = cd_launch(c, k, args)) != CUDA_SUCCESS) {
+			/* The sticky error of an earlier kernel. */
+			if (r == CUDA_ERROR_ECC_UNCORRECTABLE)
+				c->ecc_fault = true;
 			return cd_drv_fail(c, r, "the pattern kernel", err);
+		}
 		if ((s = cd_wait(c, deadline, time_limit, err)) != DV_OK)
 			return s;
 	}
