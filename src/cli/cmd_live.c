@@ -25,7 +25,8 @@
 
 enum {
 	LV_BACKEND = 256, LV_FAKE, LV_MAX_MEMORY, LV_TIME_LIMIT, LV_FORCE,
-	LV_RULES, LV_NO_DEFAULT_RULES, LV_PATTERN_SEED
+	LV_RULES, LV_NO_DEFAULT_RULES, LV_PATTERN_SEED, LV_TORCH_BASELINE,
+	LV_TORCH_PYTHON
 };
 
 static const od_option lv_options[] = {
@@ -48,6 +49,12 @@ static const od_option lv_options[] = {
 	{ .name = "force", .letter = LV_FORCE,
 	  .help = "probe even when other processes use the GPU, or cannot be "
 	    "listed" },
+	{ .name = "torch-baseline", .letter = LV_TORCH_BASELINE,
+	  .help = "also measure an empty PyTorch process (python3 -c 'import "
+	    "torch; torch.cuda.init()') as the context's second baseline" },
+	{ .name = "torch-python", .letter = LV_TORCH_PYTHON, .arg = "PYTHON",
+	  .help = "the interpreter for --torch-baseline (default python3; "
+	    "implies it)" },
 	{ .name = "format", .letter = 'f', .arg = "FORMAT",
 	  .help = "report format: text (default), markdown or json",
 	  .values = "text markdown json" },
@@ -213,6 +220,16 @@ lv_parse(int argc, char **argv, lv_config *cfg)
 			o->seed = (uint64_t)v;
 			break;
 		}
+		case LV_TORCH_BASELINE:
+			if (o->torch_python == NULL)
+				o->torch_python = "python3";
+			break;
+		case LV_TORCH_PYTHON:
+			if (optarg[0] == '\0')
+				return cli_usage(label, "--torch-python takes an "
+				    "interpreter, not", optarg);
+			o->torch_python = optarg;
+			break;
 		case LV_RULES:
 			if (cfg->rules.npaths == CLI_RULES_MAX)
 				return cli_usage(label, "too many --rules; the "

@@ -703,6 +703,38 @@ dv_pci_tail(const char *id, char *out, size_t len)
 			out[i] = (char)(out[i] - 'A' + 'a');
 }
 
+void
+dv_select(const char *id, int index, const char *visible, dv_selection *out)
+{
+	const char *p = visible;
+	size_t n;
+	int k;
+
+	memset(out, 0, sizeof *out);
+	if (id != NULL && id[0] != '\0') {
+		if (strncmp(id, "MIG-", 4) != 0)
+			return;
+		snprintf(out->uuid, sizeof out->uuid, "%s", id);
+		out->mig = true;
+		return;
+	}
+	if (p == NULL || index < 0)
+		return;
+	for (k = 0; k < index; k++) {
+		p = strchr(p, ',');
+		if (p == NULL)
+			return;
+		p++;
+	}
+	p += strspn(p, " ");
+	n = strcspn(p, ", ");
+	if (n < 5 || n >= sizeof out->uuid || strncmp(p, "MIG-", 4) != 0)
+		return;
+	memcpy(out->uuid, p, n);
+	out->uuid[n] = '\0';
+	out->mig = out->from_env = true;
+}
+
 bool
 dv_id_matches(const dv_info *info, const char *id)
 {

@@ -141,15 +141,19 @@ typedef struct {
 	char kernel_refused[400];  /* images the driver refused, and why */
 } dv_info;
 
-/* Health counters (NVML): unknown ones have their _known false. */
+/* Health counters (NVML): unknown ones have their _known false, and
+ * each count NVML could not give is OD_UNKNOWN (never 0). */
 typedef struct {
 	bool ecc_known;
 	int64_t ecc_uncorrected;        /* volatile: since the driver loaded */
 	int64_t ecc_corrected;
 	int64_t ecc_uncorrected_total;  /* aggregate: over the GPU's life */
+	char ecc_why[64];               /* "not supported", or NVML's error */
 	bool remap_known;
 	int64_t remapped_uncorrectable;
 	int64_t remapped_correctable;
+	char remap_why[64];
+	bool on_parent;                 /* read on a MIG instance's parent */
 	bool remap_pending;             /* a reset is needed */
 	bool remap_failure;             /* remapping failed: service the GPU */
 	bool retired_known;
@@ -260,6 +264,11 @@ typedef struct {
 	int64_t ecc_uncorrected, ecc_corrected;
 	int64_t remapped_uncorrectable;
 	bool remap_pending, remap_failure;
+	bool remap_rows;        /* the part has remapped-row counters */
+	/* Injected: what the counters gain while the pattern test runs. */
+	int64_t ecc_uncorrected_rise, ecc_corrected_rise;
+	int64_t remapped_rise, remapped_correctable_rise;
+	bool remap_pending_rise;
 	int fail_alloc;         /* injected: the Nth allocation fails, 0 never */
 	int tenant_after;       /* injected: a tenant comes at allocation N */
 	dv_proc tenant;         /* its pid and bytes */
@@ -269,7 +278,7 @@ typedef struct {
 	int64_t delay_ms;       /* each kernel takes this long, for real */
 	bool no_gpu;            /* injected: opening fails as with no GPU */
 	int gpus;               /* GPUs on the fake node, each like the spec */
-	bool mig;               /* GPU 0 has one MIG instance (1/7 of it) */
+	int mig;                /* MIG instances on GPU 0, each 1/7 of it */
 	bool contiguous;        /* the old one-range model: a control only */
 	int refuse_images;      /* injected: the driver refuses the first N
 	                         * kernel images (1: the fatbin) */
@@ -437,6 +446,30 @@ const char *dv_status_name(dv_status st);
 /* The fake device: defaults, and "key=value,..." settings over them. */
 void dv_fake_default(dv_fake_spec *spec);
 bool dv_fake_parse(dv_fake_spec *spec, const char *text, od_error *err);
+
+/*
+ * How a backend finds a MIG instance.  CUDA enumerates a MIG instance
+ * only through CUDA_VISIBLE_DEVICES=MIG-<UUID>, set before cuInit (NVIDIA
+ * MIG User Guide, "Running CUDA Applications on Bare-Metal" and "Device
+ * Enumeration"); NVML finds it with nvmlDeviceGetHandleByUUID, and its
+ * parent GPU, which holds the ECC and remapped-row counters, with
+ * nvmlDeviceGetDeviceHandleFromMigDeviceHandle.
+ */
+typedef struct {
+	bool mig;               /* the device is a MIG instance */
+	char uuid[96];          /* its UUID */
+	bool from_env;          /* named by CUDA_VISIBLE_DEVICES, not by id */
+	int cuda_index;         /* its CUDA ordinal once CUDA_VISIBLE_DEVICES
+	                         * is set to uuid: 0 */
+} dv_selection;
+
+/*
+ * The MIG instance that id names (MIG-...), or, with no id, the entry
+ * index of visible (the process's CUDA_VISIBLE_DEVICES, NULL for none)
+ * when that entry is a MIG UUID; out->mig false otherwise.
+ */
+void dv_select(const char *id, int index, const char *visible,
+    dv_selection *out);
 
 /* Whether id (a UUID, or a PCI bus id with or without its domain) names
  * the device of info; case is ignored. */

@@ -221,8 +221,9 @@ cd_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 {
 	/* The driver library, for a test or an unusual install. */
 	const char *path = getenv("OOMDOC_LIBCUDA");
-	const char *vis = getenv("CUDA_VISIBLE_DEVICES");
-	char msg[256], name[256];
+	const char *env = getenv("CUDA_VISIBLE_DEVICES");
+	char msg[256], name[256], visbuf[256], *vis = NULL;
+	dv_selection sel;
 	int count = 0;
 	size_t total = 0;
 	CUresult r;
@@ -230,6 +231,19 @@ cd_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 
 	if (c == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
+		return DV_ERROR;
+	}
+	if (env != NULL) {
+		snprintf(visbuf, sizeof visbuf, "%s", env);
+		vis = visbuf;
+	}
+	/* A MIG instance: CUDA sees it only as CUDA_VISIBLE_DEVICES names
+	 * it, read once by cuInit (cl_open), where it is device 0. */
+	dv_select(cfg->id, cfg->index, vis, &sel);
+	if (sel.mig && setenv("CUDA_VISIBLE_DEVICES", sel.uuid, 1) != 0) {
+		od_error_set(err, NULL, 0, 0, "cannot set CUDA_VISIBLE_DEVICES "
+		    "to the MIG instance %s", sel.uuid);
+		free(c);
 		return DV_ERROR;
 	}
 	switch (cl_open(&c->cu, path, &r, msg, sizeof msg)) {
@@ -246,9 +260,10 @@ cd_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 	}
 	if (r == CUDA_ERROR_NO_DEVICE || (r == CUDA_SUCCESS &&
 	    (c->cu.cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0))) {
-		od_error_set(err, NULL, 0, 0, "no CUDA GPU is visible%s%s",
-		    vis != NULL ? " with CUDA_VISIBLE_DEVICES=" : "",
-		    vis != NULL ? vis : "");
+		od_error_set(err, NULL, 0, 0, "no CUDA GPU is visible%s%s%s",
+		    sel.mig || vis != NULL ? " with CUDA_VISIBLE_DEVICES=" : "",
+		    sel.mig ? sel.uuid : vis != NULL ? vis : "", sel.mig ?
+		    " (no such MIG instance, or MIG is off)" : "");
 		return cd_open_fail(c, DV_UNSUPPORTED);
 	}
 	if (r != CUDA_SUCCESS) {
@@ -262,16 +277,18 @@ cd_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 		    DV_DRIVER_OLD : DV_ERROR);
 	}
 	info->count = count;
-	if (cfg->id != NULL) {
+	if (sel.mig) {
+		/* The one device CUDA_VISIBLE_DEVICES=MIG-... leaves. */
+		c->index = sel.cuda_index;
+		snprintf(info->uuid, sizeof info->uuid, "%s", sel.uuid);
+	} else if (cfg->id != NULL) {
 		/* By UUID or PCI bus id: the device's index among those this
 		 * process sees. */
 		c->index = cd_find(c, cfg->id, count);
 		if (c->index < 0) {
 			od_error_set(err, NULL, 0, 0, "no GPU %s among the %d this "
 			    "process sees%s", cfg->id, count,
-			    strncmp(cfg->id, "MIG-", 4) == 0 ? " (a MIG "
-			    "instance is found by its UUID through NVML, which "
-			    "this backend does not do yet: give its index)" : "");
+			    "");
 			return cd_open_fail(c, DV_UNSUPPORTED);
 		}
 	} else if (cfg->index < 0 || cfg->index >= count) {
@@ -285,7 +302,8 @@ cd_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 		cd_drv_fail(c, r, "cuDeviceGet", err);
 		return cd_open_fail(c, DV_ERROR);
 	}
-	cd_uuid(c, c->cudev, info->uuid, sizeof info->uuid);
+	if (!sel.mig)
+		cd_uuid(c, c->cudev, info->uuid, sizeof info->uuid);
 	/* Device facts; none of these calls creates a context. */
 	if (c->cu.cuDeviceGetName(name, (int)sizeof name, c->cudev) ==
 	    CUDA_SUCCESS)
@@ -316,9 +334,22 @@ cd_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 	cd_vmm_setup(c);
 	info->vmm = c->vmm;
 	info->vmm_granularity = (int64_t)c->gran;
-	c->nv = nv_open(cfg->nvml_path, info->pci_bus_id, c->index,
-	    info->nvml_note, sizeof info->nvml_note);
+	/* NVML by the MIG instance's UUID (its memory and processes; the
+	 * counters on its parent), else by the PCI bus id.  A MIG instance
+	 * shares its parent's PCI bus id, which would find the parent. */
+	if (sel.mig)
+		c->nv = nv_open_uuid(cfg->nvml_path, sel.uuid, info->nvml_note,
+		    sizeof info->nvml_note);
+	else
+		c->nv = nv_open(cfg->nvml_path, info->pci_bus_id, c->index,
+		    info->nvml_note, sizeof info->nvml_note);
 	info->nvml = c->nv != NULL;
+	if (sel.mig && c->nv != NULL) {
+		char u[96];
+
+		(void)nv_uuids(c->nv, u, info->parent_uuid,
+		    sizeof info->parent_uuid);
+	}
 	if (c->nv != NULL)
 		(void)nv_driver_release(c->nv, info->driver_release,
 		    sizeof info->driver_release);

@@ -60,6 +60,11 @@ typedef struct {
 	bool tenant_in;         /* the injected tenant has come */
 	char parent[96];        /* a MIG instance's GPU, "" otherwise */
 	dv_activity act;
+	/* The counters now: the spec's, plus its injected rises once the
+	 * pattern test has exercised the memory, as errors show on a GPU
+	 * when the faulty cells are written and read. */
+	int64_t ecc_unc, ecc_corr, remap_unc, remap_corr;
+	bool pending;
 } fk_dev;
 
 /* Rounds up to a multiple of page (a power of two or not). */
@@ -203,23 +208,39 @@ fk_resolve(const dv_fake_spec *s, const dv_config *cfg, dv_info *info)
 		if (dv_id_matches(info, cfg->id))
 			return true;
 	}
-	if (s->mig) {
-		dv_info parent;
+	info->uuid[0] = info->pci_bus_id[0] = '\0';
+	return false;
+}
 
-		memset(&parent, 0, sizeof parent);
-		fk_ids(0, &parent);
+/*
+ * A MIG instance of the fake node's GPU 0, chosen as the CUDA backend
+ * chooses one (dv_select): by its UUID in --device, or in the process's
+ * CUDA_VISIBLE_DEVICES; the instance is then CUDA's device 0, as it is
+ * with CUDA_VISIBLE_DEVICES=MIG-<UUID>.  Its counters are the parent's.
+ */
+static bool
+fk_resolve_mig(const dv_fake_spec *s, const dv_selection *sel,
+    dv_info *info)
+{
+	dv_info parent;
+	int k;
+
+	memset(&parent, 0, sizeof parent);
+	fk_ids(0, &parent);
+	for (k = 0; k < s->mig; k++) {
 		snprintf(info->uuid, sizeof info->uuid,
-		    "MIG-fa4e0000-0000-4000-8000-%012x", 0x100u);
+		    "MIG-fa4e0000-0000-4000-8000-%012x", 0x100u + (unsigned)k);
+		if (strcasecmp(info->uuid, sel->uuid) != 0)
+			continue;
 		snprintf(info->parent_uuid, sizeof info->parent_uuid, "%s",
 		    parent.uuid);
 		snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "%s",
 		    parent.pci_bus_id);
-		info->index = 0;
-		if (strcasecmp(info->uuid, cfg->id) == 0)
-			return true;
-		info->parent_uuid[0] = '\0';
+		info->index = sel->cuda_index;
+		info->count = 1;
+		return true;
 	}
-	info->uuid[0] = info->pci_bus_id[0] = '\0';
+	info->uuid[0] = '\0';
 	return false;
 }
 
@@ -227,6 +248,7 @@ static dv_status
 fk_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 {
 	const dv_fake_spec *s = cfg->fake;
+	dv_selection sel;
 	fk_dev *f;
 	int i;
 
@@ -238,8 +260,14 @@ fk_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 		od_error_set(err, NULL, 0, 0, "no CUDA GPU (fake device)");
 		return DV_UNSUPPORTED;
 	}
-	if (!fk_resolve(s, cfg, info)) {
-		if (cfg->id != NULL && cfg->id[0] != '\0')
+	dv_select(cfg->id, cfg->index, getenv("CUDA_VISIBLE_DEVICES"), &sel);
+	if (sel.mig ? !fk_resolve_mig(s, &sel, info) :
+	    !fk_resolve(s, cfg, info)) {
+		if (sel.mig)
+			od_error_set(err, NULL, 0, 0, "no MIG instance %.80s on "
+			    "the fake node%s", sel.uuid, sel.from_env ? " (named "
+			    "by CUDA_VISIBLE_DEVICES)" : "");
+		else if (cfg->id != NULL && cfg->id[0] != '\0')
 			od_error_set(err, NULL, 0, 0, "no GPU %.80s on the fake "
 			    "node", cfg->id);
 		else
@@ -258,6 +286,10 @@ fk_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 		f->spec.total = s->total / 7 / s->page * s->page;
 		snprintf(f->parent, sizeof f->parent, "%s", info->parent_uuid);
 	}
+	f->ecc_unc = s->ecc_uncorrected;
+	f->ecc_corr = s->ecc_corrected;
+	f->remap_unc = s->remapped_uncorrectable;
+	f->pending = s->remap_pending;
 	f->free_ext[0].start = 0;
 	f->free_ext[0].len = f->spec.total;
 	f->nfree = 1;
@@ -803,6 +835,14 @@ fk_pattern(void *st, void *h, int64_t bytes, double time_limit,
 			break;
 	}
 	out->errors = dv_sat_add(injected, m.errors);
+	/* The counters the test itself raises (injected rises). */
+	if (out->passes > 0) {
+		f->ecc_unc += f->spec.ecc_uncorrected_rise;
+		f->ecc_corr += f->spec.ecc_corrected_rise;
+		f->remap_unc += f->spec.remapped_rise;
+		f->remap_corr += f->spec.remapped_correctable_rise;
+		f->pending = f->pending || f->spec.remap_pending_rise;
+	}
 	return DV_OK;
 }
 
@@ -867,21 +907,34 @@ fk_health(void *st, dv_health *out)
 		    "ECC, remapped-row or retired-page counters");
 		return DV_UNSUPPORTED;
 	}
+	/* As NVML gives them (nvml_load.c): a counter the part does not
+	 * have is unknown, with why, never 0. */
 	out->ecc_known = f->spec.ecc_enabled == 1;
-	out->ecc_uncorrected = f->spec.ecc_uncorrected;
-	out->ecc_corrected = f->spec.ecc_corrected;
-	out->ecc_uncorrected_total = f->spec.ecc_uncorrected;
-	out->remap_known = true;
-	out->remapped_uncorrectable = f->spec.remapped_uncorrectable;
-	out->remapped_correctable = 0;
-	out->remap_pending = f->spec.remap_pending;
-	out->remap_failure = f->spec.remap_failure;
+	out->ecc_uncorrected = out->ecc_known ? f->ecc_unc : OD_UNKNOWN;
+	out->ecc_corrected = out->ecc_known ? f->ecc_corr : OD_UNKNOWN;
+	out->ecc_uncorrected_total = out->ecc_known ? f->ecc_unc : OD_UNKNOWN;
+	if (!out->ecc_known)
+		snprintf(out->ecc_why, sizeof out->ecc_why, "not supported");
+	out->remap_known = f->spec.remap_rows;
+	out->remapped_uncorrectable = out->remap_known ? f->remap_unc :
+	    OD_UNKNOWN;
+	out->remapped_correctable = out->remap_known ? f->remap_corr :
+	    OD_UNKNOWN;
+	out->remap_pending = out->remap_known && f->pending;
+	out->remap_failure = out->remap_known && f->spec.remap_failure;
+	if (!out->remap_known)
+		snprintf(out->remap_why, sizeof out->remap_why,
+		    "not supported");
 	/* Ampere and later remap rows instead of retiring pages. */
 	out->retired_known = false;
-	if (!out->ecc_known)
-		snprintf(out->note, sizeof out->note, "ECC is off on this "
-		    "device");
-	else if (f->parent[0] != '\0')
+	out->on_parent = f->parent[0] != '\0';
+	if (!out->ecc_known || !out->remap_known)
+		snprintf(out->note, sizeof out->note, "%s%s%s",
+		    !out->ecc_known ? "ECC counters not supported (ECC is off "
+		    "on this device)" : "", !out->ecc_known &&
+		    !out->remap_known ? "; " : "", !out->remap_known ?
+		    "remapped-row counters not supported" : "");
+	else if (out->on_parent)
 		snprintf(out->note, sizeof out->note, "counters read on the "
 		    "parent GPU %.96s (a MIG instance has none of its own)",
 		    f->parent);
@@ -959,6 +1012,7 @@ dv_fake_default(dv_fake_spec *s)
 	s->granularity = 2LL << 20;
 	s->vmm = s->nvml = s->cupti = s->proc_list = true;
 	s->ecc_enabled = 1;
+	s->remap_rows = true;
 	/* H100 SXM: 2619 MHz and 5120 bits, 3.35 TB/s. */
 	s->mem_clock_khz = 2619000;
 	s->bus_width_bits = 5120;
@@ -1067,6 +1121,18 @@ fk_set(dv_fake_spec *s, const char *key, const char *v, od_error *err)
 		ok = fk_bool(v, &s->remap_pending);
 	} else if (strcmp(key, "remap_failure") == 0) {
 		ok = fk_bool(v, &s->remap_failure);
+	} else if (strcmp(key, "remap_rows") == 0) {
+		ok = fk_bool(v, &s->remap_rows);
+	} else if (strcmp(key, "ecc_uncorrected_rise") == 0) {
+		ok = fk_int(v, &s->ecc_uncorrected_rise);
+	} else if (strcmp(key, "ecc_corrected_rise") == 0) {
+		ok = fk_int(v, &s->ecc_corrected_rise);
+	} else if (strcmp(key, "remapped_rise") == 0) {
+		ok = fk_int(v, &s->remapped_rise);
+	} else if (strcmp(key, "remapped_correctable_rise") == 0) {
+		ok = fk_int(v, &s->remapped_correctable_rise);
+	} else if (strcmp(key, "remap_pending_rise") == 0) {
+		ok = fk_bool(v, &s->remap_pending_rise);
 	} else if (strcmp(key, "fail_alloc") == 0) {
 		ok = fk_int(v, &n) && n < 1000000;
 		s->fail_alloc = (int)n;
@@ -1099,7 +1165,12 @@ fk_set(dv_fake_spec *s, const char *key, const char *v, od_error *err)
 		ok = fk_int(v, &n) && n >= 1 && n <= 64;
 		s->gpus = (int)n;
 	} else if (strcmp(key, "mig") == 0) {
-		ok = fk_bool(v, &s->mig);
+		/* yes (one instance), no, or how many (up to 7). */
+		if (fk_bool(v, &b))
+			n = b;
+		else
+			ok = fk_int(v, &n) && n <= 7;
+		s->mig = (int)n;
 	} else if (strcmp(key, "contiguous") == 0) {
 		ok = fk_bool(v, &s->contiguous);
 	} else if (strcmp(key, "stuck_bit") == 0) {

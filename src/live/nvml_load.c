@@ -20,7 +20,14 @@ typedef int nvml_ret;
 typedef struct nvml_dev *nvml_device;
 
 #define NVML_SUCCESS 0
+#define NVML_ERROR_NOT_SUPPORTED 3
 #define NVML_ERROR_INSUFFICIENT_SIZE 7
+/* nvml.h: nvmlMemoryErrorType_t and nvmlEccCounterType_t. */
+#define NVML_MEMORY_ERROR_TYPE_CORRECTED 0
+#define NVML_MEMORY_ERROR_TYPE_UNCORRECTED 1
+#define NVML_VOLATILE_ECC 0
+#define NVML_AGGREGATE_ECC 1
+#define NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
 #define NVML_VALUE_NOT_AVAILABLE ((unsigned long long)-1)
 
 typedef struct {
@@ -47,12 +54,22 @@ typedef struct {
 
 struct nv_lib {
 	void *so;
-	nvml_device dev;
+	nvml_device dev;        /* the device, or the MIG instance */
+	/* Where the ECC and remapped-row counters are: the GPU itself, or a
+	 * MIG instance's parent GPU (NVML reports them on the parent only,
+	 * nvml.h, nvmlDeviceGetTotalEccErrors and nvmlDeviceGetRemappedRows
+	 * "not supported" on MIG device handles). */
+	nvml_device counters;
+	bool mig;
 	nvml_ret (*init)(void);
 	nvml_ret (*shutdown)(void);
 	const char *(*error_string)(nvml_ret);
 	nvml_ret (*by_pci)(const char *, nvml_device *);
 	nvml_ret (*by_index)(unsigned int, nvml_device *);
+	nvml_ret (*by_uuid)(const char *, nvml_device *);
+	nvml_ret (*is_mig)(nvml_device, unsigned int *);
+	nvml_ret (*mig_parent)(nvml_device, nvml_device *);
+	nvml_ret (*uuid)(nvml_device, char *, unsigned int);
 	nvml_ret (*procs_v3)(nvml_device, unsigned int *, nvml_proc_v2 *);
 	nvml_ret (*procs_v2)(nvml_device, unsigned int *, nvml_proc_v2 *);
 	nvml_ret (*procs_v1)(nvml_device, unsigned int *, nvml_proc_v1 *);
@@ -84,9 +101,15 @@ nv_err(const nv_lib *nv, nvml_ret r)
 	return s != NULL ? s : "unknown NVML error";
 }
 
-nv_lib *
-nv_open(const char *path, const char *pci_bus_id, int index, char *note,
-    size_t len)
+/*
+ * Loads NVML and finds the device: by UUID when one is given (a GPU- or
+ * a MIG- one: nvmlDeviceGetHandleByUUID finds both), else by PCI bus id,
+ * else by index.  A MIG instance's counters are read on its parent,
+ * found with nvmlDeviceGetDeviceHandleFromMigDeviceHandle.
+ */
+static nv_lib *
+nv_open_by(const char *path, const char *uuid, const char *pci_bus_id,
+    int index, char *note, size_t len)
 {
 	const char *name = path != NULL ? path : "libnvidia-ml.so.1";
 	nv_lib *nv;
@@ -112,6 +135,11 @@ nv_open(const char *path, const char *pci_bus_id, int index, char *note,
 	nv_sym(nv->so, "nvmlErrorString", &nv->error_string);
 	nv_sym(nv->so, "nvmlDeviceGetHandleByPciBusId_v2", &nv->by_pci);
 	nv_sym(nv->so, "nvmlDeviceGetHandleByIndex_v2", &nv->by_index);
+	nv_sym(nv->so, "nvmlDeviceGetHandleByUUID", &nv->by_uuid);
+	nv_sym(nv->so, "nvmlDeviceIsMigDeviceHandle", &nv->is_mig);
+	nv_sym(nv->so, "nvmlDeviceGetDeviceHandleFromMigDeviceHandle",
+	    &nv->mig_parent);
+	nv_sym(nv->so, "nvmlDeviceGetUUID", &nv->uuid);
 	nv_sym(nv->so, "nvmlDeviceGetComputeRunningProcesses_v3",
 	    &nv->procs_v3);
 	nv_sym(nv->so, "nvmlDeviceGetComputeRunningProcesses_v2",
@@ -141,12 +169,18 @@ nv_open(const char *path, const char *pci_bus_id, int index, char *note,
 		return NULL;
 	}
 	r = -1;
-	/* CUDA's order and NVML's differ; the PCI bus id joins them. */
-	if (pci_bus_id != NULL && pci_bus_id[0] != '\0' && nv->by_pci != NULL)
+	if (uuid != NULL) {
+		if (nv->by_uuid != NULL)
+			r = nv->by_uuid(uuid, &nv->dev);
+		pci_bus_id = uuid;      /* for the note below */
+	} else if (pci_bus_id != NULL && pci_bus_id[0] != '\0' &&
+	    nv->by_pci != NULL) {
+		/* CUDA's order and NVML's differ; the PCI bus id joins them. */
 		r = nv->by_pci(pci_bus_id, &nv->dev);
-	if (r != NVML_SUCCESS && (pci_bus_id == NULL || pci_bus_id[0] == '\0')
-	    && nv->by_index != NULL)
+	} else if ((pci_bus_id == NULL || pci_bus_id[0] == '\0') &&
+	    nv->by_index != NULL) {
 		r = nv->by_index((unsigned int)index, &nv->dev);
+	}
 	if (r != NVML_SUCCESS) {
 		snprintf(note, len, "NVML has no device %s: %s",
 		    pci_bus_id != NULL && pci_bus_id[0] ? pci_bus_id : "of that "
@@ -156,7 +190,54 @@ nv_open(const char *path, const char *pci_bus_id, int index, char *note,
 		free(nv);
 		return NULL;
 	}
+	nv->counters = nv->dev;
+	if (uuid != NULL && strncmp(uuid, "MIG-", 4) == 0) {
+		unsigned int is_mig = 0;
+
+		if (nv->is_mig == NULL || nv->mig_parent == NULL ||
+		    nv->is_mig(nv->dev, &is_mig) != NVML_SUCCESS || !is_mig ||
+		    (r = nv->mig_parent(nv->dev, &nv->counters)) !=
+		    NVML_SUCCESS) {
+			snprintf(note, len, "NVML cannot find the GPU of the MIG "
+			    "instance %.96s", uuid);
+			nv->shutdown();
+			dlclose(nv->so);
+			free(nv);
+			return NULL;
+		}
+		nv->mig = true;
+	}
 	return nv;
+}
+
+nv_lib *
+nv_open(const char *path, const char *pci_bus_id, int index, char *note,
+    size_t len)
+{
+	return nv_open_by(path, NULL, pci_bus_id, index, note, len);
+}
+
+nv_lib *
+nv_open_uuid(const char *path, const char *uuid, char *note, size_t len)
+{
+	return nv_open_by(path, uuid, NULL, -1, note, len);
+}
+
+bool
+nv_uuids(nv_lib *nv, char *uuid, char *parent, size_t len)
+{
+	char u[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+
+	uuid[0] = parent[0] = '\0';
+	if (nv->uuid == NULL || nv->uuid(nv->dev, u, sizeof u) != NVML_SUCCESS)
+		return false;
+	u[sizeof u - 1] = '\0';
+	snprintf(uuid, len, "%s", u);
+	if (nv->mig && nv->uuid(nv->counters, u, sizeof u) == NVML_SUCCESS) {
+		u[sizeof u - 1] = '\0';
+		snprintf(parent, len, "%s", u);
+	}
+	return true;
 }
 
 void
@@ -252,6 +333,22 @@ nv_memory(nv_lib *nv, int64_t *total, int64_t *used, int64_t *reserved)
 	return false;
 }
 
+/* Why a counter could not be read, in a few words. */
+static void
+nv_why(const nv_lib *nv, nvml_ret r, char *out, size_t len)
+{
+	if (r == NVML_ERROR_NOT_SUPPORTED)
+		snprintf(out, len, "not supported");
+	else
+		snprintf(out, len, "not read: %.48s", nv_err(nv, r));
+}
+
+/*
+ * The counters, each on its own: one that NVML does not support on this
+ * device (ECC off, a consumer part, a GPU before Ampere for remapped
+ * rows) is OD_UNKNOWN with the reason, never 0.  On a MIG instance they
+ * are the parent GPU's.
+ */
 void
 nv_health(nv_lib *nv, dv_health *h)
 {
@@ -259,49 +356,66 @@ nv_health(nv_lib *nv, dv_health *h)
 	unsigned int corr = 0, unc = 0, pending = 0, failed = 0, pages = 0;
 	int state = 0;
 	size_t used = 0;
+	nvml_ret r = -1;
 
+	h->ecc_uncorrected = h->ecc_corrected = h->ecc_uncorrected_total =
+	    OD_UNKNOWN;
+	h->remapped_correctable = h->remapped_uncorrectable = OD_UNKNOWN;
+	h->on_parent = nv->mig;
 	/* Volatile (since the driver loaded) and aggregate counts. */
-	if (nv->ecc != NULL && nv->ecc(nv->dev, 1, 0, &n) == NVML_SUCCESS) {
+	if (nv->ecc != NULL && (r = nv->ecc(nv->counters,
+	    NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &n)) ==
+	    NVML_SUCCESS) {
 		h->ecc_known = true;
 		h->ecc_uncorrected = (int64_t)n;
-		if (nv->ecc(nv->dev, 0, 0, &n) == NVML_SUCCESS)
+		if (nv->ecc(nv->counters, NVML_MEMORY_ERROR_TYPE_CORRECTED,
+		    NVML_VOLATILE_ECC, &n) == NVML_SUCCESS)
 			h->ecc_corrected = (int64_t)n;
-		if (nv->ecc(nv->dev, 1, 1, &n) == NVML_SUCCESS)
+		if (nv->ecc(nv->counters, NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+		    NVML_AGGREGATE_ECC, &n) == NVML_SUCCESS)
 			h->ecc_uncorrected_total = (int64_t)n;
 	} else {
+		nv_why(nv, r, h->ecc_why, sizeof h->ecc_why);
 		used += (size_t)snprintf(h->note + used, sizeof h->note - used,
-		    "ECC counters not supported (or ECC off)");
+		    "ECC counters %s (ECC off, or a part without ECC)",
+		    h->ecc_why);
 	}
-	/* Ampere and later; not reported under MIG. */
-	if (nv->remapped != NULL && nv->remapped(nv->dev, &corr, &unc,
-	    &pending, &failed) == NVML_SUCCESS) {
+	/* Ampere and later. */
+	r = -1;
+	if (nv->remapped != NULL && (r = nv->remapped(nv->counters, &corr,
+	    &unc, &pending, &failed)) == NVML_SUCCESS) {
 		h->remap_known = true;
 		h->remapped_correctable = corr;
 		h->remapped_uncorrectable = unc;
 		h->remap_pending = pending != 0;
 		h->remap_failure = failed != 0;
-	} else if (used < sizeof h->note) {
-		used += (size_t)snprintf(h->note + used, sizeof h->note - used,
-		    "%sno remapped-row counters", used ? "; " : "");
+	} else {
+		nv_why(nv, r, h->remap_why, sizeof h->remap_why);
+		if (used < sizeof h->note)
+			used += (size_t)snprintf(h->note + used,
+			    sizeof h->note - used, "%sremapped-row counters %s",
+			    used ? "; " : "", h->remap_why);
 	}
 	/* Before Ampere: page retirement. */
 	if (nv->retired != NULL) {
-		nvml_ret r;
-
 		pages = 0;
-		r = nv->retired(nv->dev, 1, &pages, NULL);
+		r = nv->retired(nv->counters, 1, &pages, NULL);
 		if (r == NVML_SUCCESS || r == NVML_ERROR_INSUFFICIENT_SIZE) {
 			h->retired_known = true;
 			h->retired_dbe = pages;
 			pages = 0;
-			r = nv->retired(nv->dev, 0, &pages, NULL);
+			r = nv->retired(nv->counters, 0, &pages, NULL);
 			if (r == NVML_SUCCESS || r == NVML_ERROR_INSUFFICIENT_SIZE)
 				h->retired_sbe = pages;
 			if (nv->retired_pending != NULL &&
-			    nv->retired_pending(nv->dev, &state) == NVML_SUCCESS)
+			    nv->retired_pending(nv->counters, &state) ==
+			    NVML_SUCCESS)
 				h->retired_pending = state != 0;
 		}
 	}
+	if (nv->mig && used < sizeof h->note)
+		snprintf(h->note + used, sizeof h->note - used, "%scounters "
+		    "read on the MIG instance's parent GPU", used ? "; " : "");
 }
 
 bool

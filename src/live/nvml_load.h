@@ -21,7 +21,14 @@ typedef struct nv_lib nv_lib;
  */
 nv_lib *nv_open(const char *path, const char *pci_bus_id, int index,
     char *note, size_t len);
+/* The same by UUID: a GPU's (GPU-...) or a MIG instance's (MIG-...),
+ * whose counters are then read on its parent GPU. */
+nv_lib *nv_open_uuid(const char *path, const char *uuid, char *note,
+    size_t len);
 void nv_close(nv_lib *nv);
+/* The device's UUID, and a MIG instance's parent's ("" for a GPU), each
+ * of len bytes; false when NVML does not say. */
+bool nv_uuids(nv_lib *nv, char *uuid, char *parent, size_t len);
 
 /* The compute processes holding memory on the device; *ok false when
  * NVML could not list them. */
@@ -30,7 +37,8 @@ int nv_processes(nv_lib *nv, dv_proc *v, int cap, bool *ok);
  * reserve on _v2); false when it cannot be read. */
 bool nv_memory(nv_lib *nv, int64_t *total, int64_t *used,
     int64_t *reserved);
-/* The health counters that this device and driver support. */
+/* The health counters that this device and driver support; the others
+ * OD_UNKNOWN, with why. */
 void nv_health(nv_lib *nv, dv_health *out);
 /* The driver's release, "580.65.06". */
 bool nv_driver_release(nv_lib *nv, char *buf, size_t len);

@@ -75,6 +75,11 @@ typedef struct {
 	int64_t context;        /* context_cost; -1 unknown */
 	char baseline[96];      /* what context measures: "bare CUDA context
 	                         * with lazy loading" */
+	/* The second baseline (--torch-baseline): what an empty PyTorch
+	 * process costs on this device, -1 when not measured, and what it
+	 * was ("empty PyTorch process (torch 2.5.1, CUDA 12.4, ...)"). */
+	int64_t torch_context;
+	char torch_baseline[160];
 	int64_t free_now, total_now;
 	int64_t cap;
 	int64_t target;         /* fits_now: allocated + requested */
@@ -102,7 +107,9 @@ typedef struct {
 	bool pat_ran, bw_ran, health_ran;
 	dv_pattern pat;
 	dv_bandwidth bw;
-	dv_health health;
+	dv_health health;       /* the counters before the tests */
+	dv_health health_after; /* and after them */
+	bool health_after_ran;
 	double peak_bps;
 	const bw_ref *ref;      /* health: the part's triad reference, or NULL */
 } pb_result;
@@ -123,6 +130,10 @@ typedef struct {
 	int64_t cap;            /* bytes; < 0: cap_percent of the free memory */
 	int cap_percent;        /* 0: 90 %, or 50 % under force */
 	uint64_t seed;          /* the random pattern's; 0: from the clock */
+	/* --torch-baseline: the Python interpreter that measures an empty
+	 * PyTorch process beside the bare context (torch_baseline.h); NULL
+	 * for none. */
+	const char *torch_python;
 } pb_opts;
 
 /* What the tenant checks allow beside what is explained: 1 GiB or 2 % of

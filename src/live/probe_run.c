@@ -26,8 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>             /* usleep */
 
 #include "probe.h"
+#include "torch_baseline.h"
 
 #define PB_PAGE (2LL << 20)     /* what cudaMalloc rounds large blocks to */
 #define PB_CHUNK (1LL << 30)    /* chunks of the allocations that fill */
@@ -321,6 +323,82 @@ pb_mem(pb_session *s, pb_result *r, int64_t *free_b, int64_t *total)
 
 static void pb_baseline(pb_result *r);
 
+/* What the interpreter's wait is used for: NVML's per-process figure. */
+typedef struct {
+	pb_session *s;
+	int64_t nvml_bytes;     /* -1: the list does not show the child */
+} pb_tb_wait;
+
+static void
+pb_tb_during(void *arg, const tb_reading *t)
+{
+	pb_tb_wait *w = arg;
+	dv_proc v[DV_PROCS_MAX];
+	bool known = false;
+	int n, i;
+
+	n = dv_processes(w->s->d, v, DV_PROCS_MAX, &known);
+	for (i = 0; known && i < n; i++)
+		if (v[i].pid == t->pid && v[i].bytes > 0)
+			w->nvml_bytes = v[i].bytes;
+}
+
+/*
+ * The second baseline: an empty PyTorch process on this GPU (its cost
+ * is the free memory before it started, with our context, less what it
+ * reads once its own context exists; NVML's per-process figure for its
+ * pid, where the list shows it, is the one judged, the process's own
+ * memory).  Waits, a few seconds at most, until the child's memory is
+ * back, so that the tenant checks do not take it for a tenant.
+ */
+static void
+pb_torch_baseline(pb_session *s, pb_result *r)
+{
+	pb_tb_wait w = { .s = s, .nvml_bytes = -1 };
+	int64_t before, total, now, cost;
+	tb_reading t;
+	int tries;
+
+	if (!pb_mem(s, r, &before, &total))
+		return;
+	if (!tb_run(s->o.torch_python, dv_info_of(s->d)->uuid, pb_tb_during,
+	    &w, &t)) {
+		pm_str(r, "torch_baseline_note", t.note);
+		return;
+	}
+	if ((double)(t.total > total ? t.total - total : total - t.total) >
+	    0.01 * (double)total) {
+		pm_str(r, "torch_baseline_note", "the interpreter saw another "
+		    "GPU (its total memory differs)");
+		return;
+	}
+	cost = before - t.free_b;
+	for (tries = 0; tries < 50; tries++) {
+		if (!pb_mem(s, r, &now, &total) || now >= before - 64 * PB_MIB)
+			break;
+		usleep(100000);
+	}
+	if (cost <= 0 && w.nvml_bytes < 0) {
+		pm_str(r, "torch_baseline_note", "the interpreter's context "
+		    "took no memory that could be seen");
+		return;
+	}
+	r->torch_context = w.nvml_bytes >= 0 ? w.nvml_bytes : cost;
+	snprintf(r->torch_baseline, sizeof r->torch_baseline, "empty PyTorch "
+	    "process (torch %s, CUDA %s, CUDA_MODULE_LOADING %s)",
+	    t.torch[0] ? t.torch : "unknown", t.cuda[0] ? t.cuda : "unknown",
+	    t.loading[0] ? t.loading : "unknown");
+	pm_bytes(r, "torch_context_bytes", r->torch_context);
+	pm_str(r, "torch_baseline", r->torch_baseline);
+	pm_bytes(r, "torch_free_delta_bytes", cost);
+	if (w.nvml_bytes >= 0)
+		pm_bytes(r, "torch_nvml_bytes", w.nvml_bytes);
+	pm_str(r, "torch_method", w.nvml_bytes >= 0 ? "NVML: the "
+	    "interpreter's per-process memory while it waited" :
+	    "cudaMemGetInfo: the free memory before the interpreter started "
+	    "less what it read once its context existed");
+}
+
 static void
 pb_context_cost(pb_session *s, pb_result *r)
 {
@@ -337,6 +415,8 @@ pb_context_cost(pb_session *s, pb_result *r)
 	    "was created");
 	pm_str(r, "baseline", r->baseline);
 	r->ran = true;
+	if (s->o.torch_python != NULL)
+		pb_torch_baseline(s, r);
 }
 
 /*
@@ -818,12 +898,72 @@ pb_pattern_kinds(pb_result *r)
 	pm_bool(r, "ecc_uncorrectable_during_test", r->pat.ecc_fault);
 }
 
+/* A counter before and after the tests, or why it is not known (never
+ * 0 for one NVML does not give). */
+static void
+pm_counter(pb_result *r, const char *before, const char *after,
+    int64_t a, int64_t b, bool after_read, const char *why)
+{
+	if (a < 0) {
+		pm_str(r, before, why[0] != '\0' ? why : "not read");
+		return;
+	}
+	pm_int(r, before, a);
+	if (!after_read || b < 0)
+		pm_str(r, after, "not read");
+	else
+		pm_int(r, after, b);
+}
+
+/*
+ * The ECC and remapped-row counters read before and after the tests, as
+ * DCGM's diagnostic reads them around its own (NVIDIA DCGM, "Diagnostic"
+ * plugin); the volatile ECC counts (nvmlDeviceGetTotalEccErrors with
+ * NVML_VOLATILE_ECC) and the remapped rows (nvmlDeviceGetRemappedRows).
+ * The judge (probe_verdict.c) reads the rise.
+ */
+static void
+pb_counters(pb_result *r)
+{
+	const dv_health *h = &r->health, *g = &r->health_after;
+	bool ok = r->health_after_ran;
+
+	if (!r->health_ran)
+		return;
+	pm_counter(r, "ecc_uncorrected_volatile",
+	    "ecc_uncorrected_volatile_after", h->ecc_uncorrected,
+	    ok && g->ecc_known ? g->ecc_uncorrected : OD_UNKNOWN, ok,
+	    h->ecc_why);
+	pm_counter(r, "ecc_corrected_volatile", "ecc_corrected_volatile_after",
+	    h->ecc_corrected, ok && g->ecc_known ? g->ecc_corrected :
+	    OD_UNKNOWN, ok, h->ecc_why);
+	if (h->ecc_known && h->ecc_uncorrected_total >= 0)
+		pm_int(r, "ecc_uncorrected_aggregate",
+		    h->ecc_uncorrected_total);
+	pm_counter(r, "remapped_rows_uncorrectable",
+	    "remapped_rows_uncorrectable_after", h->remapped_uncorrectable,
+	    ok && g->remap_known ? g->remapped_uncorrectable : OD_UNKNOWN, ok,
+	    h->remap_why);
+	pm_counter(r, "remapped_rows_correctable",
+	    "remapped_rows_correctable_after", h->remapped_correctable,
+	    ok && g->remap_known ? g->remapped_correctable : OD_UNKNOWN, ok,
+	    h->remap_why);
+	if (h->remap_known) {
+		pm_bool(r, "remap_pending", h->remap_pending);
+		if (ok && g->remap_known)
+			pm_bool(r, "remap_pending_after", g->remap_pending);
+		pm_bool(r, "remap_failure", h->remap_failure ||
+		    (ok && g->remap_known && g->remap_failure));
+	}
+	if (h->on_parent)
+		pm_bool(r, "counters_on_parent_gpu", true);
+}
+
 static void
 pb_health(pb_session *s, pb_result *r)
 {
 	const dv_info *info = dv_info_of(s->d);
 	int64_t arr, bytes, room;
-	dv_health after;
 	od_error err;
 	dv_status st;
 	int a, b, c, id, n0 = dv_count(s->d);
@@ -888,9 +1028,8 @@ pb_health(pb_session *s, pb_result *r)
 	dv_free_from(s->d, n0);
 counters:
 	/* Counters again: errors the tests themselves caused. */
-	if (r->health_ran && dv_health_read(s->d, &after) == DV_OK &&
-	    after.ecc_known)
-		r->health.ecc_uncorrected = after.ecc_uncorrected;
+	r->health_after_ran = r->health_ran && dv_health_read(s->d,
+	    &r->health_after) == DV_OK;
 	if (r->bw_ran) {
 		pm_bytes(r, "bandwidth_array_bytes", r->bw.array_bytes);
 		pm_num(r, "copy_bytes_per_second", PM_RATE, r->bw.copy_bps);
@@ -932,18 +1071,7 @@ counters:
 		}
 		pm_bool(r, "pattern_cut_by_time_limit", r->pat.cut);
 	}
-	if (r->health.ecc_known) {
-		pm_int(r, "ecc_uncorrected_volatile", r->health.ecc_uncorrected);
-		pm_int(r, "ecc_corrected_volatile", r->health.ecc_corrected);
-		pm_int(r, "ecc_uncorrected_aggregate",
-		    r->health.ecc_uncorrected_total);
-	}
-	if (r->health.remap_known) {
-		pm_int(r, "remapped_rows_uncorrectable",
-		    r->health.remapped_uncorrectable);
-		pm_bool(r, "remap_pending", r->health.remap_pending);
-		pm_bool(r, "remap_failure", r->health.remap_failure);
-	}
+	pb_counters(r);
 	if (r->health.retired_known) {
 		pm_int(r, "retired_pages_dbe", r->health.retired_dbe);
 		pm_bool(r, "retired_pending", r->health.retired_pending);
@@ -1006,7 +1134,7 @@ pb_run(pb_session *s, pb_probe p, const od_event *ev)
 	s->res[s->nres++] = r;
 	r->probe = p;
 	memcpy(r->key, key, sizeof key);
-	r->context = -1;
+	r->context = r->torch_context = -1;
 	r->free_now = r->total_now = r->cap = -1;
 	r->others = -1;
 	r->request_fit = -1;

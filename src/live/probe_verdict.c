@@ -77,12 +77,61 @@ pb_shortfall(const od_event *ev)
  * the shortfall: what is beyond the baseline confirms the cause only when
  * giving it back would have served the request.
  */
+/*
+ * The same judged against both baselines (--torch-baseline): the job ran
+ * PyTorch, so its memory outside the allocator holds at least what an
+ * empty PyTorch process costs; only what is beyond that can be given
+ * back, and it confirms the cause when it covers the shortfall.  What is
+ * beyond the bare context but not beyond PyTorch's own is PyTorch's.
+ */
+static void
+pb_judge_context_torch(const od_event *ev, const pb_result *r,
+    pb_verdict *v)
+{
+	int64_t n = ev->mem.non_framework, ctx = r->context;
+	int64_t tc = r->torch_context, need = pb_shortfall(ev);
+	int64_t extra = dv_sat_sub(n, tc), bare = dv_sat_sub(n, ctx);
+
+	if (extra <= dv_sat_add(tc / 4, 128 * PB_MIB)) {
+		pb_say(v, PB_REFUTED, "The %s outside the allocator is %s "
+		    "what an %s costs here (%s, measured; a %s costs %s): "
+		    "nothing beyond what PyTorch itself needs can go.",
+		    sz(n).s, -extra > dv_sat_add(tc / 4, 128 * PB_MIB) ?
+		    "less than" : "about", r->torch_baseline, sz(tc).s,
+		    r->baseline, sz(ctx).s);
+	} else if (need < 0) {
+		pb_say(v, PB_INCONCLUSIVE, "The process held %s outside the "
+		    "allocator, %s beyond an %s (%s, measured) and %s beyond a "
+		    "%s (%s); the log gives no shortfall to judge it against.",
+		    sz(n).s, sz(extra).s, r->torch_baseline, sz(tc).s,
+		    sz(bare).s, r->baseline, sz(ctx).s);
+	} else if (extra >= need) {
+		pb_say(v, PB_CONFIRMED, "The process held %s outside the "
+		    "allocator; an %s costs %s here and a %s %s (both "
+		    "measured), so %s came from libraries' workspaces, NCCL "
+		    "buffers or another framework, which covers the %s "
+		    "shortfall.", sz(n).s, r->torch_baseline, sz(tc).s,
+		    r->baseline, sz(ctx).s, sz(extra).s, sz(need).s);
+	} else {
+		pb_say(v, PB_INCONCLUSIVE, "The process held %s outside the "
+		    "allocator, %s beyond an %s (%s, measured) and %s beyond a "
+		    "%s (%s): beyond PyTorch's own, less than the %s "
+		    "shortfall, so giving it back alone would not have served "
+		    "the request.", sz(n).s, sz(extra).s, r->torch_baseline,
+		    sz(tc).s, sz(bare).s, r->baseline, sz(ctx).s, sz(need).s);
+	}
+}
+
 static void
 pb_judge_context(const od_event *ev, const pb_result *r, pb_verdict *v)
 {
 	int64_t n = ev->mem.non_framework, ctx = r->context, extra;
 	int64_t need = pb_shortfall(ev);
 
+	if (n >= 0 && r->torch_context > 0) {
+		pb_judge_context_torch(ev, r, v);
+		return;
+	}
 	if (n < 0) {
 		pb_say(v, PB_INCONCLUSIVE, "A %s costs %s on this device, but "
 		    "the log gives no non-framework figure to compare it "
@@ -323,19 +372,106 @@ pb_judge_processes(const od_event *ev, const pb_result *r, pb_verdict *v)
 	}
 }
 
+/* A sentence added to the verdict's. */
+static void pb_add(pb_verdict *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+pb_add(pb_verdict *v, const char *fmt, ...)
+{
+	size_t n = strlen(v->summary);
+	va_list ap;
+
+	if (n + 1 >= sizeof v->summary)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(v->summary + n, sizeof v->summary - n, fmt, ap);
+	va_end(ap);
+}
+
+/* How much a counter rose between the two readings; 0 when it did not,
+ * or when either reading is unknown. */
+static int64_t
+pb_rise(int64_t before, int64_t after)
+{
+	return before >= 0 && after >= 0 && after > before ? after - before :
+	    0;
+}
+
+/*
+ * The counters read before and after the tests (probe_run.c): a rise of
+ * the uncorrected ECC count, of the rows remapped for uncorrectable
+ * errors, or a remap that became pending, is a fault the tests met;
+ * true with the verdict said.  A rise of the corrected counts is added
+ * as a warning with its numbers: the hardware corrected those errors.
+ */
+static bool
+pb_judge_counters(const pb_result *r, pb_verdict *v)
+{
+	const dv_health *h = &r->health, *g = &r->health_after;
+	int64_t unc, rows;
+
+	if (!r->health_ran || !r->health_after_ran)
+		return false;
+	unc = pb_rise(h->ecc_uncorrected, g->ecc_uncorrected);
+	rows = pb_rise(h->remapped_uncorrectable, g->remapped_uncorrectable);
+	if (unc > 0) {
+		pb_say(v, PB_CONFIRMED, "The uncorrectable ECC count rose from "
+		    "%lld to %lld during the health test%s: this GPU's memory "
+		    "is faulty.", (long long)h->ecc_uncorrected,
+		    (long long)g->ecc_uncorrected, h->on_parent ? " (counted "
+		    "on the MIG instance's parent GPU)" : "");
+	} else if (rows > 0) {
+		pb_say(v, PB_CONFIRMED, "The rows remapped for uncorrectable "
+		    "errors rose from %lld to %lld during the health test: "
+		    "this GPU's memory is faulty.",
+		    (long long)h->remapped_uncorrectable,
+		    (long long)g->remapped_uncorrectable);
+	} else if (h->remap_known && g->remap_known && !h->remap_pending &&
+	    g->remap_pending) {
+		pb_say(v, PB_CONFIRMED, "A row remap became pending during the "
+		    "health test: the GPU met a memory error and needs a reset "
+		    "before its memory can be trusted.");
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* The warning on corrected errors, after whatever verdict was said. */
+static void
+pb_warn_corrected(const pb_result *r, pb_verdict *v)
+{
+	const dv_health *h = &r->health, *g = &r->health_after;
+	int64_t corr, rows;
+
+	if (!r->health_ran || !r->health_after_ran)
+		return;
+	corr = pb_rise(h->ecc_corrected, g->ecc_corrected);
+	rows = pb_rise(h->remapped_correctable, g->remapped_correctable);
+	if (corr > 0)
+		pb_add(v, "  Warning: the corrected ECC count rose from %lld to "
+		    "%lld during the test (the hardware corrected them; a "
+		    "rising count is worth watching).",
+		    (long long)h->ecc_corrected, (long long)g->ecc_corrected);
+	if (rows > 0)
+		pb_add(v, "  Warning: the rows remapped for correctable errors "
+		    "rose from %lld to %lld during the test.",
+		    (long long)h->remapped_correctable,
+		    (long long)g->remapped_correctable);
+}
+
+static void
+pb_judge_health_now(const pb_result *r, pb_verdict *v);
+
 static void
 pb_judge_health(const pb_result *r, pb_verdict *v)
 {
-	const dv_health *h = &r->health;
-	/* Against what the part reaches (bandwidth_ref.c), not its peak. */
-	double frac = r->bw_ran && r->ref != NULL ? r->bw.triad_bps /
-	    r->ref->triad_bps : -1;
-
-	if (r->pat_ran && r->pat.ecc_fault) {
+	if (r->pat_ran && r->pat.ecc_fault)
 		pb_say(v, PB_CONFIRMED, "The driver reported an uncorrectable "
 		    "ECC error (CUDA_ERROR_ECC_UNCORRECTABLE) while the memory "
 		    "test ran: this GPU's memory is faulty.");
-	} else if (r->pat_ran && r->pat.errors > 0) {
+	else if (r->pat_ran && r->pat.errors > 0)
 		pb_say(v, PB_CONFIRMED, "The pattern test read back %lld wrong "
 		    "word(s) over %s (first at 0x%llx; static patterns %lld, "
 		    "moving inversions %lld, random %lld with seed %llu): this "
@@ -345,7 +481,22 @@ pb_judge_health(const pb_result *r, pb_verdict *v)
 		    (long long)r->pat.kind_errors[DV_PT_MOVING],
 		    (long long)r->pat.kind_errors[DV_PT_RANDOM],
 		    (unsigned long long)r->pat.seed);
-	} else if (h->ecc_known && h->ecc_uncorrected > 0) {
+	else if (!pb_judge_counters(r, v))
+		pb_judge_health_now(r, v);
+	pb_warn_corrected(r, v);
+}
+
+/* The verdict from the counters as they stand and the tests' figures. */
+static void
+pb_judge_health_now(const pb_result *r, pb_verdict *v)
+{
+	const dv_health *h = r->health_after_ran ? &r->health_after :
+	    &r->health;
+	/* Against what the part reaches (bandwidth_ref.c), not its peak. */
+	double frac = r->bw_ran && r->ref != NULL ? r->bw.triad_bps /
+	    r->ref->triad_bps : -1;
+
+	if (h->ecc_known && h->ecc_uncorrected > 0) {
 		pb_say(v, PB_CONFIRMED, "The driver counts %lld uncorrectable "
 		    "ECC error(s) since it loaded.",
 		    (long long)h->ecc_uncorrected);
@@ -372,11 +523,14 @@ pb_judge_health(const pb_result *r, pb_verdict *v)
 		else
 			snprintf(bw, sizeof bw, "bandwidth not measured");
 		pb_say(v, PB_REFUTED, "No pattern errors over %s in %d "
-		    "passes (static, moving inversions, random), no "
-		    "uncorrectable ECC errors or pending remaps, %s.  These "
-		    "checks pass now; that is not a general statement of "
+		    "passes (static, moving inversions, random), %s, %s%s, %s.  "
+		    "These checks pass now; that is not a general statement of "
 		    "health: `dcgmi diag -r 2` (DCGM) is a fuller check.",
-		    sz(r->pat.bytes).s, r->pat.passes, bw);
+		    sz(r->pat.bytes).s, r->pat.passes, h->ecc_known ?
+		    "no uncorrectable ECC errors" : "ECC counters not supported",
+		    h->remap_known ? "no pending or failed remaps" :
+		    "remapped-row counters not supported", r->health_after_ran ?
+		    " (the counters read before and after the test)" : "", bw);
 	} else if (frac >= 0 && frac < BW_REF_FACTOR) {
 		pb_say(v, PB_INCONCLUSIVE, "No memory errors were found, but "
 		    "the triad bandwidth is only %.0f%% of the %.2f TB/s an %s "
@@ -445,8 +599,13 @@ pb_describe(const pb_result *r, char *buf, size_t len)
 	}
 	switch (r->probe) {
 	case PB_CONTEXT_COST:
-		snprintf(buf, len, "A %s costs %s on this device.",
-		    r->baseline, sz(r->context).s);
+		if (r->torch_context > 0)
+			snprintf(buf, len, "A %s costs %s on this device, an "
+			    "%s %s.", r->baseline, sz(r->context).s,
+			    r->torch_baseline, sz(r->torch_context).s);
+		else
+			snprintf(buf, len, "A %s costs %s on this device.",
+			    r->baseline, sz(r->context).s);
 		break;
 	case PB_PROCESSES: {
 		int64_t others = 0;

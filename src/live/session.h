@@ -44,6 +44,9 @@ typedef struct {
 	uint64_t seed;          /* the memory test's random pattern; 0: clock */
 	const char *nvml_path;  /* NULL: libnvidia-ml.so.1 */
 	const char *cupti_path; /* NULL: the usual names of libcupti.so */
+	/* --torch-baseline: the interpreter that measures an empty PyTorch
+	 * process (torch_baseline.h), NULL for none. */
+	const char *torch_python;
 	/* The inputs' names, for the report; borrowed. */
 	const char *const *inputs;
 	int ninputs;

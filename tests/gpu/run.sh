@@ -35,7 +35,9 @@
 # baseline), the induced failures (capacity, fragmentation with a
 # snapshot, the same under expandable_segments:True, a foreign holder, a
 # request larger than the device, a memory fraction, growth) and the
-# in-process hook.  Each induced case checks the script's own exit status
+# in-process hook, then MIG (a MIG instance by UUID; skipped with the
+# reason when MIG is off) and the torch baseline (an empty PyTorch
+# process's context within a stated range).  Each induced case checks the script's own exit status
 # and its OutOfMemoryError, the top cause of `oomdoc --format json`, and
 # that `oomdoc live` confirms no cause but the induced one.
 #
@@ -78,7 +80,7 @@ npass=0 nfail=0 nskip=0
 # The steps, in order: the dry run and the skip path report each of them.
 steps=(preflight probe kernels kernels_ptx safety sigint capacity fragmentation
 	fragmentation_snapshot fragmentation_expandable foreign too_large
-	fraction growth hook)
+	fraction growth hook mig torch_baseline)
 
 # JSON string of $1 (backslash, quote and control characters escaped).
 json_str() {
@@ -282,6 +284,15 @@ if what == "probe":
     for k in ("ecc_uncorrected_volatile", "ecc_corrected_volatile", "remapped_rows_uncorrectable"):
         if h.get(k) is None:
             bad.append("%s unreadable" % k)
+    # oomdoc's own readings before and after its test: readable (an
+    # integer, not "not supported") and unchanged on a healthy GPU.
+    for k in ("ecc_uncorrected_volatile", "ecc_corrected_volatile",
+              "remapped_rows_uncorrectable", "remapped_rows_correctable"):
+        a, b = h.get(k), h.get(k + "_after")
+        if not isinstance(a, int) or not isinstance(b, int):
+            bad.append("%s not read before and after (%r, %r)" % (k, a, b))
+        elif a != b:
+            bad.append("%s changed during the test: %d -> %d" % (k, a, b))
     before, after = sys.argv[5].split(","), sys.argv[6].split(",")
     if before != after:
         bad.append("ECC/remap counters changed: %s -> %s" % (before, after))
@@ -344,6 +355,39 @@ if what == "snapshot":
     ok = top == "fragmentation" and v == "confirmed"
     print("top cause %s, snapshot verdict %s (want fragmentation, confirmed)" % (top, v))
     sys.exit(0 if ok else 1)
+if what == "mig":
+    # argv: the report, the MIG UUID asked for.
+    rep, want = load(sys.argv[2]), sys.argv[3]
+    d = rep.get("device") or {}
+    bad = []
+    if d.get("uuid") != want:
+        bad.append("probed %s, want %s" % (d.get("uuid"), want))
+    if not (d.get("parent_uuid") or "").startswith("GPU-"):
+        bad.append("no parent GPU (%r)" % d.get("parent_uuid"))
+    print("; ".join(bad) if bad else "probed %s, a MIG instance of %s, %d bytes"
+          % (want, d["parent_uuid"], d.get("total_bytes") or 0))
+    sys.exit(1 if bad else 0)
+if what == "torch":
+    # The empty PyTorch process's context: at least the bare context (it
+    # is one, with PyTorch's modules registered) and at most 2 GiB beyond
+    # it (about 0.3-0.6 GiB with lazy loading, over 1 GiB eagerly before
+    # CUDA 11.7: pytorch/pytorch#107667); NVML's and the free-memory
+    # readings, where both exist, within 15 % + 64 MiB of each other.
+    rep = load(sys.argv[2])
+    p = {x["probe"]: x for x in rep["probes"]}
+    m = (p.get("context_cost") or {}).get("measurements") or {}
+    bare, tc = m.get("context_bytes"), m.get("torch_context_bytes")
+    bad = []
+    if not isinstance(bare, int) or not isinstance(tc, int):
+        bad.append("no torch baseline (%s)" % m.get("torch_baseline_note"))
+    elif not bare <= tc <= bare + (2 << 30):
+        bad.append("torch context %d outside [%d, %d]" % (tc, bare, bare + (2 << 30)))
+    nv, dl = m.get("torch_nvml_bytes"), m.get("torch_free_delta_bytes")
+    if isinstance(nv, int) and isinstance(dl, int) and abs(nv - dl) > 0.15 * nv + (64 << 20):
+        bad.append("NVML %d and free delta %d disagree" % (nv, dl))
+    print("; ".join(bad) if bad else "%s: %d MiB (bare context %d MiB) by %s"
+          % (m.get("torch_baseline"), tc >> 20, bare >> 20, m.get("torch_method")))
+    sys.exit(1 if bad else 0)
 if what == "peak":
     # argv: samples (the device's used MiB, one a line), the baseline
     # MiB, oomdoc's JSON, the cap in MiB.
@@ -632,6 +676,47 @@ PY
 	ok=fail
 	[ "$hook" = request_exceeds_device ] && ok=pass
 	record hook "$ok" "$(($(date +%s) - t0))" "top cause $hook (want request_exceeds_device)"
+fi
+
+# --- MIG: a MIG instance by UUID (nvmlDeviceGetHandleByUUID; counters on
+# the parent) --------------------------------------------------------------
+t0=$(date +%s)
+lim=$(left 60)
+mig_mode=$(sed -n 2p "$res/gpu.csv" | cut -d, -f6 | tr -d ' ')
+mig_uuid=$(grep -o 'MIG-[0-9a-fA-F-]*' "$res/gpus.txt" | head -1)
+if [ "$lim" = 0 ]; then
+	record mig skip 0 "skipped: global deadline"
+elif [ "$mig_mode" != Enabled ] || [ -z "$mig_uuid" ]; then
+	record mig skip 0 "skipped: MIG is off on GPU 0 (mig.mode.current: ${mig_mode:-unknown}; no MIG instance in nvidia-smi -L)"
+else
+	t "$lim" "$oomdoc" probe --device "$mig_uuid" --format json \
+		>"$res/mig.json" 2>"$res/mig.err"
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		record mig fail "$(($(date +%s) - t0))" "oomdoc probe --device $mig_uuid: status $rc: $(head -c 300 "$res/mig.err")"
+	elif d=$("$py" "$work/check.py" mig "$res/mig.json" "$mig_uuid" 2>&1); then
+		record mig pass "$(($(date +%s) - t0))" "$d"
+	else
+		record mig fail "$(($(date +%s) - t0))" "$d"
+	fi
+fi
+
+# --- the torch baseline: an empty PyTorch process's context ----------------
+t0=$(date +%s)
+lim=$(left 180)
+if [ "$lim" = 0 ]; then
+	record torch_baseline skip 0 "skipped: global deadline"
+else
+	t "$lim" "$oomdoc" probe --torch-python "$py" --format json \
+		>"$res/torch_baseline.json" 2>"$res/torch_baseline.err"
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		record torch_baseline fail "$(($(date +%s) - t0))" "oomdoc probe --torch-python: status $rc: $(head -c 300 "$res/torch_baseline.err")"
+	elif d=$("$py" "$work/check.py" torch "$res/torch_baseline.json" 2>&1); then
+		record torch_baseline pass "$(($(date +%s) - t0))" "$d"
+	else
+		record torch_baseline fail "$(($(date +%s) - t0))" "$d"
+	fi
 fi
 
 summary

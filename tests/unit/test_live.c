@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -23,6 +24,7 @@
 #include "core.h"
 #include "probe.h"
 #include "session.h"
+#include "torch_baseline.h"
 #ifdef OOMDOC_HAVE_CUDA
 #include "cupti_load.h"
 #endif
@@ -570,6 +572,190 @@ test_context_cost(void **state)
 	dv_close(d);
 }
 
+/* A measurement of r by key, or NULL. */
+static const pb_meas *
+meas(const pb_result *r, const char *key)
+{
+	int i;
+
+	for (i = 0; i < r->nm; i++)
+		if (strcmp(r->m[i].key, key) == 0)
+			return &r->m[i];
+	return NULL;
+}
+
+/* The interpreter's line: a reading, its errors, and what is not one. */
+static void
+test_torch_parse(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"oomdoc-torch-baseline 2 pid=1 free=1 total=2",
+		"pid=1 free=1 total=2",
+		"oomdoc-torch-baseline 1 pid=1 free=3 total=2",
+		"oomdoc-torch-baseline 1 pid=0 free=1 total=2",
+		"oomdoc-torch-baseline 1 pid=1 total=2",
+		"oomdoc-torch-baseline 1 pid=1 free=-1 total=2",
+		"oomdoc-torch-baseline 1 pid=1 free=1 total=99999999999999999999",
+		"oomdoc-torch-baseline 1 pid=1 free=1 total=2 torch=$(rm)",
+		"oomdoc-torch-baseline 1 pid=1 free=1 total=2 junk",
+		"oomdoc-torch-baseline 1 pid=1 free=1 total=2 torch=" "0123456789"
+		    "0123456789012345678901234567890123456789",
+	};
+	tb_reading t;
+	size_t i;
+
+	(void)state;
+	assert_true(tb_parse("oomdoc-torch-baseline 1 pid=4242 torch=2.5.1 "
+	    "cuda=12.4 free=1000 total=2000 loading=LAZY future=x\n", &t));
+	assert_int_equal(t.pid, 4242);
+	assert_int_equal(t.free_b, 1000);
+	assert_int_equal(t.total, 2000);
+	assert_string_equal(t.torch, "2.5.1");
+	assert_string_equal(t.cuda, "12.4");
+	assert_string_equal(t.loading, "LAZY");
+	assert_false(tb_parse("oomdoc-torch-baseline 1 error=no-torch\n", &t));
+	assert_non_null(strstr(t.note, "no PyTorch"));
+	assert_false(tb_parse("oomdoc-torch-baseline 1 error=no-cuda\n", &t));
+	assert_non_null(strstr(t.note, "could not start CUDA"));
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		if (tb_parse(bad[i], &t) || t.note[0] == '\0')
+			fail_msg("accepted: %s", bad[i]);
+}
+
+/* The context's verdict against an empty PyTorch process (a stand-in
+ * interpreter prints what the real script prints), beside the bare
+ * context: memory that a bare context leaves unexplained but PyTorch's
+ * own context explains is not confirmed, as it would be against the bare
+ * context alone (the control). */
+static void
+test_torch_baseline(void **state)
+{
+	static const struct {
+		int64_t non_framework, requested;
+		pb_outcome bare, torch;
+		const char *says;
+	} cases[] = {
+		/* 1.2 GiB outside, a 1 GiB shortfall: PyTorch's own. */
+		{ 1229 * MIB, 2 * GIB, PB_INCONCLUSIVE, PB_REFUTED,
+		  "about what an empty PyTorch process" },
+		/* 2.3 GiB, a 1.5 GiB shortfall: beyond a bare context it
+		 * would cover it, beyond PyTorch's own it does not. */
+		{ 2355 * MIB, 2560 * MIB, PB_CONFIRMED, PB_INCONCLUSIVE,
+		  "beyond PyTorch's own, less than the 1.50 GiB shortfall" },
+		/* 4 GiB, a 1 GiB shortfall: confirmed against both. */
+		{ 4 * GIB, 2 * GIB, PB_CONFIRMED, PB_CONFIRMED,
+		  "so 3.02 GiB came from" },
+	};
+	char envout[] = "/tmp/oomdoc-torch-env-XXXXXX", vis[128];
+	dv_fake_spec spec;
+	od_event ev;
+	size_t i;
+	int fd;
+	FILE *f;
+
+	(void)state;
+	fd = mkstemp(envout);
+	assert_true(fd >= 0);
+	close(fd);
+	/* The fake: 80 GiB, a 500 MiB context; the interpreter's context
+	 * takes 1000 MiB more. */
+	assert_int_equal(setenv("FAKE_TORCH_FREE", "84326481920", 1), 0);
+	assert_int_equal(setenv("FAKE_TORCH_TOTAL", "85899345920", 1), 0);
+	assert_int_equal(setenv("FAKE_TORCH_ENV_OUT", envout, 1), 0);
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int pass;
+
+		for (pass = 0; pass < 2; pass++) {
+			dv_device *d = fake(NULL, &spec);
+			pb_opts o;
+			pb_session *s;
+			pb_verdict v;
+
+			memset(&o, 0, sizeof o);
+			o.cap = -1;
+			o.torch_python = pass ? OOMDOC_TEST_FAKE_TORCH : NULL;
+			s = pb_session_new(d, &o);
+			event(&ev, cases[i].requested, 80 * GIB, 1 * GIB,
+			    70 * GIB, 1 * GIB);
+			ev.mem.non_framework = cases[i].non_framework;
+			v = judge(s, PB_CONTEXT_COST, "non_framework_memory",
+			    &ev);
+			if (v.outcome != (pass ? cases[i].torch :
+			    cases[i].bare) || (pass && strstr(v.summary,
+			    cases[i].says) == NULL))
+				fail_msg("case %zu, %s: %s: %s", i, pass ?
+				    "torch" : "bare", pb_outcome_name(v.outcome),
+				    v.summary);
+			if (pass) {
+				assert_int_equal(v.result->torch_context,
+				    1000 * MIB);
+				assert_non_null(strstr(v.summary, "bare CUDA "
+				    "context with lazy loading"));
+				assert_non_null(strstr(v.result->torch_baseline,
+				    "torch 2.5.1, CUDA 12.4"));
+			} else {
+				assert_int_equal(v.result->torch_context, -1);
+			}
+			pb_session_free(s);
+			dv_close(d);
+		}
+	}
+	/* The interpreter ran on the GPU probed, by its UUID. */
+	f = fopen(envout, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(vis, sizeof vis, f));
+	fclose(f);
+	assert_string_equal(vis, "GPU-fa4e0000-0000-4000-8000-000000000000\n");
+	unlink(envout);
+	/* No PyTorch, or an interpreter that says nothing: the bare
+	 * baseline alone, with why. */
+	assert_int_equal(setenv("FAKE_TORCH_LINE", "error=no-torch", 1), 0);
+	{
+		dv_device *d = fake(NULL, &spec);
+		pb_opts o;
+		pb_session *s;
+		const pb_result *r;
+		const pb_meas *m;
+
+		memset(&o, 0, sizeof o);
+		o.cap = -1;
+		o.torch_python = OOMDOC_TEST_FAKE_TORCH;
+		s = pb_session_new(d, &o);
+		r = pb_run(s, PB_CONTEXT_COST, NULL);
+		assert_true(r->ran);
+		assert_int_equal(r->torch_context, -1);
+		m = meas(r, "torch_baseline_note");
+		assert_non_null(m);
+		assert_non_null(strstr(m->s, "no PyTorch"));
+		pb_session_free(s);
+		dv_close(d);
+	}
+	unsetenv("FAKE_TORCH_LINE");
+	assert_int_equal(setenv("FAKE_TORCH_SILENT", "1", 1), 0);
+	{
+		dv_device *d = fake(NULL, &spec);
+		pb_opts o;
+		pb_session *s;
+		const pb_result *r;
+
+		memset(&o, 0, sizeof o);
+		o.cap = -1;
+		o.torch_python = OOMDOC_TEST_FAKE_TORCH;
+		s = pb_session_new(d, &o);
+		r = pb_run(s, PB_CONTEXT_COST, NULL);
+		assert_int_equal(r->torch_context, -1);
+		assert_non_null(strstr(meas(r, "torch_baseline_note")->s,
+		    "without a reading"));
+		pb_session_free(s);
+		dv_close(d);
+	}
+	unsetenv("FAKE_TORCH_SILENT");
+	unsetenv("FAKE_TORCH_FREE");
+	unsetenv("FAKE_TORCH_TOTAL");
+	unsetenv("FAKE_TORCH_ENV_OUT");
+}
+
 /* Health: each fault confirms, a clean device refutes (narrowly), slow
  * memory and missing counters leave it open. */
 static void
@@ -698,6 +884,210 @@ test_pattern_kinds(void **state)
 	/* Outside the tested buffer, no fault shows. */
 	p = pattern_run("coupling=8192:134217728:5", 7);
 	assert_int_equal(p.errors, 0);
+}
+
+/* The counters read before and after the health test: a rise of the
+ * uncorrected count, of the rows remapped for uncorrectable errors or a
+ * remap that became pending confirms a fault; a rise of the corrected
+ * ones is a warning with its numbers; counters the part lacks are said
+ * to be not supported, never 0.  The control: in a read-only session the
+ * memory is not exercised, so the injected rise does not come. */
+static void
+test_health_counters(void **state)
+{
+	static const struct {
+		const char *settings;
+		pb_outcome want;
+		const char *says;
+	} cases[] = {
+		{ "ecc_uncorrected_rise=2", PB_CONFIRMED,
+		  "uncorrectable ECC count rose from 0 to 2 during" },
+		{ "ecc_uncorrected=1,ecc_uncorrected_rise=2", PB_CONFIRMED,
+		  "rose from 1 to 3 during" },
+		{ "remapped_rise=1", PB_CONFIRMED,
+		  "uncorrectable errors rose from 0 to 1" },
+		{ "remap_pending_rise=yes", PB_CONFIRMED,
+		  "became pending during the health test" },
+		{ "ecc_corrected=4,ecc_corrected_rise=5", PB_REFUTED,
+		  "Warning: the corrected ECC count rose from 4 to 9" },
+		{ "remapped_correctable_rise=2", PB_REFUTED,
+		  "correctable errors rose from 0 to 2" },
+		{ "ecc=no", PB_REFUTED, "ECC counters not supported, no pending" },
+		{ "remap_rows=no", PB_REFUTED,
+		  "no uncorrectable ECC errors, remapped-row counters not "
+		  "supported" },
+		{ "ecc=no,remap_rows=no", PB_INCONCLUSIVE,
+		  "counters could not be read" },
+	};
+	dv_fake_spec spec;
+	od_event ev;
+	size_t i;
+
+	(void)state;
+	event(&ev, OD_UNKNOWN, OD_UNKNOWN, OD_UNKNOWN, OD_UNKNOWN, OD_UNKNOWN);
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		dv_device *d = fake(cases[i].settings, &spec);
+		pb_session *s = session(d, 90, false);
+		pb_verdict v = judge(s, PB_HEALTH, "hardware_fault", &ev);
+
+		if (v.outcome != cases[i].want ||
+		    strstr(v.summary, cases[i].says) == NULL)
+			fail_msg("%s: %s: %s", cases[i].settings,
+			    pb_outcome_name(v.outcome), v.summary);
+		assert_true(v.result->health_after_ran);
+		pb_session_free(s);
+		dv_close(d);
+	}
+	/* Not supported is said, not 0. */
+	{
+		dv_device *d = fake("ecc=no,remap_rows=no", &spec);
+		pb_session *s = session(d, 90, false);
+		const pb_result *r = pb_run(s, PB_HEALTH, &ev);
+		const pb_meas *m = meas(r, "ecc_corrected_volatile");
+
+		assert_non_null(m);
+		assert_int_equal(m->type, PM_STR);
+		assert_string_equal(m->s, "not supported");
+		m = meas(r, "remapped_rows_uncorrectable");
+		assert_non_null(m);
+		assert_string_equal(m->s, "not supported");
+		assert_null(meas(r, "ecc_corrected_volatile_after"));
+		assert_int_equal(r->health.ecc_corrected, OD_UNKNOWN);
+		pb_session_free(s);
+		dv_close(d);
+	}
+	/* The figures before and after, as measurements. */
+	{
+		dv_device *d = fake("ecc_corrected_rise=5", &spec);
+		pb_session *s = session(d, 90, false);
+		const pb_result *r = pb_run(s, PB_HEALTH, &ev);
+
+		assert_int_equal(meas(r, "ecc_corrected_volatile")->i, 0);
+		assert_int_equal(meas(r, "ecc_corrected_volatile_after")->i, 5);
+		pb_session_free(s);
+		dv_close(d);
+	}
+	/* The control: read-only, no test, so no rise and no verdict from
+	 * one. */
+	{
+		dv_device *d = fake("ecc_uncorrected_rise=2,remap_pending_rise="
+		    "yes", &spec);
+		pb_session *s = session(d, 90, true);
+		pb_verdict v = judge(s, PB_HEALTH, "hardware_fault", &ev);
+
+		assert_int_not_equal(v.outcome, PB_CONFIRMED);
+		assert_false(v.result->pat_ran);
+		assert_null(strstr(v.summary, "rose"));
+		pb_session_free(s);
+		dv_close(d);
+	}
+}
+
+/* Opens the fake node's device by id (or index), NULL with *st set. */
+static dv_device *
+fake_open(const char *settings, const char *id, int index,
+    dv_fake_spec *spec, dv_status *st, od_error *err)
+{
+	dv_config cfg;
+
+	memset(&cfg, 0, sizeof cfg);
+	memset(err, 0, sizeof *err);
+	dv_fake_default(spec);
+	assert_true(dv_fake_parse(spec, settings, err));
+	cfg.fake = spec;
+	cfg.time_limit = 10;
+	cfg.id = id;
+	cfg.index = index;
+	return dv_open("fake", &cfg, st, err);
+}
+
+/*
+ * MIG by UUID: the selection (dv_select, what the CUDA backend sets
+ * CUDA_VISIBLE_DEVICES to before cuInit) from --device or from the
+ * process's CUDA_VISIBLE_DEVICES, and the fake's MIG layout found by it:
+ * the instance's memory, its parent's counters.  The controls: a GPU's
+ * UUID, a plain index list and the parent's PCI bus id select no
+ * instance.
+ */
+static void
+test_mig_selection(void **state)
+{
+	static const char i0[] = "MIG-fa4e0000-0000-4000-8000-000000000100";
+	static const char i1[] = "MIG-fa4e0000-0000-4000-8000-000000000101";
+	char vis[128];
+	dv_selection sel;
+	dv_fake_spec spec;
+	od_error err;
+	dv_status st;
+	dv_device *d;
+	const dv_info *info;
+	pb_session *s;
+	const pb_result *r;
+
+	(void)state;
+	dv_select(i1, 3, "0,1", &sel);
+	assert_true(sel.mig);
+	assert_false(sel.from_env);
+	assert_string_equal(sel.uuid, i1);
+	assert_int_equal(sel.cuda_index, 0);
+	snprintf(vis, sizeof vis, "0, %s,2", i1);
+	dv_select(NULL, 1, vis, &sel);
+	assert_true(sel.mig);
+	assert_true(sel.from_env);
+	assert_string_equal(sel.uuid, i1);
+	dv_select(NULL, 0, vis, &sel);
+	assert_false(sel.mig);
+	dv_select(NULL, 5, vis, &sel);
+	assert_false(sel.mig);
+	dv_select("GPU-fa4e0000-0000-4000-8000-000000000000", 0, vis, &sel);
+	assert_false(sel.mig);
+	dv_select(NULL, 0, NULL, &sel);
+	assert_false(sel.mig);
+
+	/* The second of two instances, by --device. */
+	d = fake_open("mig=2,total=70GiB", i1, 0, &spec, &st, &err);
+	assert_non_null(d);
+	info = dv_info_of(d);
+	assert_string_equal(info->uuid, i1);
+	assert_string_equal(info->parent_uuid,
+	    "GPU-fa4e0000-0000-4000-8000-000000000000");
+	assert_int_equal(info->total, 10 * GIB);
+	s = session(d, 90, false);
+	r = pb_run(s, PB_HEALTH, NULL);
+	assert_true(r->health.on_parent);
+	assert_non_null(strstr(r->health.note, "parent GPU"));
+	pb_session_free(s);
+	dv_close(d);
+
+	/* By CUDA_VISIBLE_DEVICES, as a Slurm or Kubernetes job gets it. */
+	snprintf(vis, sizeof vis, "%s", i0);
+	assert_int_equal(setenv("CUDA_VISIBLE_DEVICES", vis, 1), 0);
+	d = fake_open("mig=2,total=70GiB", NULL, 0, &spec, &st, &err);
+	assert_non_null(d);
+	assert_string_equal(dv_info_of(d)->uuid, i0);
+	assert_int_equal(dv_info_of(d)->total, 10 * GIB);
+	dv_close(d);
+	/* An instance the node lacks is refused, saying where it came
+	 * from. */
+	assert_int_equal(setenv("CUDA_VISIBLE_DEVICES",
+	    "MIG-fa4e0000-0000-4000-8000-000000000105", 1), 0);
+	d = fake_open("mig=2", NULL, 0, &spec, &st, &err);
+	assert_null(d);
+	assert_int_equal(st, DV_UNSUPPORTED);
+	assert_non_null(strstr(err.msg, "CUDA_VISIBLE_DEVICES"));
+	assert_int_equal(unsetenv("CUDA_VISIBLE_DEVICES"), 0);
+
+	/* Controls: the parent's PCI bus id is the whole GPU. */
+	d = fake_open("mig=2,total=70GiB", "00000000:18:00.0", 0, &spec, &st,
+	    &err);
+	assert_non_null(d);
+	assert_string_equal(dv_info_of(d)->parent_uuid, "");
+	assert_int_equal(dv_info_of(d)->total, 70 * GIB);
+	dv_close(d);
+	/* MIG off: no instance. */
+	d = fake_open("gpus=1", i0, 0, &spec, &st, &err);
+	assert_null(d);
+	assert_non_null(strstr(err.msg, "no MIG instance"));
 }
 
 /* A kernel that overruns the time limit ends the session: later probes
@@ -1109,6 +1499,78 @@ test_missing_libraries(void **state)
 #endif
 }
 
+/*
+ * nvml_load.c against a stand-in libnvidia-ml with NVML's ABI
+ * (fake_nvml.c): the counters asked with nvml.h's enum values (each
+ * pair has its own count), a MIG instance found by UUID with its
+ * counters read on the parent (NVML gives none on the instance's
+ * handle), and counters the part lacks said as not supported, never 0.
+ */
+static void
+test_nvml_abi(void **state)
+{
+	static const char mig[] = "MIG-fa4e0000-0000-4000-8000-000000000100";
+	char note[200], uuid[96], parent[96];
+	dv_health h;
+	nv_lib *nv;
+
+	(void)state;
+	nv = nv_open(OOMDOC_TEST_FAKE_NVML, "00000000:18:00.0", 0, note,
+	    sizeof note);
+	assert_non_null(nv);
+	memset(&h, 0, sizeof h);
+	nv_health(nv, &h);
+	assert_true(h.ecc_known);
+	assert_int_equal(h.ecc_corrected, 7);
+	assert_int_equal(h.ecc_uncorrected, 2);
+	assert_int_equal(h.ecc_uncorrected_total, 20);
+	assert_true(h.remap_known);
+	assert_int_equal(h.remapped_correctable, 3);
+	assert_int_equal(h.remapped_uncorrectable, 1);
+	assert_true(h.remap_pending);
+	assert_false(h.remap_failure);
+	assert_false(h.on_parent);
+	nv_close(nv);
+
+	nv = nv_open_uuid(OOMDOC_TEST_FAKE_NVML, mig, note, sizeof note);
+	assert_non_null(nv);
+	assert_true(nv_uuids(nv, uuid, parent, sizeof uuid));
+	assert_string_equal(uuid, mig);
+	assert_string_equal(parent, "GPU-fa4e0000-0000-4000-8000-000000000000");
+	memset(&h, 0, sizeof h);
+	nv_health(nv, &h);
+	assert_true(h.on_parent);
+	assert_int_equal(h.ecc_uncorrected, 2);
+	assert_int_equal(h.remapped_uncorrectable, 1);
+	assert_non_null(strstr(h.note, "parent GPU"));
+	nv_close(nv);
+
+	/* ECC off, no row remapper: not supported, never 0. */
+	assert_int_equal(setenv("FAKE_NVML_ECC", "off", 1), 0);
+	assert_int_equal(setenv("FAKE_NVML_REMAP", "off", 1), 0);
+	nv = nv_open_uuid(OOMDOC_TEST_FAKE_NVML,
+	    "GPU-fa4e0000-0000-4000-8000-000000000000", note, sizeof note);
+	assert_non_null(nv);
+	memset(&h, 0, sizeof h);
+	nv_health(nv, &h);
+	assert_false(h.ecc_known);
+	assert_int_equal(h.ecc_corrected, OD_UNKNOWN);
+	assert_int_equal(h.ecc_uncorrected, OD_UNKNOWN);
+	assert_string_equal(h.ecc_why, "not supported");
+	assert_false(h.remap_known);
+	assert_int_equal(h.remapped_uncorrectable, OD_UNKNOWN);
+	assert_string_equal(h.remap_why, "not supported");
+	nv_close(nv);
+	unsetenv("FAKE_NVML_ECC");
+	unsetenv("FAKE_NVML_REMAP");
+
+	/* No such instance: refused, with why. */
+	nv = nv_open_uuid(OOMDOC_TEST_FAKE_NVML,
+	    "MIG-fa4e0000-0000-4000-8000-000000000999", note, sizeof note);
+	assert_null(nv);
+	assert_non_null(strstr(note, "Not Found"));
+}
+
 #ifdef OOMDOC_HAVE_CUDA
 /* CUPTI's records added up: allocations by kind and source, releases. */
 static void
@@ -1182,6 +1644,10 @@ main(void)
 		cmocka_unit_test(test_context_cost),
 		cmocka_unit_test(test_health),
 		cmocka_unit_test(test_pattern_kinds),
+		cmocka_unit_test(test_health_counters),
+		cmocka_unit_test(test_mig_selection),
+		cmocka_unit_test(test_torch_parse),
+		cmocka_unit_test(test_torch_baseline),
 		cmocka_unit_test(test_timeout_ends_session),
 		cmocka_unit_test(test_injected_failure),
 		cmocka_unit_test(test_tenant_mid_run),
@@ -1191,6 +1657,7 @@ main(void)
 		cmocka_unit_test(test_session_refusal),
 		cmocka_unit_test(test_session_outcomes),
 		cmocka_unit_test(test_missing_libraries),
+		cmocka_unit_test(test_nvml_abi),
 #ifdef OOMDOC_HAVE_CUDA
 		cmocka_unit_test(test_cupti_accounting),
 		cmocka_unit_test(test_cuda_without_driver),
