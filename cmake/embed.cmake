@@ -3,10 +3,16 @@
 # -P embed.cmake; live mode embeds its kernels' fatbin this way, so the
 # build needs no xxd and the binary no file beside it.  The array is
 # aligned to 64 bytes: cuModuleLoadData reads the fatbin header in place.
+# With -DTERMINATE=ON a NUL byte follows (counted in NAME_size), as
+# cuModuleLoadData wants of PTX text.
 file(READ "${INPUT}" hex HEX)
 string(LENGTH "${hex}" nhex)
 math(EXPR nbytes "${nhex} / 2")
 string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+if(TERMINATE)
+  string(APPEND bytes "0x00,")
+  math(EXPR nbytes "${nbytes} + 1")
+endif()
 # Sixteen bytes a line.
 string(REGEX REPLACE "((0x..,){16})" "\\1\n" bytes "${bytes}")
 file(WRITE "${OUTPUT}"

@@ -130,7 +130,8 @@ expect $R/request_exceeds_device-top.log request_exceeds_device refuted --fake-d
 expect $R/hardware_fault-top.log hardware_fault refuted
 expect $R/hardware_fault-top.log hardware_fault confirmed --fake-device pattern_errors=1
 expect $R/hardware_fault-top.log hardware_fault confirmed --fake-device remap_pending=yes
-expect $R/hardware_fault-top.log hardware_fault inconclusive --fake-device bandwidth=0.4
+expect $R/hardware_fault-top.log hardware_fault inconclusive --fake-device "name=NVIDIA H100 80GB HBM3,bandwidth=0.4"
+expect $R/hardware_fault-top.log hardware_fault refuted --fake-device bandwidth=0.4
 expect $R/non_framework_memory-top.log non_framework_memory inconclusive
 
 # ... from a JSON report, a file and standard input, the same verdicts.
@@ -245,7 +246,9 @@ names = [x["probe"] for x in p["probes"]]
 assert names == ["processes", "context_cost", "largest_allocation", "health"], names
 assert all(x["ran"] and x["summary"] for x in p["probes"]), p["probes"]
 h = p["probes"][3]["measurements"]
-assert h["pattern_errors"] == 0 and h["pattern_passes"] == 6, h
+assert h["pattern_errors"] == 0 and h["pattern_passes"] == 9, h
+assert [h["pattern_passes_" + k] for k in ("static", "moving_inversions", "random")] == [6, 2, 1], h
+assert int(h["pattern_seed"]) > 0, h
 assert "bytes read + bytes written" in h["bandwidth_convention"], h
 assert 0 < h["triad_fraction_of_peak"] <= 1, h
 assert p["probes"][1]["activity"]["allocations"] == 1
@@ -254,6 +257,47 @@ check "oomdoc probe --backend fake: status $rc" $?
 "$oomdoc" probe --backend fake --fake-device ecc_uncorrected=4 >"$tmp/out"; rc=$?
 [ $rc -eq 0 ] && grep -q 'Faulty: The driver counts 4 uncorrectable ECC' "$tmp/out"
 check "probe reports a faulty GPU: status $rc" $?
+# The random pattern's seed: the one given is the one used and printed;
+# a fault only moving inversions find is confirmed, with the kind said.
+"$oomdoc" probe --backend fake --pattern-seed 0x2a --fake-device coupling=8192:16384:5 >"$tmp/out"; rc=$?
+[ $rc -eq 0 ] && grep -q -E '^    pattern_seed +42$' "$tmp/out" &&
+	grep -q 'Faulty: .*static patterns 0, moving inversions 2, random 0 with seed 42' "$tmp/out"
+check "--pattern-seed and a coupling fault: status $rc" $?
+"$oomdoc" probe --backend fake --pattern-seed 0 >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q -- '--pattern-seed takes a number' "$tmp/err"
+check "--pattern-seed 0: status $rc" $?
+# An uncorrectable ECC error during the test: confirmed, and the device
+# failed (status 4: the context is lost).
+"$oomdoc" probe --backend fake --fake-device ecc_fault=yes >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 4 ] && grep -q 'Faulty: The driver reported an uncorrectable ECC error' "$tmp/out"
+check "an ECC error during the memory test: status $rc" $?
+# The kernel images: the fatbin when the driver takes it; the PTX image,
+# with the fatbin's refusal said, when it does not; status 6 (driver too
+# old) with both refusals when it refuses both.
+"$oomdoc" probe --backend fake --format json >"$tmp/img0.json"; rc0=$?
+"$oomdoc" probe --backend fake --fake-device refuse_images=1 --format json >"$tmp/img1.json"; rc1=$?
+"$oomdoc" probe --backend fake --fake-device refuse_images=2 --format json >"$tmp/img2.json" 2>"$tmp/err"; rc2=$?
+python3 - "$tmp/img0.json" "$tmp/img1.json" "$tmp/img2.json" "$rc0" "$rc1" "$rc2" <<'EOF'
+import json, sys
+d = [json.load(open(f))["device"] for f in sys.argv[1:4]]
+rc = [int(x) for x in sys.argv[4:7]]
+assert rc == [0, 0, 6], rc
+assert d[0]["kernel_image"] == "fatbin" and d[0]["kernel_images_refused"] is None, d[0]
+assert d[1]["kernel_image"] == "ptx", d[1]
+assert d[1]["kernel_images_refused"].startswith("fatbin refused: ") and "UNSUPPORTED_PTX_VERSION" in d[1]["kernel_images_refused"], d[1]
+assert d[2]["kernel_image"] is None and "ptx refused: " in d[2]["kernel_images_refused"], d[2]
+EOF
+check "kernel images: fatbin, the PTX fallback, both refused (status $rc0 $rc1 $rc2)" $?
+grep -q "driver too old: the driver refused each of oomdoc's kernel images" "$tmp/err"
+check "both kernel images refused: $(cat "$tmp/err")" $?
+# One image only: the PTX image loads alone; the fatbin alone, refused,
+# has no fallback.
+OOMDOC_KERNEL_IMAGE=ptx "$oomdoc" probe --backend fake >"$tmp/out"; rc=$?
+[ $rc -eq 0 ] && grep -q -E '^    kernels +PTX of the fake device \(the only image offered' "$tmp/out"
+check "OOMDOC_KERNEL_IMAGE=ptx: status $rc" $?
+OOMDOC_KERNEL_IMAGE=fatbin "$oomdoc" probe --backend fake --fake-device refuse_images=1 >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 6 ] && ! grep -q 'ptx refused' "$tmp/err"
+check "OOMDOC_KERNEL_IMAGE=fatbin, refused: status $rc" $?
 for fmt in text markdown; do
 	"$oomdoc" probe --backend fake --format $fmt >"$tmp/out" 2>"$tmp/err"; rc=$?
 	[ $rc -eq 0 ] && [ -s "$tmp/out" ] && [ ! -s "$tmp/err" ]

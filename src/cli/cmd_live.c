@@ -10,6 +10,7 @@
  * stopped it.  The session releases everything it took on the device
  * on every one of these paths.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -24,7 +25,8 @@
 
 enum {
 	LV_BACKEND = 256, LV_FAKE, LV_MAX_MEMORY, LV_TIME_LIMIT, LV_FORCE,
-	LV_RULES, LV_NO_DEFAULT_RULES, LV_TORCH_BASELINE, LV_TORCH_PYTHON
+	LV_RULES, LV_NO_DEFAULT_RULES, LV_PATTERN_SEED, LV_TORCH_BASELINE,
+	LV_TORCH_PYTHON
 };
 
 static const od_option lv_options[] = {
@@ -41,6 +43,9 @@ static const od_option lv_options[] = {
 	    "under --force, never more than 50%)" },
 	{ .name = "time-limit", .letter = LV_TIME_LIMIT, .arg = "SECONDS",
 	  .help = "stop each kernel after this long (default 10)" },
+	{ .name = "pattern-seed", .letter = LV_PATTERN_SEED, .arg = "N",
+	  .help = "the seed of the memory test's random pattern (default: "
+	    "from the clock; the report prints it)" },
 	{ .name = "force", .letter = LV_FORCE,
 	  .help = "probe even when other processes use the GPU, or cannot be "
 	    "listed" },
@@ -203,6 +208,18 @@ lv_parse(int argc, char **argv, lv_config *cfg)
 		case LV_FORCE:
 			o->force = true;
 			break;
+		case LV_PATTERN_SEED: {
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(optarg, &end, 0);
+			if (end == optarg || *end != '\0' || errno != 0 ||
+			    v == 0 || optarg[0] == '-')
+				return cli_usage(label, "--pattern-seed takes a "
+				    "number from 1 to 2^64 - 1, not", optarg);
+			o->seed = (uint64_t)v;
+			break;
+		}
 		case LV_TORCH_BASELINE:
 			if (o->torch_python == NULL)
 				o->torch_python = "python3";

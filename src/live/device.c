@@ -159,6 +159,7 @@ dv_open(const char *backend, const dv_config *cfg, dv_status *st,
 	d->info.driver_cuda = d->info.runtime_cuda = -1;
 	snprintf(d->info.backend, sizeof d->info.backend, "%s", be->name);
 	d->info.count = -1;
+	d->info.kernel_image = -1;
 	*st = be->open(cfg, &d->st, &d->info, err);
 	if (*st != DV_OK) {
 		free(d);
@@ -207,11 +208,93 @@ dv_processes(dv_device *d, dv_proc *v, int cap, bool *known)
 	return d->be->processes(d->st, v, cap, known);
 }
 
+void
+dv_bw_config(int k, int *blocks_per_sm, int *threads)
+{
+	static const int bps[] = { 1, 2, 4, 8 };
+	static const int tpb[] = { 128, 256, 512, 1024 };
+
+	k = k < 0 ? 0 : k % DV_BW_CONFIGS;
+	*blocks_per_sm = bps[k / 4];
+	*threads = tpb[k % 4];
+}
+
+static const char *const dv_image_names[DV_IMAGES] = {
+	[DV_IMAGE_FATBIN] = "fatbin",
+	[DV_IMAGE_PTX] = "ptx",
+};
+
+const char *
+dv_image_name(int image)
+{
+	return image >= 0 && image < DV_IMAGES ? dv_image_names[image] : NULL;
+}
+
+/*
+ * Offers the kernel images to the driver in turn, the fatbin first (SASS
+ * runs at once; PTX is JIT-compiled, which takes time and needs the
+ * driver's compiler), and keeps the first it takes.  Every refusal is
+ * kept in kernel_refused, so the report says why the fallback was used;
+ * when the driver refuses them all the device is as good as one with a
+ * driver too old (DV_DRIVER_OLD), and the error lists each refusal.
+ */
+static dv_status
+dv_load_kernels(dv_device *d, od_error *err)
+{
+	/* One image only, to check it on a GPU (tests/gpu/run.sh). */
+	const char *only = getenv("OOMDOC_KERNEL_IMAGE");
+	char *refused = d->info.kernel_refused;
+	size_t cap = sizeof d->info.kernel_refused, used = 0;
+	char why[256];
+	dv_status st;
+	int im, first = 0, last = DV_IMAGES - 1;
+
+	if (only != NULL && only[0] != '\0') {
+		for (first = 0; first < DV_IMAGES; first++)
+			if (strcmp(only, dv_image_names[first]) == 0)
+				break;
+		if (first == DV_IMAGES) {
+			od_error_set(err, NULL, 0, 0, "OOMDOC_KERNEL_IMAGE is "
+			    "'%.40s': it takes fatbin or ptx", only);
+			return DV_ERROR;
+		}
+		last = first;
+	}
+	for (im = first; im <= last; im++) {
+		why[0] = '\0';
+		st = d->be->load_image(d->st, im, d->info.kernel_detail, why,
+		    sizeof why, err);
+		if (st == DV_OK) {
+			size_t n = strlen(d->info.kernel_detail);
+
+			if (first == last && n < sizeof d->info.kernel_detail)
+				snprintf(d->info.kernel_detail + n,
+				    sizeof d->info.kernel_detail - n, " (the "
+				    "only image offered: OOMDOC_KERNEL_IMAGE)");
+			d->info.kernel_image = im;
+			return DV_OK;
+		}
+		if (st != DV_UNSUPPORTED)
+			return st;
+		if (used < cap - 1)
+			used += (size_t)snprintf(refused + used, cap - used,
+			    "%s%s refused: %s", used > 0 ? "; " : "",
+			    dv_image_names[im], why);
+	}
+	d->info.kernel_detail[0] = '\0';
+	od_error_set(err, NULL, 0, 0, "the driver refused each of oomdoc's "
+	    "kernel images, update the driver: %s", refused);
+	return DV_DRIVER_OLD;
+}
+
 dv_status
 dv_start(dv_device *d, int64_t *context_bytes, od_error *err)
 {
 	dv_status st = DV_BUSY(d->be->start(d->st, context_bytes, err));
 
+	if (st == DV_OK && d->info.kernel_image < 0 &&
+	    d->be->load_image != NULL)
+		st = DV_BUSY(dv_load_kernels(d, err));
 	DV_IDLE();
 	return st;
 }
@@ -562,8 +645,10 @@ dv_pattern_test(dv_device *d, int id, dv_pattern *out, od_error *err)
 {
 	int64_t bytes = 0;
 	void *h = dv_handle(d, id, &bytes);
+	uint64_t seed = out->seed;      /* the caller's */
 
 	memset(out, 0, sizeof *out);
+	out->seed = seed;
 	if (h == NULL) {
 		od_error_set(err, NULL, 0, 0, "no allocation %d", id);
 		return DV_ERROR;

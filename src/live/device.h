@@ -87,6 +87,23 @@ typedef enum {
 	DV_ERROR,               /* anything else; the error says what */
 } dv_status;
 
+/*
+ * The kernel images, in the order dv_start offers them to the driver:
+ * the fatbin (SASS for each architecture built, PTX of the newest), then
+ * PTX of the oldest architecture at an old PTX ISA version, which drivers
+ * older than the toolkit can JIT (kernels.h).  A driver that refuses an
+ * image (a cubin or PTX newer than it knows, no code for this GPU) gets
+ * the next one; which one loaded is in dv_info.
+ */
+typedef enum {
+	DV_IMAGE_FATBIN,
+	DV_IMAGE_PTX,
+	DV_IMAGES
+} dv_image;
+
+/* "fatbin", "ptx" (the names of the JSON report), NULL out of range. */
+const char *dv_image_name(int image);
+
 /* A process holding memory on the device. */
 typedef struct {
 	int64_t pid;
@@ -119,6 +136,9 @@ typedef struct {
 	char nvml_note[200];    /* why not, or "" */
 	bool cupti;             /* CUPTI records the memory activity */
 	char cupti_note[200];
+	int kernel_image;       /* the dv_image loaded, -1 none (yet) */
+	char kernel_detail[160];/* what that image holds, for the report */
+	char kernel_refused[400];  /* images the driver refused, and why */
 } dv_info;
 
 /* Health counters (NVML): unknown ones have their _known false, and
@@ -142,16 +162,39 @@ typedef struct {
 	char note[200];                 /* what could not be read */
 } dv_health;
 
-/* A pattern write/read pass over a buffer (memtest style). */
+/* The kinds of memory test (pattern_values.h), in the order they run. */
+typedef enum {
+	DV_PT_STATIC,           /* six fixed patterns: write all, read all */
+	DV_PT_MOVING,           /* moving inversions, two values */
+	DV_PT_RANDOM,           /* a pseudo-random pattern from the seed */
+	DV_PT_KINDS
+} dv_pattern_kind;
+
+/*
+ * The memory test over a buffer (memtest style).  seed is set by the
+ * caller (the random pattern's); the rest is the backend's answer.
+ */
 typedef struct {
+	uint64_t seed;          /* in: the random pattern's seed */
 	int64_t bytes;          /* bytes tested per pass */
-	int passes;             /* patterns written and read back */
-	int64_t errors;         /* words that read back wrong */
+	int passes;             /* passes done, of every kind */
+	int64_t errors;         /* words that read back wrong, in all */
+	int kind_passes[DV_PT_KINDS];   /* passes done of each kind */
+	int64_t kind_errors[DV_PT_KINDS];   /* and the mismatches each found */
 	uint64_t bad[DV_BAD_MAX];  /* device addresses of the first ones */
 	int nbad;
 	double seconds;
 	bool cut;               /* the time limit ended it early */
+	/* The driver reported an uncorrectable ECC error during the test
+	 * (CUDA_ERROR_ECC_UNCORRECTABLE): a confirmed fault, after which
+	 * the context is lost. */
+	bool ecc_fault;
 } dv_pattern;
+
+/* The passes of each kind: 6 static, 2 moving inversions, 1 random. */
+#define DV_PT_PASSES_STATIC 6
+#define DV_PT_PASSES_MOVING 2
+#define DV_PT_PASSES_RANDOM 1
 
 /*
  * Bandwidth of copy (c = a) and triad (a = b + s * c) over 8-byte
@@ -166,7 +209,19 @@ typedef struct {
 	double triad_bps;
 	double seconds;
 	bool cut;
+	/* The launch configuration the trials used: the fastest triad of the
+	 * search (dv_bw_config), and how many configurations it tried. */
+	int blocks_per_sm, threads;
+	int configs;
 } dv_bandwidth;
+
+/*
+ * The bandwidth test's launch configurations, k from 0 to DV_BW_CONFIGS
+ * - 1: blocks per SM (1, 2, 4, 8) times threads per block (128, 256,
+ * 512, 1024), as DCGM's memory_bandwidth plugin searches block sizes.
+ */
+#define DV_BW_CONFIGS 16
+void dv_bw_config(int k, int *blocks_per_sm, int *threads);
 
 /* Memory activity seen by CUPTI (or the fake) since the last reading. */
 typedef struct {
@@ -197,6 +252,15 @@ typedef struct {
 	int bus_width_bits;
 	double bandwidth;       /* the fraction of the peak kernels reach */
 	int64_t pattern_errors; /* injected: words that read back wrong */
+	/* Injected faults the tests must find by what they write (offsets
+	 * in the tested buffer; -1 none): a bit stuck at 0 or 1, and a
+	 * coupling fault, where a 0-to-1 transition of a bit of one word
+	 * inverts that bit of a word above it. */
+	int64_t stuck_offset;
+	int stuck_bit, stuck_value;
+	int64_t couple_from, couple_to;
+	int couple_bit;
+	bool ecc_fault;         /* injected: CUDA_ERROR_ECC_UNCORRECTABLE */
 	int64_t ecc_uncorrected, ecc_corrected;
 	int64_t remapped_uncorrectable;
 	bool remap_pending, remap_failure;
@@ -216,6 +280,8 @@ typedef struct {
 	int gpus;               /* GPUs on the fake node, each like the spec */
 	int mig;                /* MIG instances on GPU 0, each 1/7 of it */
 	bool contiguous;        /* the old one-range model: a control only */
+	int refuse_images;      /* injected: the driver refuses the first N
+	                         * kernel images (1: the fatbin) */
 } dv_fake_spec;
 
 /* What dv_open needs. */
@@ -273,6 +339,15 @@ typedef struct {
 	 * context); the fake backend's device is host memory that its
 	 * synchronous kernels no longer touch once they have returned. */
 	void (*abandon)(void *st);
+	/*
+	 * Loads kernel image (a dv_image) into the started context.
+	 * DV_UNSUPPORTED when the driver refuses that image, with why it did
+	 * in why (cap bytes): dv_start then offers the next.  On DV_OK,
+	 * detail says what the image holds.  Any other status ends the
+	 * start, with err filled in.
+	 */
+	dv_status (*load_image)(void *st, int image, char *detail,
+	    char *why, size_t cap, od_error *err);
 } dv_backend;
 
 extern const dv_backend dv_fake_backend;
@@ -294,6 +369,8 @@ void dv_close(dv_device *d);
 
 const dv_info *dv_info_of(const dv_device *d);
 int dv_processes(dv_device *d, dv_proc *v, int cap, bool *known);
+/* Creates the context and loads the kernels, the first image the driver
+ * takes (DV_DRIVER_OLD when it refuses them all). */
 dv_status dv_start(dv_device *d, int64_t *context_bytes, od_error *err);
 dv_status dv_mem_info(dv_device *d, int64_t *free_b, int64_t *total,
     od_error *err);
@@ -332,6 +409,8 @@ void dv_free_from(dv_device *d, int n);
 int dv_count(const dv_device *d);
 
 dv_status dv_fill(dv_device *d, int id, od_error *err);
+/* The memory test over allocation id; out->seed (the random pattern's)
+ * is read, the rest of *out written. */
 dv_status dv_pattern_test(dv_device *d, int id, dv_pattern *out,
     od_error *err);
 dv_status dv_bandwidth_test(dv_device *d, int a, int b, int c,

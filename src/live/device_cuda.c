@@ -38,13 +38,14 @@
 
 /* The kernels, by their names in the fatbin. */
 enum {
-	CD_K_PATTERN_WRITE, CD_K_PATTERN_CHECK, CD_K_FILL, CD_K_INIT,
-	CD_K_COPY, CD_K_TRIAD, CD_K_COUNT_NE, CD_KERNELS
+	CD_K_PATTERN_WRITE, CD_K_PATTERN_CHECK, CD_K_MI_STEP, CD_K_FILL,
+	CD_K_INIT, CD_K_COPY, CD_K_TRIAD, CD_K_COUNT_NE, CD_KERNELS
 };
 
 static const char *const cd_kernel_name[CD_KERNELS] = {
 	[CD_K_PATTERN_WRITE] = "kn_pattern_write",
 	[CD_K_PATTERN_CHECK] = "kn_pattern_check",
+	[CD_K_MI_STEP] = "kn_mi_step",
 	[CD_K_FILL] = "kn_fill",
 	[CD_K_INIT] = "kn_init",
 	[CD_K_COPY] = "kn_copy",
@@ -68,6 +69,7 @@ typedef struct {
 	CUdevice cudev;
 	int cc_major, cc_minor;
 	int blocks;             /* grid of the grid-stride kernels */
+	int sms;                /* multiprocessors (128 when unknown) */
 	bool started;
 	CUcontext ctx;          /* the primary context, retained */
 	CUmodule module;
@@ -82,6 +84,7 @@ typedef struct {
 	bool vmm;
 	size_t gran;
 	CUmemAllocationProp prop;
+	bool ecc_fault;         /* a kernel ended in CUDA_ERROR_ECC_UNCORRECTABLE */
 } cd_dev;
 
 static double
@@ -114,12 +117,20 @@ cd_current(const cd_dev *c, od_error *err)
 	    "cannot make the CUDA context current", err);
 }
 
-/* Launches kernel k over a 1-D grid with its parameters. */
+/* Launches kernel k over a 1-D grid of blocks x threads. */
+static CUresult
+cd_launch_grid(const cd_dev *c, int k, int blocks, int threads,
+    void **params)
+{
+	return c->cu.cuLaunchKernel(c->fn[k], (unsigned)blocks, 1, 1,
+	    (unsigned)threads, 1, 1, 0, c->stream, params, NULL);
+}
+
+/* Launches kernel k over the default grid with its parameters. */
 static CUresult
 cd_launch(const cd_dev *c, int k, void **params)
 {
-	return c->cu.cuLaunchKernel(c->fn[k], (unsigned)c->blocks, 1, 1,
-	    KN_THREADS, 1, 1, 0, c->stream, params, NULL);
+	return cd_launch_grid(c, k, c->blocks, KN_THREADS, params);
 }
 
 /* The driver's virtual memory management, when it has it. */
@@ -318,7 +329,8 @@ cd_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 	info->driver_cuda = c->cu.version;
 	/* The toolkit whose nvcc built the embedded kernels. */
 	info->runtime_cuda = CUDA_VERSION;
-	c->blocks = info->sm_count > 0 ? info->sm_count * 8 : 1024;
+	c->sms = info->sm_count > 0 ? info->sm_count : 128;
+	c->blocks = c->sms * 8;
 	cd_vmm_setup(c);
 	info->vmm = c->vmm;
 	info->vmm_granularity = (int64_t)c->gran;
@@ -390,47 +402,82 @@ cd_processes(void *st, dv_proc *v, int cap, bool *known)
 }
 
 /*
- * Loads the embedded kernels.  A driver that cannot read the fatbin's
- * code for this GPU (its SASS was built by a newer nvcc than the driver
- * knows, and its PTX has a newer ISA) says so with one of the errors
- * below; a GPU older than every architecture in the fatbin gets
- * CUDA_ERROR_NO_BINARY_FOR_GPU too, and is told apart by its compute
- * capability.
+ * Whether the driver refused an image because of what the image is (code
+ * from a toolkit newer than the driver, no code for this GPU, a JIT it
+ * lacks or has disabled), so that the next image may do: the errors
+ * cuModuleLoadData documents (CUDA Driver API, Module Management), with
+ * CUDA_ERROR_INVALID_IMAGE for a container or cubin format the driver
+ * does not know.
+ */
+static bool
+cd_refusal(CUresult r)
+{
+	switch (r) {
+	case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
+	case CUDA_ERROR_NO_BINARY_FOR_GPU:
+	case CUDA_ERROR_INVALID_IMAGE:
+	case CUDA_ERROR_INVALID_SOURCE:
+	case CUDA_ERROR_INVALID_PTX:
+	case CUDA_ERROR_JIT_COMPILER_NOT_FOUND:
+	case CUDA_ERROR_JIT_COMPILATION_DISABLED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Loads kernel image `image` (dv_image): the fatbin, or the PTX text of
+ * the oldest architecture at an old ISA version (kernels.h).  A refusal
+ * is DV_UNSUPPORTED, with the driver's words in why, and leaves no
+ * module loaded; dv_start then offers the next image.
  */
 static dv_status
-cd_load_kernels(cd_dev *c, od_error *err)
+cd_load_image(void *st, int image, char *detail, char *why, size_t cap,
+    od_error *err)
 {
-	CUresult r = c->cu.cuModuleLoadData(&c->module, od_kernels_fatbin);
-	char msg[256];
+	cd_dev *c = st;
+	const void *data = image == DV_IMAGE_FATBIN ? (const void *)
+	    od_kernels_fatbin : (const void *)od_kernels_ptx;
+	dv_status s;
+	CUresult r;
 	int k;
 
-	if (r == CUDA_ERROR_NO_BINARY_FOR_GPU && (c->cc_major < 7 ||
-	    (c->cc_major == 7 && c->cc_minor < 5))) {
-		od_error_set(err, NULL, 0, 0, "this GPU (compute capability "
-		    "%d.%d) is older than every architecture oomdoc's kernels "
-		    "were built for (sm_75 on)", c->cc_major, c->cc_minor);
+	if (image < 0 || image >= DV_IMAGES) {
+		od_error_set(err, NULL, 0, 0, "no kernel image %d", image);
+		return DV_ERROR;
+	}
+	if ((s = cd_current(c, err)) != DV_OK)
+		return s;
+	r = c->cu.cuModuleLoadData(&c->module, data);
+	if (r != CUDA_SUCCESS) {
+		c->module = NULL;
+		if (!cd_refusal(r))
+			return cd_drv_fail(c, r, "cannot load oomdoc's kernels",
+			    err);
+		cl_describe(&c->cu, r, image == DV_IMAGE_FATBIN ? "the "
+		    "fatbin from CUDA " OOMDOC_CUDA_VERSION : "PTX ISA "
+		    OOMDOC_PTX_ISA, why, cap);
 		return DV_UNSUPPORTED;
 	}
-	if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION ||
-	    r == CUDA_ERROR_NO_BINARY_FOR_GPU ||
-	    r == CUDA_ERROR_INVALID_IMAGE || r == CUDA_ERROR_INVALID_SOURCE) {
-		cl_describe(&c->cu, r, "cannot load oomdoc's kernels", msg,
-		    sizeof msg);
-		od_error_set(err, NULL, 0, 0, "%s: they were built with CUDA "
-		    "%d.%d and the driver supports CUDA %d.%d; update the "
-		    "driver, or build oomdoc with a toolkit the driver supports",
-		    msg, CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10,
-		    c->cu.version / 1000, c->cu.version % 1000 / 10);
-		return DV_DRIVER_OLD;
-	}
-	if (r != CUDA_SUCCESS)
-		return cd_drv_fail(c, r, "cannot load oomdoc's kernels", err);
 	for (k = 0; k < CD_KERNELS; k++) {
 		r = c->cu.cuModuleGetFunction(&c->fn[k], c->module,
 		    cd_kernel_name[k]);
-		if (r != CUDA_SUCCESS)
-			return cd_drv_fail(c, r, cd_kernel_name[k], err);
+		if (r != CUDA_SUCCESS) {
+			cd_drv_fail(c, r, cd_kernel_name[k], err);
+			c->cu.cuModuleUnload(c->module);
+			c->module = NULL;
+			return DV_ERROR;
+		}
 	}
+	if (image == DV_IMAGE_FATBIN)
+		snprintf(detail, 160, "fatbin from CUDA %s: SASS for sm %s, "
+		    "PTX of the last", OOMDOC_CUDA_VERSION,
+		    OOMDOC_FATBIN_ARCHS);
+	else
+		snprintf(detail, 160, "PTX ISA %s for compute_%s, "
+		    "JIT-compiled by the driver", OOMDOC_PTX_ISA,
+		    OOMDOC_PTX_ARCH);
 	return DV_OK;
 }
 
@@ -448,6 +495,14 @@ cd_start(void *st, int64_t *context_bytes, od_error *err)
 	*context_bytes = -1;
 	if (c->started)
 		return DV_OK;
+	/* CUDA 13's oldest architecture: no image has code for older GPUs. */
+	if (c->cc_major < 7 || (c->cc_major == 7 && c->cc_minor < 5)) {
+		od_error_set(err, NULL, 0, 0, "this GPU (compute capability "
+		    "%d.%d) is older than every architecture oomdoc's kernels "
+		    "were built for (sm_%s on)", c->cc_major, c->cc_minor,
+		    OOMDOC_PTX_ARCH);
+		return DV_UNSUPPORTED;
+	}
 	if (c->nv != NULL) {
 		c->nbefore = nv_processes(c->nv, c->before, DV_PROCS_MAX, &known);
 		if (!nv_memory(c->nv, &total, &before, &res))
@@ -458,8 +513,8 @@ cd_start(void *st, int64_t *context_bytes, od_error *err)
 		return cd_drv_fail(c, r, "cannot create a CUDA context", err);
 	/* From here cd_close releases what was made. */
 	c->started = true;
-	if ((s = cd_current(c, err)) != DV_OK ||
-	    (s = cd_load_kernels(c, err)) != DV_OK)
+	/* The kernels come after (dv_start calls cd_load_image). */
+	if ((s = cd_current(c, err)) != DV_OK)
 		return s;
 	if ((r = c->cu.cuStreamCreate(&c->stream, CU_STREAM_NON_BLOCKING)) !=
 	    CUDA_SUCCESS ||
@@ -667,6 +722,10 @@ cd_wait(cd_dev *c, double deadline, double time_limit, od_error *err)
 		if (r == CUDA_SUCCESS)
 			return DV_OK;
 		if (r != CUDA_ERROR_NOT_READY) {
+			/* An uncorrectable ECC error in memory a kernel read
+			 * ends it this way (and the context with it). */
+			if (r == CUDA_ERROR_ECC_UNCORRECTABLE)
+				c->ecc_fault = true;
 			cd_drv_fail(c, r, "a kernel failed", err);
 			return DV_ERROR;
 		}
@@ -728,51 +787,138 @@ cd_read(cd_dev *c, void *dst, CUdeviceptr src, size_t n, double deadline,
 	return cd_wait(c, deadline, time_limit, err);
 }
 
+/*
+ * Launches kernel k over words words of buffer b, one slice per launch,
+ * from the first slice or (down) from the last, waiting for each; args[0]
+ * and args[1] are set here to the slice's pointer and length, the other
+ * parameters are the caller's.
+ */
+static dv_status
+cd_sweep(cd_dev *c, int k, const cd_buf *b, size_t words, bool down,
+    void *const *params, int nparams, double deadline, double time_limit,
+    od_error *err)
+{
+	size_t slice = CD_SLICE / 8, nslices = (words + slice - 1) / slice;
+	size_t j, len;
+	CUdeviceptr p;
+	void *args[12];
+	dv_status s;
+	CUresult r;
+
+	if (nparams > 12)
+		nparams = 12;
+	memcpy(args, params, (size_t)nparams * sizeof args[0]);
+	args[0] = &p;
+	args[1] = &len;
+	for (j = 0; j < nslices; j++) {
+		size_t off = (down ? nslices - 1 - j : j) * slice;
+
+		len = words - off < slice ? words - off : slice;
+		p = b->ptr + off * 8;
+		if (dv_stopped())
+			return DV_STOPPED;
+		if ((r = cd_launch(c, k, args)) != CUDA_SUCCESS) {
+			/* The sticky error of an earlier kernel. */
+			if (r == CUDA_ERROR_ECC_UNCORRECTABLE)
+				c->ecc_fault = true;
+			return cd_drv_fail(c, r, "the pattern kernel", err);
+		}
+		if ((s = cd_wait(c, deadline, time_limit, err)) != DV_OK)
+			return s;
+	}
+	return DV_OK;
+}
+
+/* One pass of kind kind (its index i among them) over the buffer. */
+static dv_status
+cd_pattern_pass(cd_dev *c, const cd_buf *b, size_t words, int kind, int i,
+    uint64_t seed, double deadline, double time_limit, od_error *err)
+{
+	CUdeviceptr errors = c->scratch;
+	CUdeviceptr bad = c->scratch + sizeof(unsigned long long);
+	unsigned max_bad = DV_BAD_MAX;
+	int pattern = kind == DV_PT_RANDOM ? KN_RANDOM : i;
+	uint64_t v = kn_mi_value(i), nv = ~v, expect, write;
+	int check, desc, step;
+	void *wargs[] = { NULL, NULL, &pattern, &seed };
+	void *cargs[] = { NULL, NULL, &pattern, &seed, &errors, &bad,
+	    &max_bad };
+	void *margs[] = { NULL, NULL, &expect, &write, &check, &desc,
+	    &errors, &bad, &max_bad };
+	dv_status s;
+
+	if (kind != DV_PT_MOVING) {
+		s = cd_sweep(c, CD_K_PATTERN_WRITE, b, words, false, wargs, 4,
+		    deadline, time_limit, err);
+		return s != DV_OK ? s : cd_sweep(c, CD_K_PATTERN_CHECK, b,
+		    words, false, cargs, 7, deadline, time_limit, err);
+	}
+	/* Write p; up: check p, write ~p; down: check ~p, write p; check p. */
+	for (step = 0; step < 4; step++) {
+		check = step > 0;
+		desc = step == 2;
+		expect = step == 2 ? nv : v;
+		write = step == 1 ? nv : v;
+		s = cd_sweep(c, CD_K_MI_STEP, b, words, desc, margs, 9,
+		    deadline, time_limit, err);
+		if (s != DV_OK)
+			return s;
+	}
+	return DV_OK;
+}
+
+/* The error count so far, read back within the time limit. */
+static dv_status
+cd_errors(cd_dev *c, unsigned long long *host, double time_limit,
+    od_error *err)
+{
+	return cd_read(c, host, c->scratch, (1 + DV_BAD_MAX) * sizeof host[0],
+	    cd_now() + time_limit, time_limit, err);
+}
+
 static dv_status
 cd_pattern(void *st, void *h, int64_t bytes, double time_limit,
     dv_pattern *out, od_error *err)
 {
+	static const int passes[DV_PT_KINDS] = {
+		[DV_PT_STATIC] = DV_PT_PASSES_STATIC,
+		[DV_PT_MOVING] = DV_PT_PASSES_MOVING,
+		[DV_PT_RANDOM] = DV_PT_PASSES_RANDOM,
+	};
 	cd_dev *c = st;
 	cd_buf *b = h;
 	double t0 = cd_now(), deadline = t0 + time_limit;
-	size_t words = (size_t)bytes / 8, slice = CD_SLICE / 8, off;
-	unsigned long long host[1 + DV_BAD_MAX];
-	CUdeviceptr errors = c->scratch, bad = c->scratch + sizeof host[0];
-	unsigned max_bad = DV_BAD_MAX;
-	dv_status s;
+	size_t words = (size_t)bytes / 8;
+	unsigned long long host[1 + DV_BAD_MAX], before = 0;
+	dv_status s = DV_OK;
 	CUresult r;
-	int pattern, k, i;
+	int kind, i;
 
 	if ((s = cd_current(c, err)) != DV_OK)
 		return s;
 	out->bytes = (int64_t)(words * 8);
+	c->ecc_fault = false;
 	r = c->cu.cuMemsetD8Async(c->scratch, 0, sizeof host, c->stream);
 	if (r != CUDA_SUCCESS)
 		return cd_drv_fail(c, r, "cuMemsetD8Async", err);
-	for (pattern = 0; pattern < KN_PATTERNS; pattern++) {
-		for (k = CD_K_PATTERN_WRITE; k <= CD_K_PATTERN_CHECK; k++) {
-			for (off = 0; off < words && s == DV_OK; off += slice) {
-				size_t len = words - off < slice ? words - off :
-				    slice;
-				CUdeviceptr p = b->ptr + off * 8;
-				void *wargs[] = { &p, &len, &pattern };
-				void *cargs[] = { &p, &len, &pattern, &errors,
-				    &bad, &max_bad };
-
-				r = cd_launch(c, k, k == CD_K_PATTERN_WRITE ?
-				    wargs : cargs);
-				if (r != CUDA_SUCCESS)
-					return cd_drv_fail(c, r, "the pattern "
-					    "kernel", err);
-				s = dv_stopped() ? DV_STOPPED : cd_wait(c,
-				    deadline, time_limit, err);
+	for (kind = 0; kind < DV_PT_KINDS && s == DV_OK; kind++) {
+		for (i = 0; i < passes[kind] && s == DV_OK; i++) {
+			s = cd_pattern_pass(c, b, words, kind, i, out->seed,
+			    deadline, time_limit, err);
+			if (s == DV_OK) {
+				out->passes++;
+				out->kind_passes[kind]++;
 			}
 		}
-		if (s != DV_OK)
-			break;
-		out->passes++;
+		/* The mismatches this kind found: the count's growth. */
+		if (s == DV_OK && (s = cd_errors(c, host, time_limit, err)) ==
+		    DV_OK) {
+			out->kind_errors[kind] = (int64_t)(host[0] - before);
+			before = host[0];
+		}
 	}
 	out->seconds = cd_now() - t0;
+	out->ecc_fault = c->ecc_fault;
 	if (s == DV_TIMEOUT) {
 		/*
 		 * The passes done count; the time limit ended the rest.  The
@@ -781,14 +927,15 @@ cd_pattern(void *st, void *h, int64_t bytes, double time_limit,
 		 * to be hung, and nothing more is asked of it.
 		 */
 		out->cut = true;
-		deadline = cd_now() + time_limit;
-		if ((s = cd_wait(c, deadline, time_limit, err)) != DV_OK)
+		if ((s = cd_wait(c, cd_now() + time_limit, time_limit, err)) !=
+		    DV_OK)
 			return s;
+		if ((s = cd_errors(c, host, time_limit, err)) != DV_OK)
+			return s;
+		if (kind > 0 && kind <= DV_PT_KINDS)
+			out->kind_errors[kind - 1] = (int64_t)(host[0] -
+			    before);
 	}
-	if (s != DV_OK)
-		return s;
-	s = cd_read(c, host, c->scratch, sizeof host, cd_now() + time_limit,
-	    time_limit, err);
 	if (s != DV_OK)
 		return s;
 	out->errors = (int64_t)host[0];
@@ -797,10 +944,11 @@ cd_pattern(void *st, void *h, int64_t bytes, double time_limit,
 	return DV_OK;
 }
 
-/* One timed kernel: seconds, or -1 with err set. */
+/* One timed kernel over blocks x threads: seconds, or -1 with err set. */
 static double
 cd_timed(cd_dev *c, int which, CUdeviceptr a, CUdeviceptr b, CUdeviceptr cc,
-    size_t n, double deadline, double time_limit, od_error *err)
+    size_t n, int blocks, int threads, double deadline, double time_limit,
+    od_error *err)
 {
 	CUevent t0 = NULL, t1 = NULL;
 	double scalar = 0.5;
@@ -817,8 +965,8 @@ cd_timed(cd_dev *c, int which, CUdeviceptr a, CUdeviceptr b, CUdeviceptr cc,
 		return -1;
 	}
 	c->cu.cuEventRecord(t0, c->stream);
-	r = cd_launch(c, which == 0 ? CD_K_COPY : CD_K_TRIAD, which == 0 ?
-	    copy_args : triad_args);
+	r = cd_launch_grid(c, which == 0 ? CD_K_COPY : CD_K_TRIAD, blocks,
+	    threads, which == 0 ? copy_args : triad_args);
 	c->cu.cuEventRecord(t1, c->stream);
 	if (r != CUDA_SUCCESS) {
 		cd_drv_fail(c, r, "a bandwidth kernel", err);
@@ -852,9 +1000,12 @@ cd_count_ne(cd_dev *c, CUdeviceptr x, size_t n, double expect)
 }
 
 /*
- * Copy and triad, best of five after a warm-up, then a check of the
- * arrays against the same steps done on the host.  The values (1, 0.25,
- * a scalar of 0.5) stay exact in binary, so the check is exact.
+ * Copy and triad over n doubles (even: the kernels load double2), after
+ * a search of launch configurations (dv_bw_config: one triad each, after
+ * a warm-up), best of five with the fastest after a warm-up, then a
+ * check of the arrays against the same steps done on the host.  The
+ * values (1, 0.25, a scalar of 0.5) stay exact in binary, so the check
+ * is exact.
  */
 static dv_status
 cd_bandwidth(void *st, void *ha, void *hb, void *hc, int64_t bytes,
@@ -863,9 +1014,12 @@ cd_bandwidth(void *st, void *ha, void *hb, void *hc, int64_t bytes,
 	cd_dev *c = st;
 	CUdeviceptr a = ((cd_buf *)ha)->ptr, b = ((cd_buf *)hb)->ptr;
 	CUdeviceptr cc = ((cd_buf *)hc)->ptr;
-	size_t n = (size_t)bytes / 8;
+	size_t n = (size_t)bytes / 16 * 2;
 	double t0 = cd_now(), deadline = t0 + time_limit;
 	double ga = 1.0, gb = 0.25, gc = 0.0, best_copy = -1, best_triad = -1;
+	double best_search = -1;
+	int sms = c->sms;
+	int blocks = c->blocks, threads = KN_THREADS, k;
 	unsigned long long bad = 0;
 	dv_status s;
 	CUresult r;
@@ -878,14 +1032,43 @@ cd_bandwidth(void *st, void *ha, void *hb, void *hc, int64_t bytes,
 	    (r = cd_init(c, b, n, gb)) != CUDA_SUCCESS ||
 	    (r = cd_init(c, cc, n, gc)) != CUDA_SUCCESS)
 		return cd_drv_fail(c, r, "the init kernel", err);
+	/* The search: the warm-up, then each configuration once. */
+	for (k = -1; k < DV_BW_CONFIGS; k++) {
+		int bps = 8, tpb = KN_THREADS;
+		double t;
+
+		if (k >= 0)
+			dv_bw_config(k, &bps, &tpb);
+		if (dv_stopped())
+			return DV_STOPPED;
+		t = cd_timed(c, 1, a, b, cc, n, sms * bps, tpb, deadline,
+		    time_limit, err);
+		ga = gb + 0.5 * gc;
+		if (t < 0) {
+			out->cut = cd_now() > deadline;
+			return out->cut ? DV_TIMEOUT : DV_ERROR;
+		}
+		if (k < 0)
+			continue;
+		out->configs++;
+		if (best_search < 0 || t < best_search) {
+			best_search = t;
+			blocks = sms * bps;
+			threads = tpb;
+			out->blocks_per_sm = bps;
+			out->threads = tpb;
+		}
+	}
 	for (trial = 0; trial < 6; trial++) {
 		double tc, tt;
 
 		if (dv_stopped())
 			return DV_STOPPED;
-		tc = cd_timed(c, 0, a, b, cc, n, deadline, time_limit, err);
+		tc = cd_timed(c, 0, a, b, cc, n, blocks, threads, deadline,
+		    time_limit, err);
 		gc = ga;
-		tt = cd_timed(c, 1, a, b, cc, n, deadline, time_limit, err);
+		tt = cd_timed(c, 1, a, b, cc, n, blocks, threads, deadline,
+		    time_limit, err);
 		ga = gb + 0.5 * gc;
 		if (tc < 0 || tt < 0) {
 			out->cut = cd_now() > deadline;
@@ -977,5 +1160,5 @@ const dv_backend dv_cuda_backend = {
 	.vmm_release = cd_release, .fill = cd_fill, .pattern = cd_pattern,
 	.bandwidth = cd_bandwidth, .health = cd_health,
 	.activity = cd_activity, .close = cd_close, .forget = NULL,
-	.abandon = NULL,
+	.abandon = NULL, .load_image = cd_load_image,
 };

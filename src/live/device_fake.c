@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "device.h"
+#include "pattern_values.h"
 
 #define FK_EXTENTS_MAX (4 * DV_ALLOCS_MAX + 64)
 #define FK_VA_BASE 0x7f0000000000ULL    /* where virtual ranges start */
@@ -651,34 +652,190 @@ fk_fill(void *st, void *h, int64_t bytes, double time_limit, od_error *err)
 	return fk_delay(f, time_limit, err);
 }
 
+/*
+ * The fake's memory under test: only the words an injected fault touches
+ * are kept (at most three: the stuck word, the coupling's aggressor and
+ * victim), since every other word reads back what was written.  Each
+ * kernel runs as one thread that walks the buffer in address order (or
+ * the reverse, for the descending step of moving inversions), so the
+ * order of the writes and reads of those words is the order a sweep of
+ * the whole buffer would give them; the fault model is applied on each
+ * write (a stuck bit keeps its value; a bit of the aggressor going from
+ * 0 to 1 inverts that bit of the victim) and each read (a stuck bit
+ * reads as stuck).
+ */
+typedef struct {
+	int64_t off;            /* byte offset in the buffer */
+	uint64_t value;
+} fk_word;
+
+typedef struct {
+	const fk_dev *f;
+	uint64_t base;          /* the buffer's address */
+	fk_word w[3];
+	int n;                  /* kept in increasing offset order */
+	int64_t errors;
+	dv_pattern *out;
+} fk_mem;
+
+static uint64_t
+fk_stuck(const fk_mem *m, int64_t off, uint64_t v)
+{
+	const dv_fake_spec *s = &m->f->spec;
+	uint64_t bit = 1ULL << s->stuck_bit;
+
+	if (off != s->stuck_offset)
+		return v;
+	return s->stuck_value ? v | bit : v & ~bit;
+}
+
+static void
+fk_write(fk_mem *m, int k, uint64_t v)
+{
+	const dv_fake_spec *s = &m->f->spec;
+	uint64_t bit = 1ULL << s->couple_bit, old = m->w[k].value;
+	int j;
+
+	m->w[k].value = fk_stuck(m, m->w[k].off, v);
+	if (m->w[k].off != s->couple_from || (old & bit) != 0 ||
+	    (m->w[k].value & bit) == 0)
+		return;
+	for (j = 0; j < m->n; j++)
+		if (m->w[j].off == s->couple_to)
+			m->w[j].value = fk_stuck(m, s->couple_to,
+			    m->w[j].value ^ bit);
+}
+
+static void
+fk_check(fk_mem *m, int k, uint64_t expect)
+{
+	dv_pattern *out = m->out;
+
+	if (fk_stuck(m, m->w[k].off, m->w[k].value) == expect)
+		return;
+	m->errors++;
+	if (out->nbad < DV_BAD_MAX)
+		out->bad[out->nbad++] = m->base + (uint64_t)m->w[k].off;
+}
+
+/* Keeps the word at off, when the buffer has it. */
+static void
+fk_keep(fk_mem *m, int64_t off, int64_t bytes)
+{
+	int i, j;
+
+	if (off < 0 || off > bytes - 8 || off % 8 != 0)
+		return;
+	for (i = 0; i < m->n; i++)
+		if (m->w[i].off == off)
+			return;
+	for (i = 0; i < m->n && m->w[i].off < off; i++)
+		;
+	for (j = m->n; j > i; j--)
+		m->w[j] = m->w[j - 1];
+	m->w[i].off = off;
+	m->w[i].value = 0x0123456789abcdefULL;  /* what was there before */
+	m->n++;
+}
+
+/* One pass of kind over the kept words, as pattern.cu runs it. */
+static void
+fk_pass(fk_mem *m, int kind, int i, uint64_t seed)
+{
+	int pattern = kind == DV_PT_RANDOM ? KN_RANDOM : i, k, step;
+	uint64_t v = kn_mi_value(i);
+
+	if (kind != DV_PT_MOVING) {
+		for (k = 0; k < m->n; k++)
+			fk_write(m, k, kn_value(pattern, m->base +
+			    (uint64_t)m->w[k].off, seed));
+		for (k = 0; k < m->n; k++)
+			fk_check(m, k, kn_value(pattern, m->base +
+			    (uint64_t)m->w[k].off, seed));
+		return;
+	}
+	for (step = 0; step < 4; step++) {
+		for (k = 0; k < m->n; k++) {
+			int at = step == 2 ? m->n - 1 - k : k;
+
+			if (step > 0)
+				fk_check(m, at, step == 2 ? ~v : v);
+			fk_write(m, at, step == 1 ? ~v : v);
+		}
+	}
+}
+
 static dv_status
 fk_pattern(void *st, void *h, int64_t bytes, double time_limit,
     dv_pattern *out, od_error *err)
 {
-	static const int passes = 6;    /* the patterns of kernels/pattern.cu */
+	static const int passes[DV_PT_KINDS] = {
+		[DV_PT_STATIC] = DV_PT_PASSES_STATIC,
+		[DV_PT_MOVING] = DV_PT_PASSES_MOVING,
+		[DV_PT_RANDOM] = DV_PT_PASSES_RANDOM,
+	};
 	fk_dev *f = st;
 	fk_buf *b = h;
+	/* Every pass reads and writes the buffer once; moving inversions
+	 * four times. */
 	double per_pass = fk_seconds(f, 2.0 * (double)bytes);
-	int64_t i;
+	fk_mem m;
+	int64_t i, injected = f->spec.pattern_errors;
+	int kind, p;
 
 	out->bytes = bytes;
 	if (f->spec.hang)
 		fk_hang();
-	for (out->passes = 0; out->passes < passes; out->passes++) {
-		dv_status ds = fk_delay(f, time_limit, err);
-
-		if (ds != DV_OK) {
-			out->cut = true;
-			return ds;
-		}
-		if (out->passes > 0 && out->seconds + per_pass > time_limit) {
-			out->cut = true;
-			break;
-		}
-		out->seconds += per_pass;
-	}
+	memset(&m, 0, sizeof m);
+	m.f = f;
+	m.base = b->address;
+	m.out = out;
+	fk_keep(&m, f->spec.stuck_offset, bytes);
+	fk_keep(&m, f->spec.couple_from, bytes);
+	fk_keep(&m, f->spec.couple_to, bytes);
 	/* Injected errors show on the first pass, spread over the buffer. */
-	out->errors = f->spec.pattern_errors;
+	for (i = 0; i < injected && out->nbad < DV_BAD_MAX; i++)
+		out->bad[out->nbad++] = b->address + (uint64_t)((bytes /
+		    dv_sat_add(injected, 1)) * (i + 1) / 8 * 8);
+	for (kind = 0; kind < DV_PT_KINDS; kind++) {
+		int64_t before = m.errors;
+
+		for (p = 0; p < passes[kind]; p++) {
+			double t = kind == DV_PT_MOVING ? 2 * per_pass :
+			    per_pass;
+			dv_status ds = fk_delay(f, time_limit, err);
+
+			if (ds != DV_OK) {
+				out->cut = true;
+				return ds;
+			}
+			if (out->passes > 0 && out->seconds + t > time_limit) {
+				out->cut = true;
+				break;
+			}
+			/* An uncorrectable ECC error ends the first kernel
+			 * that reads the bad memory, and the context. */
+			if (f->spec.ecc_fault) {
+				out->ecc_fault = true;
+				od_error_set(err, NULL, 0, 0, "a kernel failed: "
+				    "uncorrectable ECC error encountered "
+				    "(CUDA_ERROR_ECC_UNCORRECTABLE, fake "
+				    "device)");
+				return DV_ERROR;
+			}
+			fk_pass(&m, kind, p, out->seed);
+			out->seconds += t;
+			out->passes++;
+			out->kind_passes[kind]++;
+		}
+		out->kind_errors[kind] = m.errors - before;
+		if (kind == DV_PT_STATIC && out->kind_passes[kind] > 0)
+			out->kind_errors[kind] += injected;
+		if (out->cut)
+			break;
+	}
+	out->errors = dv_sat_add(injected, m.errors);
+	/* The counters the test itself raises (injected rises). */
 	if (out->passes > 0) {
 		f->ecc_unc += f->spec.ecc_uncorrected_rise;
 		f->ecc_corr += f->spec.ecc_corrected_rise;
@@ -686,9 +843,6 @@ fk_pattern(void *st, void *h, int64_t bytes, double time_limit,
 		f->remap_corr += f->spec.remapped_correctable_rise;
 		f->pending = f->pending || f->spec.remap_pending_rise;
 	}
-	for (i = 0; i < out->errors && i < DV_BAD_MAX; i++)
-		out->bad[out->nbad++] = b->address + (uint64_t)((bytes /
-		    dv_sat_add(out->errors, 1)) * (i + 1) / 8 * 8);
 	return DV_OK;
 }
 
@@ -698,7 +852,8 @@ fk_bandwidth(void *st, void *a, void *b, void *c, int64_t bytes,
 {
 	fk_dev *f = st;
 	dv_info info;
-	double peak;
+	double peak, best = 0;
+	int k;
 
 	(void)a;
 	(void)b;
@@ -710,11 +865,31 @@ fk_bandwidth(void *st, void *a, void *b, void *c, int64_t bytes,
 	info.mem_clock_khz = f->spec.mem_clock_khz;
 	info.bus_width_bits = f->spec.bus_width_bits;
 	peak = dv_peak_bandwidth(&info);
+	/*
+	 * The launch search, on a model of bytes in flight: a configuration
+	 * reaches the fake's fraction of the peak once it has 1024 threads
+	 * per SM, and proportionally less below (Little's law); the first of
+	 * the fastest is kept, as the CUDA backend keeps it.
+	 */
+	for (k = 0; k < DV_BW_CONFIGS; k++) {
+		int bps, tpb;
+		double eff;
+
+		dv_bw_config(k, &bps, &tpb);
+		eff = bps * tpb >= 1024 ? 1.0 : (double)(bps * tpb) / 1024.0;
+		out->configs++;
+		if (eff > best) {
+			best = eff;
+			out->blocks_per_sm = bps;
+			out->threads = tpb;
+		}
+	}
 	out->trials = 5;
-	out->copy_bps = peak > 0 ? peak * f->spec.bandwidth : -1;
+	out->copy_bps = peak > 0 ? peak * f->spec.bandwidth * best : -1;
 	/* Triad moves a third more bytes per element and streams a little
 	 * better, as measured on H100 and H200 (BabelStream). */
-	out->triad_bps = peak > 0 ? peak * f->spec.bandwidth * 1.02 : -1;
+	out->triad_bps = peak > 0 ? peak * f->spec.bandwidth * best * 1.02 :
+	    -1;
 	if (out->triad_bps > peak)
 		out->triad_bps = peak;
 	/* Five trials of copy (2 x bytes moved) and triad (3 x bytes). */
@@ -766,6 +941,30 @@ fk_health(void *st, dv_health *out)
 	return DV_OK;
 }
 
+/*
+ * The driver's answer to a kernel image: the first refuse_images images
+ * are refused as a driver older than the toolkit refuses its cubins and
+ * PTX (CUDA_ERROR_UNSUPPORTED_PTX_VERSION), so that the fallback from the
+ * fatbin to the PTX image, and the failure when both are refused, run
+ * here as they would on a GPU.
+ */
+static dv_status
+fk_load_image(void *st, int image, char *detail, char *why, size_t cap,
+    od_error *err)
+{
+	fk_dev *f = st;
+
+	(void)err;
+	if (image < f->spec.refuse_images) {
+		snprintf(why, cap, "unsupported toolchain "
+		    "(CUDA_ERROR_UNSUPPORTED_PTX_VERSION, fake device)");
+		return DV_UNSUPPORTED;
+	}
+	snprintf(detail, 160, "%s of the fake device", image ==
+	    DV_IMAGE_FATBIN ? "fatbin" : "PTX");
+	return DV_OK;
+}
+
 static void
 fk_activity(void *st, dv_activity *out)
 {
@@ -798,7 +997,7 @@ const dv_backend dv_fake_backend = {
 	.vmm_release = fk_release, .fill = fk_fill, .pattern = fk_pattern,
 	.bandwidth = fk_bandwidth, .health = fk_health,
 	.activity = fk_activity, .close = fk_close, .forget = fk_forget,
-	.abandon = fk_close,
+	.abandon = fk_close, .load_image = fk_load_image,
 };
 
 /* The defaults: an 80 GiB H100-like device with nothing else on it. */
@@ -818,6 +1017,7 @@ dv_fake_default(dv_fake_spec *s)
 	s->mem_clock_khz = 2619000;
 	s->bus_width_bits = 5120;
 	s->bandwidth = 0.88;
+	s->stuck_offset = s->couple_from = s->couple_to = -1;
 }
 
 static bool
@@ -973,6 +1173,39 @@ fk_set(dv_fake_spec *s, const char *key, const char *v, od_error *err)
 		s->mig = (int)n;
 	} else if (strcmp(key, "contiguous") == 0) {
 		ok = fk_bool(v, &s->contiguous);
+	} else if (strcmp(key, "stuck_bit") == 0) {
+		/* OFFSET:BIT:VALUE: bit BIT of the word at byte OFFSET of
+		 * the tested buffer is stuck at VALUE. */
+		long long off;
+		int bit, val, used = 0;
+
+		ok = sscanf(v, "%lld:%d:%d%n", &off, &bit, &val, &used) == 3 &&
+		    v[used] == '\0' && off >= 0 && off % 8 == 0 && bit >= 0 &&
+		    bit < 64 && (val == 0 || val == 1);
+		if (ok) {
+			s->stuck_offset = off;
+			s->stuck_bit = bit;
+			s->stuck_value = val;
+		}
+	} else if (strcmp(key, "coupling") == 0) {
+		/* FROM:TO:BIT: a 0-to-1 transition of bit BIT of the word at
+		 * byte FROM inverts bit BIT of the word at byte TO, above. */
+		long long from, to;
+		int bit, used = 0;
+
+		ok = sscanf(v, "%lld:%lld:%d%n", &from, &to, &bit, &used) ==
+		    3 && v[used] == '\0' && from >= 0 && to > from &&
+		    from % 8 == 0 && to % 8 == 0 && bit >= 0 && bit < 64;
+		if (ok) {
+			s->couple_from = from;
+			s->couple_to = to;
+			s->couple_bit = bit;
+		}
+	} else if (strcmp(key, "ecc_fault") == 0) {
+		ok = fk_bool(v, &s->ecc_fault);
+	} else if (strcmp(key, "refuse_images") == 0) {
+		ok = fk_int(v, &n) && n <= DV_IMAGES;
+		s->refuse_images = (int)n;
 	} else if (strcmp(key, "no_gpu") == 0) {
 		ok = fk_bool(v, &s->no_gpu);
 	} else {

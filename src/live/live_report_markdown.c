@@ -119,6 +119,10 @@ lr_markdown(FILE *out, const lv_report *r)
 	lr_md_size_row(out, "free at the start", r->free_at_start, "");
 	snprintf(buf, sizeof buf, ", %s", r->cap_from);
 	lr_md_size_row(out, "cap", r->cap, r->cap >= 0 ? buf : "");
+	if (dv_image_name(d->kernel_image) != NULL)
+		lr_md_row(out, "kernels", d->kernel_detail);
+	if (d->kernel_refused[0] != '\0')
+		lr_md_row(out, "kernel images refused", d->kernel_refused);
 	lr_md_own_row(out, "VMM", d->vmm ? "yes" : "no");
 	if (d->nvml)
 		lr_md_own_row(out, "NVML", "yes");

@@ -99,6 +99,17 @@ lr_device_text(FILE *out, const lv_report *r)
 		    d->driver_cuda % 1000 / 10, d->driver_release[0] ?
 		    ", release " : "", d->driver_release,
 		    d->runtime_cuda / 1000, d->runtime_cuda % 1000 / 10);
+	/* Which kernel image the driver took, and what it refused first. */
+	if (dv_image_name(d->kernel_image) != NULL) {
+		fputs("    kernels    ", out);
+		lr_txt(out, d->kernel_detail);
+		fputc('\n', out);
+	}
+	if (d->kernel_refused[0] != '\0') {
+		fputs("    refused    ", out);
+		lr_txt(out, d->kernel_refused);
+		fputc('\n', out);
+	}
 	if (d->vmm) {
 		od_size_format(d->vmm_granularity, sz, sizeof sz);
 		fprintf(out, "    VMM        yes, granularity %s\n", sz);

@@ -16,6 +16,7 @@
 #ifndef OD_PROBE_H
 #define OD_PROBE_H
 
+#include "bandwidth_ref.h"
 #include "device.h"
 #include "core.h"
 
@@ -110,6 +111,7 @@ typedef struct {
 	dv_health health_after; /* and after them */
 	bool health_after_ran;
 	double peak_bps;
+	const bw_ref *ref;      /* health: the part's triad reference, or NULL */
 } pb_result;
 
 /* A verdict on one cause of one event. */
@@ -127,6 +129,7 @@ typedef struct {
 	bool force;             /* --force: others may be there */
 	int64_t cap;            /* bytes; < 0: cap_percent of the free memory */
 	int cap_percent;        /* 0: 90 %, or 50 % under force */
+	uint64_t seed;          /* the random pattern's; 0: from the clock */
 	/* --torch-baseline: the Python interpreter that measures an empty
 	 * PyTorch process beside the bare context (torch_baseline.h); NULL
 	 * for none. */

@@ -25,6 +25,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>             /* usleep */
 
 #include "probe.h"
@@ -860,6 +861,43 @@ pb_processes(pb_session *s, pb_result *r)
 	r->ran = true;
 }
 
+/*
+ * The random pattern's seed: --pattern-seed, or else one from the clock,
+ * and never 0 (the report prints it, so a run can be repeated with the
+ * same values).
+ */
+static uint64_t
+pb_seed(const pb_opts *o)
+{
+	struct timespec ts;
+	uint64_t x;
+
+	if (o->seed != 0)
+		return o->seed;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	x = (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec;
+	return x != 0 ? x : 1;
+}
+
+/* The passes and mismatches of each kind of memory test, and the seed. */
+static void
+pb_pattern_kinds(pb_result *r)
+{
+	char seed[24];
+
+	pm_int(r, "pattern_passes_static", r->pat.kind_passes[DV_PT_STATIC]);
+	pm_int(r, "pattern_errors_static", r->pat.kind_errors[DV_PT_STATIC]);
+	pm_int(r, "pattern_passes_moving_inversions",
+	    r->pat.kind_passes[DV_PT_MOVING]);
+	pm_int(r, "pattern_errors_moving_inversions",
+	    r->pat.kind_errors[DV_PT_MOVING]);
+	pm_int(r, "pattern_passes_random", r->pat.kind_passes[DV_PT_RANDOM]);
+	pm_int(r, "pattern_errors_random", r->pat.kind_errors[DV_PT_RANDOM]);
+	snprintf(seed, sizeof seed, "%llu", (unsigned long long)r->pat.seed);
+	pm_str(r, "pattern_seed", seed);
+	pm_bool(r, "ecc_uncorrectable_during_test", r->pat.ecc_fault);
+}
+
 /* A counter before and after the tests, or why it is not known (never
  * 0 for one NVML does not give). */
 static void
@@ -933,6 +971,7 @@ pb_health(pb_session *s, pb_result *r)
 	memset(&err, 0, sizeof err);
 	r->health_ran = dv_health_read(s->d, &r->health) == DV_OK;
 	r->peak_bps = dv_peak_bandwidth(info);
+	r->ref = bw_ref_find(info->name);
 	if (s->o.read_only) {
 		snprintf(r->note, sizeof r->note, "only the counters were "
 		    "read: other processes hold this GPU (use --force)");
@@ -977,8 +1016,10 @@ pb_health(pb_session *s, pb_result *r)
 		bytes = bytes / 2 / PB_PAGE * PB_PAGE;
 	}
 	if (st == DV_OK) {
+		r->pat.seed = pb_seed(&s->o);
 		st = dv_pattern_test(s->d, id, &r->pat, &err);
-		r->pat_ran = st == DV_OK || (st == DV_TIMEOUT && r->pat.passes > 0);
+		r->pat_ran = st == DV_OK || (st == DV_TIMEOUT &&
+		    r->pat.passes > 0) || r->pat.ecc_fault;
 	}
 	if (st != DV_OK && st != DV_OOM && st != DV_CAP) {
 		pb_note(r, "the pattern test failed", &err);
@@ -1001,11 +1042,26 @@ counters:
 		pm_str(r, "bandwidth_convention", "bytes read + bytes written "
 		    "per second (copy 2N x 8, triad 3N x 8), GB = 1e9 bytes, "
 		    "best of the trials");
+		pm_int(r, "bandwidth_blocks_per_sm", r->bw.blocks_per_sm);
+		pm_int(r, "bandwidth_threads_per_block", r->bw.threads);
+		pm_int(r, "bandwidth_configurations_tried", r->bw.configs);
+		if (r->ref != NULL) {
+			pm_num(r, "reference_triad_bytes_per_second", PM_RATE,
+			    r->ref->triad_bps);
+			pm_num(r, "triad_fraction_of_reference", PM_NUM,
+			    r->bw.triad_bps / r->ref->triad_bps);
+			pm_str(r, "bandwidth_reference", r->ref->name);
+			pm_str(r, "bandwidth_reference_source", r->ref->how);
+		} else {
+			pm_str(r, "bandwidth_reference", "no reference for this "
+			    "part");
+		}
 	}
 	if (r->pat_ran) {
 		pm_bytes(r, "pattern_bytes", r->pat.bytes);
 		pm_int(r, "pattern_passes", r->pat.passes);
 		pm_int(r, "pattern_errors", r->pat.errors);
+		pb_pattern_kinds(r);
 		if (r->pat.nbad > 0) {
 			char at[32];
 

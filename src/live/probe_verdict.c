@@ -467,11 +467,20 @@ pb_judge_health_now(const pb_result *r, pb_verdict *v);
 static void
 pb_judge_health(const pb_result *r, pb_verdict *v)
 {
-	if (r->pat_ran && r->pat.errors > 0)
+	if (r->pat_ran && r->pat.ecc_fault)
+		pb_say(v, PB_CONFIRMED, "The driver reported an uncorrectable "
+		    "ECC error (CUDA_ERROR_ECC_UNCORRECTABLE) while the memory "
+		    "test ran: this GPU's memory is faulty.");
+	else if (r->pat_ran && r->pat.errors > 0)
 		pb_say(v, PB_CONFIRMED, "The pattern test read back %lld wrong "
-		    "word(s) over %s (first at 0x%llx): this GPU's memory is "
-		    "faulty.", (long long)r->pat.errors, sz(r->pat.bytes).s,
-		    (unsigned long long)r->pat.bad[0]);
+		    "word(s) over %s (first at 0x%llx; static patterns %lld, "
+		    "moving inversions %lld, random %lld with seed %llu): this "
+		    "GPU's memory is faulty.", (long long)r->pat.errors,
+		    sz(r->pat.bytes).s, (unsigned long long)r->pat.bad[0],
+		    (long long)r->pat.kind_errors[DV_PT_STATIC],
+		    (long long)r->pat.kind_errors[DV_PT_MOVING],
+		    (long long)r->pat.kind_errors[DV_PT_RANDOM],
+		    (unsigned long long)r->pat.seed);
 	else if (!pb_judge_counters(r, v))
 		pb_judge_health_now(r, v);
 	pb_warn_corrected(r, v);
@@ -483,8 +492,9 @@ pb_judge_health_now(const pb_result *r, pb_verdict *v)
 {
 	const dv_health *h = r->health_after_ran ? &r->health_after :
 	    &r->health;
-	double frac = r->bw_ran && r->peak_bps > 0 ? r->bw.triad_bps /
-	    r->peak_bps : -1;
+	/* Against what the part reaches (bandwidth_ref.c), not its peak. */
+	double frac = r->bw_ran && r->ref != NULL ? r->bw.triad_bps /
+	    r->ref->triad_bps : -1;
 
 	if (h->ecc_known && h->ecc_uncorrected > 0) {
 		pb_say(v, PB_CONFIRMED, "The driver counts %lld uncorrectable "
@@ -499,30 +509,38 @@ pb_judge_health_now(const pb_result *r, pb_verdict *v)
 		pb_say(v, PB_CONFIRMED, "A page retirement is pending: the "
 		    "GPU needs a reset.");
 	} else if (r->pat_ran && !r->pat.cut && (h->ecc_known ||
-	    h->remap_known) && (frac < 0 || frac >= 0.65)) {
-		char bw[80];
+	    h->remap_known) && (frac < 0 || frac >= BW_REF_FACTOR)) {
+		char bw[200];
 
 		if (frac >= 0)
-			snprintf(bw, sizeof bw, "bandwidth at %.0f%% of the "
-			    "peak", 100.0 * frac);
+			snprintf(bw, sizeof bw, "triad bandwidth at %.0f%% of "
+			    "the %.2f TB/s an %s reaches (BabelStream)",
+			    100.0 * frac, r->ref->triad_bps / 1e12,
+			    r->ref->name);
+		else if (r->bw_ran)
+			snprintf(bw, sizeof bw, "bandwidth not judged: no "
+			    "reference for this part");
 		else
-			snprintf(bw, sizeof bw, "bandwidth not compared (no "
-			    "peak known)");
+			snprintf(bw, sizeof bw, "bandwidth not measured");
 		pb_say(v, PB_REFUTED, "No pattern errors over %s in %d "
-		    "passes, %s, %s%s, %s.  These checks pass now; that is not "
-		    "a general statement of health.", sz(r->pat.bytes).s,
-		    r->pat.passes, h->ecc_known ? "no uncorrectable ECC errors" :
-		    "ECC counters not supported", h->remap_known ?
-		    "no pending or failed remaps" : "remapped-row counters not "
-		    "supported", r->health_after_ran ? " (the counters read "
-		    "before and after the test)" : "", bw);
-	} else if (frac >= 0 && frac < 0.65) {
+		    "passes (static, moving inversions, random), %s, %s%s, %s.  "
+		    "These checks pass now; that is not a general statement of "
+		    "health: `dcgmi diag -r 2` (DCGM) is a fuller check.",
+		    sz(r->pat.bytes).s, r->pat.passes, h->ecc_known ?
+		    "no uncorrectable ECC errors" : "ECC counters not supported",
+		    h->remap_known ? "no pending or failed remaps" :
+		    "remapped-row counters not supported", r->health_after_ran ?
+		    " (the counters read before and after the test)" : "", bw);
+	} else if (frac >= 0 && frac < BW_REF_FACTOR) {
 		pb_say(v, PB_INCONCLUSIVE, "No memory errors were found, but "
-		    "the triad bandwidth is only %.0f%% of the peak (suspect "
-		    "below 65%%: check clocks, throttling and other "
-		    "processes).", 100.0 * frac);
+		    "the triad bandwidth is only %.0f%% of the %.2f TB/s an %s "
+		    "reaches (BabelStream; suspect below %.0f%%: check clocks, "
+		    "throttling and other processes).", 100.0 * frac,
+		    r->ref->triad_bps / 1e12, r->ref->name,
+		    100.0 * BW_REF_FACTOR);
 	} else {
-		pb_say(v, PB_INCONCLUSIVE, "No errors were found, but %s%s%s%s.",
+		pb_say(v, PB_INCONCLUSIVE, "No errors were found, but %s%s%s%s; "
+		    "`dcgmi diag -r 2` (DCGM) is a fuller check.",
 		    !r->pat_ran ? "the pattern test did not run" : r->pat.cut ?
 		    "the pattern test was cut short by the time limit" :
 		    "the ECC and remapping counters could not be read",

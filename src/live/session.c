@@ -363,6 +363,7 @@ lv_session_run(lv_session *s, const lv_session_opts *o, const lv_item *items,
 	po.force = o->force;
 	po.cap = o->cap;
 	po.cap_percent = o->cap_percent;
+	po.seed = o->seed;
 	po.torch_python = o->torch_python;
 	if (po.read_only)
 		lv_refusal(rep, o->device, rep->refused, sizeof rep->refused);

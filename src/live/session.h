@@ -41,6 +41,7 @@ typedef struct {
 	int cap_percent;
 	double time_limit;      /* seconds a kernel may run */
 	bool force;             /* probe even when other processes hold the GPU */
+	uint64_t seed;          /* the memory test's random pattern; 0: clock */
 	const char *nvml_path;  /* NULL: libnvidia-ml.so.1 */
 	const char *cupti_path; /* NULL: the usual names of libcupti.so */
 	/* --torch-baseline: the interpreter that measures an empty PyTorch

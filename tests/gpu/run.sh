@@ -23,7 +23,13 @@
 # Steps: preflight (driver, CUDA, MIG, ECC, compute mode, clocks,
 # processes, PyTorch; the rest is skipped with the reason when the binary
 # or the GPU cannot run), probe (against torch.cuda.mem_get_info, pattern
-# errors, ECC and remapped-row counters), safety (a PyTorch holder at 20 %:
+# errors, ECC and remapped-row counters), kernels (from the probe's report:
+# which kernel image the driver loaded, the driver version, each kind of
+# memory test, static, moving inversions and random, with 0 errors, and
+# the triad within 0.80 of the part's BabelStream reference row),
+# kernels_ptx (the same probe with OOMDOC_KERNEL_IMAGE=ptx: the fallback
+# PTX image, JIT-compiled by this driver, runs and finds 0 errors),
+# safety (a PyTorch holder at 20 %:
 # refusal without --force; under --force --max-memory 10GiB, peak use
 # sampled), sigint (SIGINT mid-probe: status 130, memory back to the
 # baseline), the induced failures (capacity, fragmentation with a
@@ -72,7 +78,7 @@ trap cleanup EXIT
 npass=0 nfail=0 nskip=0
 
 # The steps, in order: the dry run and the skip path report each of them.
-steps=(preflight probe safety sigint capacity fragmentation
+steps=(preflight probe kernels kernels_ptx safety sigint capacity fragmentation
 	fragmentation_snapshot fragmentation_expandable foreign too_large
 	fraction growth hook mig torch_baseline)
 
@@ -292,6 +298,41 @@ if what == "probe":
         bad.append("ECC/remap counters changed: %s -> %s" % (before, after))
     print("; ".join(bad) if bad else "total %d, free %d within 1%% of torch; pattern errors 0; counters %s unchanged" % (t, f, ",".join(before)))
     sys.exit(1 if bad else 0)
+if what == "kernels":
+    # argv: the probe's report, the image wanted (or "any").
+    rep, want = load(sys.argv[2]), sys.argv[3]
+    d = rep["device"]
+    p = {x["probe"]: x for x in rep["probes"]}
+    h = p.get("health", {}).get("measurements") or {}
+    bad, said = [], []
+    img = d.get("kernel_image")
+    said.append("image %s (%s), refused before: %s" % (img, d.get("kernel_image_detail"),
+                                                       d.get("kernel_images_refused")))
+    if img is None or (want != "any" and img != want):
+        bad.append("kernel image %s, want %s" % (img, want))
+    said.append("driver %s, CUDA %s" % (d.get("driver_release"), d.get("driver_cuda")))
+    if not d.get("driver_release") or not d.get("driver_cuda"):
+        bad.append("driver version not recorded")
+    for kind, passes in (("static", 6), ("moving_inversions", 2), ("random", 1)):
+        e, n = h.get("pattern_errors_" + kind), h.get("pattern_passes_" + kind)
+        said.append("%s %s passes %s errors" % (kind, n, e))
+        if e != 0 or n != passes:
+            bad.append("%s: %s passes, %s errors (want %d, 0)" % (kind, n, e, passes))
+    if h.get("pattern_cut_by_time_limit") or h.get("ecc_uncorrectable_during_test"):
+        bad.append("pattern test cut or ECC fault")
+    said.append("seed %s" % h.get("pattern_seed"))
+    tri, ref = h.get("triad_bytes_per_second"), h.get("reference_triad_bytes_per_second")
+    said.append("triad %s B/s with %s x %s, reference %s (%s)" % (
+        tri, h.get("bandwidth_blocks_per_sm"), h.get("bandwidth_threads_per_block"),
+        ref, h.get("bandwidth_reference")))
+    if h.get("bandwidth_configurations_tried") != 16:
+        bad.append("%s launch configurations tried, want 16" % h.get("bandwidth_configurations_tried"))
+    if ref is not None and want != "ptx" and (tri is None or tri < 0.80 * ref):
+        bad.append("triad %s below 0.80 of the reference %s" % (tri, ref))
+    if ref is None and h.get("bandwidth_reference") != "no reference for this part":
+        bad.append("no reference row and no 'no reference' said")
+    print("; ".join(bad + said))
+    sys.exit(1 if bad else 0)
 if what == "case":
     rep, want, live = load(sys.argv[2]), sys.argv[3], sys.argv[4]
     top = rep["summary"].get("top_cause")
@@ -386,6 +427,34 @@ else
 		record probe pass "$(($(date +%s) - t0))" "$d"
 	else
 		record probe fail "$(($(date +%s) - t0))" "$d"
+	fi
+fi
+
+# --- kernels: the image, the driver, the memory test, the bandwidth -------
+t0=$(date +%s)
+if [ ! -s "$res/probe.json" ]; then
+	record kernels skip 0 "skipped: no report from the probe step"
+elif d=$("$py" "$work/check.py" kernels "$res/probe.json" any 2>&1); then
+	record kernels pass "$(($(date +%s) - t0))" "$d"
+else
+	record kernels fail "$(($(date +%s) - t0))" "$d"
+fi
+
+# --- kernels_ptx: the fallback PTX image, JIT-compiled by this driver -----
+t0=$(date +%s)
+lim=$(left 120)
+if [ "$lim" = 0 ]; then
+	record kernels_ptx skip 0 "skipped: global deadline"
+else
+	OOMDOC_KERNEL_IMAGE=ptx t "$lim" "$oomdoc" probe --format json \
+		>"$res/probe.ptx.json" 2>"$res/probe.ptx.err"
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		record kernels_ptx fail "$(($(date +%s) - t0))" "OOMDOC_KERNEL_IMAGE=ptx oomdoc probe: status $rc: $(head -c 300 "$res/probe.ptx.err")"
+	elif d=$("$py" "$work/check.py" kernels "$res/probe.ptx.json" ptx 2>&1); then
+		record kernels_ptx pass "$(($(date +%s) - t0))" "$d"
+	else
+		record kernels_ptx fail "$(($(date +%s) - t0))" "$d"
 	fi
 fi
 

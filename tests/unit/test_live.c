@@ -770,8 +770,19 @@ test_health(void **state)
 		{ "ecc_uncorrected=1", PB_CONFIRMED, "uncorrectable ECC" },
 		{ "remap_pending=yes", PB_CONFIRMED, "pending" },
 		{ "remap_failure=yes", PB_CONFIRMED, "failed" },
+		{ "coupling=8192:16384:5", PB_CONFIRMED,
+		  "static patterns 0, moving inversions 2, random 0" },
+		{ "ecc_fault=yes", PB_CONFIRMED,
+		  "CUDA_ERROR_ECC_UNCORRECTABLE" },
 		{ NULL, PB_REFUTED, "These checks pass now" },
-		{ "bandwidth=0.5", PB_INCONCLUSIVE, "bandwidth is only" },
+		{ NULL, PB_REFUTED, "dcgmi diag -r 2" },
+		{ "name=NVIDIA H100 80GB HBM3,bandwidth=0.5", PB_INCONCLUSIVE,
+		  "bandwidth is only 58% of the 2.97 TB/s an NVIDIA H100 80GB "
+		  "HBM3 reaches" },
+		{ "name=NVIDIA H100 80GB HBM3", PB_REFUTED,
+		  "triad bandwidth at 101% of the 2.97 TB/s" },
+		/* The fake's default name is no part of the table. */
+		{ "bandwidth=0.5", PB_REFUTED, "no reference for this part" },
 		{ "nvml=no", PB_INCONCLUSIVE, "counters could not be read" },
 		{ "delay_ms=600", PB_INCONCLUSIVE, "time limit" },
 	};
@@ -797,6 +808,82 @@ test_health(void **state)
 		pb_session_free(s);
 		dv_close(d);
 	}
+}
+
+/* The memory test of settings over 64 MiB with seed: what it found. */
+static dv_pattern
+pattern_run(const char *settings, uint64_t seed)
+{
+	dv_fake_spec spec;
+	dv_device *d = fake(settings, &spec);
+	dv_pattern out;
+	int64_t ctx;
+	od_error err;
+	int id;
+
+	memset(&err, 0, sizeof err);
+	assert_int_equal(dv_start(d, &ctx, &err), DV_OK);
+	assert_int_equal(dv_alloc(d, 64LL << 20, &id, &err), DV_OK);
+	memset(&out, 0, sizeof out);
+	out.seed = seed;
+	assert_int_equal(dv_pattern_test(d, id, &out, &err), DV_OK);
+	assert_true(out.seed == seed);
+	assert_int_equal(out.kind_passes[DV_PT_STATIC], DV_PT_PASSES_STATIC);
+	assert_int_equal(out.kind_passes[DV_PT_MOVING], DV_PT_PASSES_MOVING);
+	assert_int_equal(out.kind_passes[DV_PT_RANDOM], DV_PT_PASSES_RANDOM);
+	assert_int_equal(out.errors, out.kind_errors[DV_PT_STATIC] +
+	    out.kind_errors[DV_PT_MOVING] + out.kind_errors[DV_PT_RANDOM]);
+	dv_close(d);
+	return out;
+}
+
+/*
+ * Each kind of memory test against the faults the fake injects by what
+ * is written: a stuck bit shows to the static patterns and to moving
+ * inversions (each writes both values of every bit), and to the random
+ * pattern for some seeds and not others; a coupling fault (a write to
+ * one word flips a bit of a word above it) only to moving inversions,
+ * since the other passes rewrite the victim after the aggressor and
+ * before reading it.  A healthy buffer reads back clean.
+ */
+static void
+test_pattern_kinds(void **state)
+{
+	dv_pattern p;
+	int found = 0, missed = 0;
+	uint64_t seed;
+
+	(void)state;
+	p = pattern_run(NULL, 7);
+	assert_int_equal(p.errors, 0);
+	assert_int_equal(p.nbad, 0);
+	/* Stuck at 1: zeros, 0x55..., the address (bit 3 clear at a 4 KiB
+	 * boundary) read it wrong; moving inversions twice per value. */
+	p = pattern_run("stuck_bit=4096:3:1", 7);
+	assert_int_equal(p.kind_errors[DV_PT_STATIC], 3);
+	assert_int_equal(p.kind_errors[DV_PT_MOVING], 4);
+	assert_int_equal(p.nbad > 0, 1);
+	for (seed = 1; seed <= 16; seed++) {
+		p = pattern_run("stuck_bit=4096:3:1", seed);
+		if (p.kind_errors[DV_PT_RANDOM] > 0)
+			found++;
+		else
+			missed++;
+		/* The same seed, the same values. */
+		assert_int_equal(pattern_run("stuck_bit=4096:3:1",
+		    seed).kind_errors[DV_PT_RANDOM],
+		    p.kind_errors[DV_PT_RANDOM]);
+	}
+	assert_true(found > 0 && missed > 0);
+	p = pattern_run("coupling=8192:16384:5", 7);
+	assert_int_equal(p.kind_errors[DV_PT_STATIC], 0);
+	assert_int_equal(p.kind_errors[DV_PT_RANDOM], 0);
+	assert_true(p.kind_errors[DV_PT_MOVING] > 0);
+	/* The victim's address is the one reported. */
+	assert_int_equal(p.nbad, (int)p.errors);
+	/* Outside the tested buffer, no fault shows. */
+	p = pattern_run("coupling=8192:134217728:5", 7);
+	assert_int_equal(p.errors, 0);
 }
 
 /* The counters read before and after the health test: a rise of the
@@ -1556,6 +1643,7 @@ main(void)
 		cmocka_unit_test(test_largest_allocation),
 		cmocka_unit_test(test_context_cost),
 		cmocka_unit_test(test_health),
+		cmocka_unit_test(test_pattern_kinds),
 		cmocka_unit_test(test_health_counters),
 		cmocka_unit_test(test_mig_selection),
 		cmocka_unit_test(test_torch_parse),
