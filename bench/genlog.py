@@ -29,7 +29,13 @@ The log is made of two kinds of material:
 Sizes take binary suffixes: 100M = 100 MiB, 1G = 1 GiB.  The output is close
 to (not exactly) the requested size.  The number of OOM events written goes
 to stderr and, with -o FILE, to FILE.ooms (JSON: ooms, echo_reports, bytes,
-lines, seed, kinds).
+lines, seed, kinds, and blocks: each OOM block's kind and first and last
+line).  "ooms" is the number of failures written, not the number of events
+oomdoc reports: oomdoc joins the same message printed by another rank with
+other figures within 2000 lines into one event (a row of its per-rank
+table), as one failure of one job, and in a small log with many OOMs two
+blocks of one kind often fall that close.  bench/check_events.py finds
+every block among oomdoc's events and rows.
 """
 import argparse
 import json
@@ -752,14 +758,37 @@ def main():
     # At least a few kB of noise between two OOMs: oomdoc joins reports
     # printed within 20 lines of each other when they may be one failure
     # (a kernel kill after a Slurm line), and these are distinct ones.
+    # Blocks go in between noise chunks, and one chunk may be longer than
+    # the gap, so the gap is also kept where they are placed: GAP bytes
+    # and GAP_LINES lines (oomdoc's window is 20 lines, and one line of
+    # tqdm bars redrawn with \r can be longer than GAP bytes).
+    GAP, GAP_LINES = 4096, 24
     for j in range(1, len(offsets)):
-        if offsets[j] < offsets[j - 1] + 4096:
-            offsets[j] = offsets[j - 1] + 4096
+        if offsets[j] < offsets[j - 1] + GAP:
+            offsets[j] = offsets[j - 1] + GAP
 
     out = open(a.output, "wb") if a.output else sys.stdout.buffer
     written = lines = noise = 0
+    # The noise bytes and the lines written up to the end of the last block.
+    last, last_lines = -GAP, -GAP_LINES
     j = 0
     by_kind = {}
+    # Where each OOM block went: its kind and its first and last line
+    # (1-based, as oomdoc numbers lines), so that a check can find every
+    # block among oomdoc's events, as an event of its own or as another
+    # rank's row of an event (oomdoc joins ranks that print the same
+    # message with other figures within 2000 lines: one failure of a job).
+    blocks = []
+
+    def place(k):
+        nonlocal lines
+        b = maker.block(k)
+        by_kind[k] = by_kind.get(k, 0) + 1
+        n = b.count(b"\n")
+        blocks.append({"kind": k, "first_line": lines + 1, "last_line": lines + n})
+        lines += n
+        return b
+
     batch = []
     blen = 0
     FLUSH = 8 << 20
@@ -779,14 +808,18 @@ def main():
             blen += len(c)
             lines += c.count(b"\n") if len(c) != len(pool[i]) else pool_nl[i]
             noise += len(c)
-            while j < a.ooms and offsets[j] < noise:
-                k = kinds[j]
-                b = maker.block(k)
-                by_kind[k] = by_kind.get(k, 0) + 1
+            # Every block whose offset this chunk passed, one per chunk
+            # boundary and GAP bytes of noise after the last one: two
+            # offsets within one long chunk once put two blocks next to
+            # each other (a kernel kill and another job's Slurm line,
+            # which oomdoc rightly read as one failure).
+            if j < a.ooms and offsets[j] < noise and noise - last >= GAP \
+                    and lines - last_lines >= GAP_LINES:
+                b = place(kinds[j])
                 batch.append(b)
                 blen += len(b)
-                lines += b.count(b"\n")
                 j += 1
+                last, last_lines = noise, lines
             if blen >= FLUSH:
                 out.write(b"".join(batch))
                 written += blen
@@ -794,13 +827,17 @@ def main():
             if noise >= noise_total:
                 break
     while j < a.ooms:  # only when the noise ran out early
-        k = kinds[j]
-        b = maker.block(k)
-        by_kind[k] = by_kind.get(k, 0) + 1
+        while noise - last < GAP or lines - last_lines < GAP_LINES:
+            c = pool[rng.randrange(npool)]
+            batch.append(c)
+            blen += len(c)
+            lines += c.count(b"\n")
+            noise += len(c)
+        b = place(kinds[j])
         batch.append(b)
         blen += len(b)
-        lines += b.count(b"\n")
         j += 1
+        last, last_lines = noise, lines
     out.write(b"".join(batch))
     written += blen
     out.flush()
@@ -809,7 +846,7 @@ def main():
     dt = time.time() - t0
     info = {"ooms": j, "echo_reports": maker.echoes, "bytes": written, "lines": lines, "seed": a.seed,
             "size_requested": size, "kinds": dict(sorted(by_kind.items())),
-            "seconds": round(dt, 2)}
+            "seconds": round(dt, 2), "blocks": blocks}
     if a.output:
         with open(a.output + ".ooms", "w") as f:
             json.dump(info, f, indent=1)

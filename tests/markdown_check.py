@@ -186,15 +186,21 @@ def fixes(report):
 def main():
     args = sys.argv[1:]
     extra = []
+    # --live: live mode's Markdown report (the fake backend) instead of the
+    # diagnosis's, without the fixes' paste-back (it prints no fixes).
+    live = args[:1] == ["--live"]
+    if live:
+        args = args[1:]
     if args[:1] == ["--rules"]:
         extra = ["--rules", args[1]]
         args = args[2:]
     oomdoc, logs = args[0], args[1:]
+    mode = ["live", "--backend", "fake"] if live else []
     md = MarkdownIt("gfm-like")
     assert md.options.get("linkify"), "markdown-it without linkify"
     passed = failed = 0
     for log in logs:
-        r = subprocess.run([oomdoc, "--format", "markdown"] + extra + [log],
+        r = subprocess.run([oomdoc] + mode + ["--format", "markdown"] + extra + [log],
                            capture_output=True, text=True, timeout=60)
         problems = []
         if r.returncode > 1:
@@ -208,7 +214,7 @@ def main():
         problems += gfm.problems + mit.problems
         j = subprocess.run([oomdoc, "--format", "json"] + extra + [log],
                            capture_output=True, text=True, timeout=60)
-        if j.returncode <= 1:
+        if j.returncode <= 1 and not live:
             spans, blocks = set(gfm.spans), set(gfm.blocks)
             for text, code in fixes(json.loads(j.stdout)):
                 if visible(text) not in spans:

@@ -55,7 +55,12 @@ lr_value(const pb_meas *m, char *buf, size_t len)
 		snprintf(buf, len, "%.3g", m->d);
 		break;
 	case PM_RATE:
-		snprintf(buf, len, "%.1f GB/s", m->d / 1e9);
+		/* A rate below zero is none measured (a device of no known
+		 * clock or width: it printed as -0.0 GB/s). */
+		if (m->d >= 0)
+			snprintf(buf, len, "%.1f GB/s", m->d / 1e9);
+		else
+			snprintf(buf, len, "unknown");
 		break;
 	case PM_BOOL:
 		snprintf(buf, len, "%s", m->b ? "yes" : "no");

@@ -39,6 +39,20 @@ lj_activity(const dv_activity *a)
 }
 
 /* A measurement's value, by its type. */
+/*
+ * A rate in bytes per second as a whole number, or null when it is none
+ * or does not fit a JSON integer (2^63 B/s, which no device comes near:
+ * a fake device's clock of INT64_MAX kHz made its peak about 1.5e26, and
+ * llround's result, out of range, came out as -2^63).
+ */
+static json_t *
+lj_rate(double d)
+{
+	if (!(d >= 0 && d < 9.2e18))
+		return json_null();
+	return json_integer((json_int_t)llround(d));
+}
+
 static json_t *
 lj_meas(const pb_meas *m)
 {
@@ -55,7 +69,7 @@ lj_meas(const pb_meas *m)
 		return json_real(strtod(buf, NULL));
 	case PM_RATE:
 		/* Bytes per second: a whole number. */
-		return json_integer((json_int_t)llround(m->d));
+		return lj_rate(m->d);
 	case PM_BOOL:
 		return json_boolean(m->b);
 	case PM_STR:
@@ -157,8 +171,7 @@ lj_device(const dv_info *d)
 	    "compute_capability", cc, "multiprocessors", d->sm_count,
 	    "memory_clock_khz", od_json_figure(d->mem_clock_khz),
 	    "bus_width_bits", od_json_figure(d->bus_width_bits),
-	    "peak_bytes_per_second", peak > 0 ?
-	    json_integer((json_int_t)llround(peak)) : json_null(),
+	    "peak_bytes_per_second", peak > 0 ? lj_rate(peak) : json_null(),
 	    "ecc_enabled", d->ecc_enabled < 0 ? json_null() :
 	    json_boolean(d->ecc_enabled),
 	    "vmm", d->vmm,

@@ -250,7 +250,10 @@ pb_session_start(pb_session *s, od_error *err)
 	/* The cap: --max-memory, or a share of the free memory; under
 	 * --force never more than half of it, since others may need it. */
 	pct = s->o.cap_percent > 0 ? s->o.cap_percent : s->o.force ? 50 : 90;
-	pct_cap = (int64_t)((double)s->free0 * pct / 100.0);
+	/* In integers: free0 * pct / 100 through a double rounds a free
+	 * figure near INT64_MAX up to 2^63, whose conversion back to int64_t
+	 * is undefined (it gave INT64_MIN, a negative cap that meant none). */
+	pct_cap = s->free0 / 100 * pct + s->free0 % 100 * pct / 100;
 	cap = s->o.cap >= 0 ? s->o.cap : pct_cap;
 	if (s->o.force && cap > s->free0 / 2)
 		cap = s->free0 / 2;
