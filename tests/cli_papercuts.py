@@ -70,8 +70,11 @@ def on_tty(args, env, stdin_tty=False, stdout_tty=True, wait=10.0, cols=0):
     got = b""
     err = b""
     end = time.time() + wait
-    while time.time() < end:
-        fds = [master, p.stderr]
+    # A descriptor at its end (EOF, or EIO from the master once the child
+    # has closed the terminal) is readable for ever: it is watched no more,
+    # or the loop would spin until the deadline.
+    fds = [master, p.stderr]
+    while time.time() < end and fds:
         r, _, _ = select.select(fds, [], [], 0.2)
         if master in r:
             try:
@@ -79,9 +82,13 @@ def on_tty(args, env, stdin_tty=False, stdout_tty=True, wait=10.0, cols=0):
             except OSError:
                 chunk = b""
             got += chunk
+            if not chunk:
+                fds.remove(master)
         if p.stderr in r:
             chunk = os.read(p.stderr.fileno(), 65536)
             err += chunk
+            if not chunk:
+                fds.remove(p.stderr)
             if stdin_tty and err:
                 break
         if p.poll() is not None and not r:
