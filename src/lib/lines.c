@@ -407,6 +407,32 @@ ln_before(const ex_window *w, size_t p)
 }
 
 /*
+ * Whether the window's bytes [from, to) hold none of '\n', '\r', ESC,
+ * '\\', '<' and '&'.  What was found plain before, in the same bytes (the
+ * window's generation), is not looked at again: successive hits on one
+ * long line ask about overlapping runs, and its bytes are so read once.
+ */
+static bool
+ln_plain(ln_text *j, const ex_window *w, size_t from, size_t to)
+{
+	const unsigned char *b = (const unsigned char *)w->buf;
+	size_t i;
+
+	if (w->gen == 0 || j->pl_gen != w->gen || j->pl_buf != w->buf ||
+	    from < j->pl_lo || from > j->pl_hi) {
+		j->pl_buf = w->buf;
+		j->pl_gen = w->gen;
+		j->pl_lo = j->pl_hi = from;
+	}
+	for (i = j->pl_hi; i < to; i++)
+		if (b[i] == '\n' || b[i] == '\r' || b[i] == 0x1b ||
+		    b[i] == '\\' || b[i] == '<' || b[i] == '&')
+			break;
+	j->pl_hi = i;
+	return i >= to;
+}
+
+/*
  * A line break that a console's hard wrap put inside a word or a number
  * ("2.00 Gi" / "B", "capac" / "ity") is joined without the '\n': the line
  * before is exactly a console's width long and letters or digits meet at
@@ -449,11 +475,7 @@ ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s, int max_lines)
 		 * is found as before.
 		 */
 		if (j->nseg > 0 || w->len - p <= room ||
-		    ln_eol(w->buf, p, p + room) < p + room ||
-		    memchr(w->buf + p, 0x1b, room) != NULL ||
-		    memchr(w->buf + p, '\\', room) != NULL ||
-		    memchr(w->buf + p, '<', room) != NULL ||
-		    memchr(w->buf + p, '&', room) != NULL) {
+		    !ln_plain(j, w, p, p + room)) {
 			eol = ln_eol(w->buf, p, w->len);
 		} else {
 			j->seg[j->nseg].t = j->len;
