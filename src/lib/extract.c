@@ -74,6 +74,7 @@ typedef struct {
 	bool fallback_ok;
 	char ts[OD_TIMESTAMP_MAX];
 	bool ok, follows;
+	bool have_ev;           /* ev, ms and me kept (ex_arbitrate_memo) */
 	size_t ms, me;
 	od_event ev;
 } ex_memo;
@@ -464,7 +465,7 @@ ex_arbitrate_memo(ex_ctx *x, size_t ht, bool fallback_ok, od_event *ev,
 	size_t set = (size_t)(h % (EX_MEMO / EX_MEMO_WAYS)) * EX_MEMO_WAYS;
 	ex_memo *m;
 	char ts[OD_TIMESTAMP_MAX];
-	bool ok, f = false;
+	bool ok, f = false, again = false;
 	int i;
 
 	for (i = 0; i < EX_MEMO_WAYS; i++) {
@@ -474,6 +475,11 @@ ex_arbitrate_memo(ex_ctx *x, size_t ht, bool fallback_ok, od_event *ev,
 		    memcmp(m->ts, ev->timestamp, sizeof m->ts) != 0 ||
 		    memcmp(m->text, t, len) != 0)
 			continue;
+		if (m->ok && !m->have_ev) {
+			/* Seen once before, an event: kept in full now. */
+			again = true;
+			break;
+		}
 		if (m->ok) {
 			*ev = m->ev;
 			*ms = m->ms;
@@ -483,9 +489,11 @@ ex_arbitrate_memo(ex_ctx *x, size_t ht, bool fallback_ok, od_event *ev,
 		return m->ok;
 	}
 	/* A miss takes the set's ways in turn. */
-	m = &x->memo[set + x->memo_turn[set / EX_MEMO_WAYS]];
-	x->memo_turn[set / EX_MEMO_WAYS] =
-	    (x->memo_turn[set / EX_MEMO_WAYS] + 1) % EX_MEMO_WAYS;
+	if (!again) {
+		m = &x->memo[set + x->memo_turn[set / EX_MEMO_WAYS]];
+		x->memo_turn[set / EX_MEMO_WAYS] =
+		    (x->memo_turn[set / EX_MEMO_WAYS] + 1) % EX_MEMO_WAYS;
+	}
 	/* The timestamp the round starts from (fill may change it). */
 	memcpy(ts, ev->timestamp, sizeof ts);
 	ok = ex_arbitrate(x, ht, fallback_ok, ev, ms, me, &f);
@@ -514,7 +522,10 @@ ex_arbitrate_memo(ex_ctx *x, size_t ht, bool fallback_ok, od_event *ev,
 	m->fallback_ok = fallback_ok;
 	m->ok = ok;
 	m->follows = f;
-	if (ok) {
+	/* An event (9 KiB) is copied only the second time its round
+	 * comes: a log of events all different pays for none. */
+	m->have_ev = ok && again;
+	if (m->have_ev) {
 		m->ms = *ms;
 		m->me = *me;
 		m->ev = *ev;
