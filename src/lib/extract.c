@@ -47,6 +47,38 @@ static const ex_recogniser *const ex_recognisers[] = {
 #define EX_AFTER_LINES 24
 #define EX_AFTER_BYTES (8u * 1024)
 
+/*
+ * Results of ex_arbitrate remembered, at most (EX_MEMO_WAYS slots a hash:
+ * a line with a dozen anchors asks a dozen rounds, and the next such
+ * line the same dozen), and how a text is told apart from another before it
+ * is compared byte for byte: its length and its first and last
+ * EX_MEMO_EDGE bytes.
+ */
+#define EX_MEMO 128
+#define EX_MEMO_WAYS 4
+#define EX_MEMO_EDGE 32
+
+/*
+ * One remembered round of ex_arbitrate: its inputs (the joined text, the
+ * hit's place in it, whether the fallback could compete, the timestamp of
+ * the fresh event it filled, and the recognisers' strikes: the same
+ * patterns ran, none stopped since) and its outputs (the answer, the
+ * message's bounds, whether its recogniser reads on, the event it filled,
+ * which holds no heap field then).
+ */
+typedef struct {
+	bool used;
+	uint64_t hash, strikes;
+	char *text;             /* cap bytes, owned */
+	size_t cap, len, ht;
+	bool fallback_ok;
+	char ts[OD_TIMESTAMP_MAX];
+	bool ok, follows;
+	bool have_ev;           /* ev, ms and me kept (ex_arbitrate_memo) */
+	size_t ms, me;
+	od_event ev;
+} ex_memo;
+
 /* What a joined text was joined from; gen 0 never matches. */
 typedef struct {
 	const char *buf;
@@ -95,6 +127,14 @@ struct ex_ctx {
 	char px_ts[OD_TIMESTAMP_MAX];
 	od_labels px_labels;
 	bool nomem;             /* a message could not be kept (ex_nomem) */
+	/*
+	 * Rounds of arbitration remembered (ex_arbitrate_memo), a set of
+	 * EX_MEMO_WAYS slots each by their hash, and the table recogniser's index (its strikes are part of
+	 * what a round depends on; -1: none).
+	 */
+	ex_memo memo[EX_MEMO];
+	unsigned char memo_turn[EX_MEMO / EX_MEMO_WAYS];
+	int sk;
 };
 
 /* Collects the recognisers' anchors, each text once, caseless when any
@@ -143,7 +183,10 @@ ex_new(bool jit, const struct sk_table *recognisers, od_error *err)
 		od_error_set(err, NULL, 0, 0, "out of memory");
 		return NULL;
 	}
+	x->sk = -1;
 	for (r = 0; r < EX_NRECOG; r++) {
+		if (ex_recognisers[r] == &sk_recogniser)
+			x->sk = r;
 		x->self[r] = ex_recognisers[r]->create(jit, recognisers, err);
 		if (x->self[r] == NULL) {
 			ex_free(x);
@@ -169,6 +212,8 @@ ex_free(ex_ctx *x)
 			ex_recognisers[r]->destroy(x->self[r]);
 	px_free(x->px);
 	free(x->anchors);
+	for (r = 0; r < EX_MEMO; r++)
+		free(x->memo[r].text);
 	free(x);
 }
 
@@ -373,6 +418,121 @@ ex_arbitrate(ex_ctx *x, size_t ht, bool fallback_ok, od_event *ev, size_t *ms,
 	return false;
 }
 
+/* The recognisers' strikes so far (sk_strikes), 0 without the table. */
+static uint64_t
+ex_strikes(const ex_ctx *x)
+{
+	return x->sk >= 0 ? sk_strikes(x->self[x->sk]) : 0;
+}
+
+/* Tells texts apart cheaply: their length, the hit's place, and their
+ * first and last EX_MEMO_EDGE bytes (FNV-1a); equal texts are then
+ * compared whole. */
+static uint64_t
+ex_memo_hash(const char *t, size_t len, size_t ht)
+{
+	uint64_t h = 1469598103934665603ULL ^ len ^ ((uint64_t)ht << 32);
+	size_t i, n = len < EX_MEMO_EDGE ? len : EX_MEMO_EDGE;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)t[i]) * 1099511628211ULL;
+	for (i = len - n; i < len; i++)
+		h = (h ^ (unsigned char)t[i]) * 1099511628211ULL;
+	/* The high bits down to the low ones, which pick the slot. */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 33);
+}
+
+/*
+ * ex_arbitrate, remembered.  A round's answer depends only on its inputs
+ * (ex_memo): the recognisers keep no state between rounds but the table's
+ * strikes, and the event it starts from is a fresh one with the prefix's
+ * timestamp (sc_hit, ex_reset).  An input dense with anchors (a line of a
+ * thousand "Killed ", a million lines of "out of memory") asks the same
+ * round again and again; each is so run once, and the others copy its
+ * answer.  A round during which a pattern struck a limit is not kept (it
+ * changed the state), and a kept one is used only while the strikes are
+ * the same.
+ */
+static bool
+ex_arbitrate_memo(ex_ctx *x, size_t ht, bool fallback_ok, od_event *ev,
+    size_t *ms, size_t *me, bool *follows)
+{
+	const char *t = x->text->text;
+	size_t len = x->text->len;
+	uint64_t h = ex_memo_hash(t, len, ht), strikes = ex_strikes(x);
+	size_t set = (size_t)(h % (EX_MEMO / EX_MEMO_WAYS)) * EX_MEMO_WAYS;
+	ex_memo *m;
+	char ts[OD_TIMESTAMP_MAX];
+	bool ok, f = false, again = false;
+	int i;
+
+	for (i = 0; i < EX_MEMO_WAYS; i++) {
+		m = &x->memo[set + (size_t)i];
+		if (!m->used || m->hash != h || m->len != len || m->ht != ht ||
+		    m->fallback_ok != fallback_ok || m->strikes != strikes ||
+		    memcmp(m->ts, ev->timestamp, sizeof m->ts) != 0 ||
+		    memcmp(m->text, t, len) != 0)
+			continue;
+		if (m->ok && !m->have_ev) {
+			/* Seen once before, an event: kept in full now. */
+			again = true;
+			break;
+		}
+		if (m->ok) {
+			*ev = m->ev;
+			*ms = m->ms;
+			*me = m->me;
+		}
+		*follows |= m->follows;
+		return m->ok;
+	}
+	/* A miss takes the set's ways in turn. */
+	if (!again) {
+		m = &x->memo[set + x->memo_turn[set / EX_MEMO_WAYS]];
+		x->memo_turn[set / EX_MEMO_WAYS] =
+		    (x->memo_turn[set / EX_MEMO_WAYS] + 1) % EX_MEMO_WAYS;
+	}
+	/* The timestamp the round starts from (fill may change it). */
+	memcpy(ts, ev->timestamp, sizeof ts);
+	ok = ex_arbitrate(x, ht, fallback_ok, ev, ms, me, &f);
+	*follows |= f;
+	if (ex_strikes(x) != strikes || (ok && (ev->message != NULL ||
+	    ev->ranks != NULL || ev->seen != NULL || ev->causes != NULL)))
+		return ok;
+	if (m->cap < len) {
+		/* Grown to the text's size, at most EX_TEXT_MAX: a slot
+		 * that cannot grow keeps nothing. */
+		char *p = realloc(m->text, len);
+
+		m->used = false;
+		if (p == NULL)
+			return ok;
+		m->text = p;
+		m->cap = len;
+	}
+	memcpy(m->text, t, len);
+	memcpy(m->ts, ts, sizeof m->ts);
+	m->used = true;
+	m->hash = h;
+	m->strikes = strikes;
+	m->len = len;
+	m->ht = ht;
+	m->fallback_ok = fallback_ok;
+	m->ok = ok;
+	m->follows = f;
+	/* An event (9 KiB) is copied only the second time its round
+	 * comes: a log of events all different pays for none. */
+	m->have_ev = ok && again;
+	if (m->have_ev) {
+		m->ms = *ms;
+		m->me = *me;
+		m->ev = *ev;
+	}
+	return ok;
+}
+
 /*
  * Whether the hit's line is close after the last event (at most
  * EX_AFTER_LINES lines and EX_AFTER_BYTES bytes after its end, in the same
@@ -468,7 +628,8 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 		}
 		/* The hit's place in the text, which has no escapes. */
 		ht = ln_unmap(x->text, w->hit);
-		ok = ex_arbitrate(x, ht, fallback_ok, ev, &ms, &me, &follows);
+		ok = ex_arbitrate_memo(x, ht, fallback_ok, ev, &ms, &me,
+		    &follows);
 		/* Done unless more lines could change the outcome. */
 		if (x->text->nseg < lines || (ok && !follows &&
 		    me < x->text->seg[x->text->nseg - 1].t))

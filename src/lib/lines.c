@@ -41,6 +41,9 @@ ln_append(ln_text *j, const char *s, size_t n)
 /* The longest parameter and intermediate part of a CSI, and the longest
  * control string, read as one sequence. */
 #define LN_CSI_MAX 64
+/* A line this short is looked at byte by byte (ln_eol, ln_append_line),
+ * a longer one with memchr. */
+#define LN_SHORT 64
 #define LN_STRING_MAX 4096
 
 size_t
@@ -269,9 +272,24 @@ ln_append_line(ln_text *j, const char *s, size_t n, size_t b, int line,
 {
 	size_t r[LN_REGIONS_MAX][2], i = 0, out = 0;
 	int nr = 0, ri = 0;
-	bool html = memchr(s, '<', n) != NULL || memchr(s, '&', n) != NULL;
-	bool bs = memchr(s, '\\', n) != NULL;
+	bool html, bs;
 
+	/* A short line with none of the four bytes goes in whole, seen in
+	 * one pass rather than four calls (an anchor on every short line
+	 * joins thousands of them). */
+	if (n <= LN_SHORT) {
+		for (i = 0; i < n; i++)
+			if (s[i] == '<' || s[i] == '&' || s[i] == '\\' ||
+			    s[i] == 0x1b)
+				break;
+		if (i == n) {
+			ln_append(j, s, n);
+			return 0;
+		}
+		i = 0;
+	}
+	html = memchr(s, '<', n) != NULL || memchr(s, '&', n) != NULL;
+	bs = memchr(s, '\\', n) != NULL;
 	/* A line with nothing to read goes in whole. */
 	if (!html && !bs && memchr(s, 0x1b, n) == NULL) {
 		ln_append(j, s, n);
@@ -327,9 +345,20 @@ ln_append_line(ln_text *j, const char *s, size_t n, size_t b, int line,
 size_t
 ln_eol(const char *buf, size_t p, size_t len)
 {
-	const char *nl = memchr(buf + p, '\n', len - p);
-	const char *cr = memchr(buf + p, '\r', (nl != NULL ? (size_t)(nl -
-	    (buf + p)) : len - p));
+	size_t i, short_end = len - p > LN_SHORT ? p + LN_SHORT : len;
+	const char *nl;
+	const char *cr;
+
+	/* Most lines are short: their end is found byte by byte, and only
+	 * a longer one is searched with memchr. */
+	for (i = p; i < short_end; i++)
+		if (buf[i] == '\n' || buf[i] == '\r')
+			return i;
+	if (short_end == len)
+		return len;
+	nl = memchr(buf + short_end, '\n', len - short_end);
+	cr = memchr(buf + short_end, '\r', (nl != NULL ? (size_t)(nl -
+	    (buf + short_end)) : len - short_end));
 
 	if (cr != NULL)
 		return (size_t)(cr - buf);
@@ -378,6 +407,32 @@ ln_before(const ex_window *w, size_t p)
 }
 
 /*
+ * Whether the window's bytes [from, to) hold none of '\n', '\r', ESC,
+ * '\\', '<' and '&'.  What was found plain before, in the same bytes (the
+ * window's generation), is not looked at again: successive hits on one
+ * long line ask about overlapping runs, and its bytes are so read once.
+ */
+static bool
+ln_plain(ln_text *j, const ex_window *w, size_t from, size_t to)
+{
+	const unsigned char *b = (const unsigned char *)w->buf;
+	size_t i;
+
+	if (w->gen == 0 || j->pl_gen != w->gen || j->pl_buf != w->buf ||
+	    from < j->pl_lo || from > j->pl_hi) {
+		j->pl_buf = w->buf;
+		j->pl_gen = w->gen;
+		j->pl_lo = j->pl_hi = from;
+	}
+	for (i = j->pl_hi; i < to; i++)
+		if (b[i] == '\n' || b[i] == '\r' || b[i] == 0x1b ||
+		    b[i] == '\\' || b[i] == '<' || b[i] == '&')
+			break;
+	j->pl_hi = i;
+	return i >= to;
+}
+
+/*
  * A line break that a console's hard wrap put inside a word or a number
  * ("2.00 Gi" / "B", "capac" / "ity") is joined without the '\n': the line
  * before is exactly a console's width long and letters or digits meet at
@@ -407,7 +462,29 @@ ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s, int max_lines)
 	j->nseg = 0;
 	j->ngap = 0;
 	while (j->nseg < max_lines && j->len < EX_TEXT_MAX && p <= w->len) {
-		size_t eol = ln_eol(w->buf, p, w->len);
+		size_t room = EX_TEXT_MAX - j->len, eol;
+
+		/*
+		 * A line longer than the room left in the text (a 300 MB
+		 * line, a line of a thousand anchors) is looked at only as
+		 * far as the text can take it: when its first `room` bytes
+		 * hold no terminator and nothing that ln_append_line would
+		 * read (an escape, a backslash, HTML), they fill the text
+		 * and nothing after them counts, so that a hit costs the
+		 * same whatever the length of its line.  Otherwise its end
+		 * is found as before.
+		 */
+		if (j->nseg > 0 || w->len - p <= room ||
+		    !ln_plain(j, w, p, p + room)) {
+			eol = ln_eol(w->buf, p, w->len);
+		} else {
+			j->seg[j->nseg].t = j->len;
+			j->seg[j->nseg].b = p;
+			j->seg[j->nseg].nl = nl;
+			j->nseg++;
+			ln_append(j, w->buf + p, room);
+			break;
+		}
 
 		if (j->nseg > 0) {
 			size_t pre;

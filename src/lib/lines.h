@@ -48,6 +48,13 @@ typedef struct {
 	uint64_t px_gen;
 	int px_n;
 	size_t px_at[EX_LINES_MAX], px_eol[EX_LINES_MAX], px_pre[EX_LINES_MAX];
+	/* A run of the window, [pl_lo, pl_hi), known to hold no byte that
+	 * ends a line or that ln_join would read (ln_plain), with the
+	 * window's bytes and generation: the hits of one long line look at
+	 * its bytes once between them. */
+	const char *pl_buf;
+	uint64_t pl_gen;
+	size_t pl_lo, pl_hi;
 } ln_text;
 
 /*

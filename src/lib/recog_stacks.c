@@ -45,6 +45,10 @@ typedef struct {
 	rx_match *m;
 	/* Per recogniser, the searches stopped at a PCRE2 limit (regex.h). */
 	uint64_t *limits;
+	/* The sum of limits[]: it changes whenever one does, so that a
+	 * result remembered by the extractor (extract.c) is known to have
+	 * been found by the same patterns, with no strike since. */
+	uint64_t strikes;
 	/* Every recogniser's anchors, in the order of the table. */
 	ex_anchor *anchors;
 	size_t nanchors;
@@ -217,6 +221,7 @@ sk_find(void *self, const char *t, size_t tlen, size_t ht,
 			}
 		} else if (rx_limited(s->m)) {
 			s->limits[i]++;
+			s->strikes++;
 		}
 	}
 	return best;
@@ -438,6 +443,7 @@ sk_fill(void *self, int i, const char *t, size_t tlen, size_t ms, size_t *me,
 		return false;
 	if (!rx_at(s->m, s->re[i], t, tlen, ms)) {
 		s->limits[i] += rx_limited(s->m);
+		s->strikes += rx_limited(s->m);
 		return false;
 	}
 	sp = &s->table->v[i];
@@ -465,6 +471,7 @@ sk_fill(void *self, int i, const char *t, size_t tlen, size_t ms, size_t *me,
 			at = rx_end(s->m) > at ? rx_end(s->m) : at + 1;
 		}
 		s->limits[i] += rx_limited(s->m);
+		s->strikes += rx_limited(s->m);
 		if (sp->follow_required && !found)
 			return false;
 	}
@@ -479,6 +486,12 @@ sk_limit_hits(const void *self, int i)
 	const sk_set *s = self;
 
 	return i >= 0 && i < s->n ? s->limits[i] : 0;
+}
+
+uint64_t
+sk_strikes(const void *self)
+{
+	return ((const sk_set *)self)->strikes;
 }
 
 int

@@ -143,6 +143,8 @@ bool sk_quoted_in_source(const char *t, size_t ms);
  * sk_recogniser.create made, stopped at one of PCRE2's limits (regex.h)
  * rather than finding or failing: its pattern backtracks too much. */
 uint64_t sk_limit_hits(const void *self, int i);
+/* The sum of sk_limit_hits over all recognisers of self. */
+uint64_t sk_strikes(const void *self);
 
 /*
  * A recogniser whose searches stopped at a limit SK_STRIKES times is

@@ -57,6 +57,7 @@
  * Line numbers are then those of the text: one record is one line unless
  * its message holds several or Docker split it.
  */
+#define _GNU_SOURCE             /* memmem */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -807,12 +808,45 @@ sl_shipped(const json_t *root, const json_t *v)
 	return false;
 }
 
+/*
+ * Whether the JSON line p[0..n) may be a record at all: sl_json reads one
+ * only by a top-level key "streams", "data" or one of sl_message_keys,
+ * and such a key, written without an escape, is in the line as it is,
+ * quoted.  A line with no backslash and none of them quoted is no record
+ * whatever it parses to, and is not parsed (a trainer's JSON metrics
+ * line on every step would otherwise cost a jansson parse each).
+ */
+static bool
+sl_may_record(const char *p, size_t n)
+{
+	static const char *const other[] = { "streams", "data" };
+	size_t i, k, nk = sizeof sl_message_keys / sizeof sl_message_keys[0];
+
+	if (memchr(p, '\\', n) != NULL)
+		return true;
+	for (i = 0; i < nk + sizeof other / sizeof other[0]; i++) {
+		const char *key = i < nk ? sl_message_keys[i] : other[i - nk];
+		size_t kn = strlen(key);
+		const char *at = p, *end = p + n;
+
+		/* Each place the key is, quoted on both sides. */
+		while ((at = memmem(at, (size_t)(end - at), key, kn)) != NULL) {
+			k = (size_t)(at - p);
+			if (k > 0 && k + kn < n && p[k - 1] == '"' &&
+			    p[k + kn] == '"')
+				return true;
+			at++;
+		}
+	}
+	return false;
+}
+
 /* A JSON record at p[0..n); false when it is none (it goes through). */
 static bool
 sl_json(sl_reader *r, const char *p, size_t n)
 {
 	json_error_t je;
-	json_t *root = json_loadb(p, n, JSON_ALLOW_NUL, &je);
+	json_t *root;
 	const json_t *v = NULL, *data, *x;
 	const char *m;
 	size_t mn, i;
@@ -820,6 +854,9 @@ sl_json(sl_reader *r, const char *p, size_t n)
 	char ts[OD_TIMESTAMP_MAX];
 	bool docker, ended, ok = false;
 
+	if (!sl_may_record(p, n))
+		return false;
+	root = json_loadb(p, n, JSON_ALLOW_NUL, &je);
 	if (root == NULL)
 		return false;
 	if (!json_is_object(root))
@@ -968,7 +1005,7 @@ sl_plain_line(const char *p, size_t n)
 	if (n == 0)
 		return true;
 	if (p[0] == '{')
-		return false;
+		return !sl_may_record(p, n);
 	if (p[0] >= '0' && p[0] <= '9')
 		return !sl_cri_parse(p, n, &c, &partial);
 	return true;
