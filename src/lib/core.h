@@ -713,6 +713,17 @@ void od_escape_html(FILE *out, const char *s, size_t n, bool pre);
  * and be wrong; the text report stops after its last complete part). */
 bool od_report_write(FILE *out, const od_report_opts *opts,
     const od_input *inputs, int ninputs, od_events *set);
+/*
+ * The text report in parts, for --line-buffered: the block of event i of
+ * set as the whole report writes it (numbered i + 1), and the lines that
+ * need the whole run, written at its end: the heading (the count of
+ * events and inputs) and the count of events beyond the limit.  False
+ * when memory ran out.
+ */
+bool od_report_text_event(FILE *out, const od_report_opts *opts,
+    const od_input *inputs, int ninputs, od_events *set, size_t i);
+bool od_report_text_end(FILE *out, const od_report_opts *opts,
+    const od_input *inputs, int ninputs, od_events *set);
 /* One event as one line of JSON (the event object of the JSON report),
  * for --format jsonl; inputs names its input.  False when out of memory. */
 bool od_report_jsonl_event(FILE *out, const od_input *inputs,

@@ -674,25 +674,25 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	fputc('\n', out);
 }
 
-bool
-rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
-    int ninputs, od_events *set)
+/*
+ * The heading, "oomdoc: N out-of-memory events found in X", and after it
+ * a blank line when the events follow it (!at_end).  Nothing when no
+ * input could be read: the errors said it all, and an input that could
+ * not be read is never one with no OOM.
+ */
+static bool
+rp_text_heading(FILE *real, const od_report_opts *o, const od_input *inputs,
+    int ninputs, od_events *set, bool at_end)
 {
-	size_t i, n = od_events_count(set), nfirst = 0;
-	uint64_t dropped = od_events_dropped(set);
-	const od_event *first;
+	size_t n = od_events_count(set);
 	rp_wrapbuf wb;
-	FILE *real = out;
+	FILE *out;
 	int k, nread = 0;
 
 	for (k = 0; k < ninputs; k++)
 		nread += !inputs[k].failed;
-	/* An input that could not be read is never one with no OOM: with
-	 * nothing found and nothing read, the errors said it all. */
 	if (n == 0 && nread == 0)
 		return true;
-	/* Each part is wrapped as it is complete: the heading, then each
-	 * event, so that a long report starts at once. */
 	if ((out = rp_wrap_open(&wb, real, o->width)) == NULL)
 		return false;
 	if (n == 0 && nread < ninputs) {
@@ -715,20 +715,69 @@ rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
 	} else {
 		fprintf(out, " in %d inputs", ninputs);
 	}
-	fputs(n == 0 ? "\n" : "\n\n", out);
+	fputs(n == 0 || at_end ? "\n" : "\n\n", out);
 	rp_wrap_close(&wb);
-	first = rp_first_failure(set, &nfirst);
-	for (i = 0; i < n; i++) {
-		if ((out = rp_wrap_open(&wb, real, o->width)) == NULL)
-			return false;
-		rp_text_event(out, o, i + 1, od_events_get(set, i), inputs,
-		    ninputs, first, nfirst + 1);
-		rp_wrap_close(&wb);
-	}
+	return true;
+}
+
+/* The count of the events beyond the limit, when there are any. */
+static void
+rp_text_dropped(FILE *out, od_events *set)
+{
+	uint64_t dropped = od_events_dropped(set);
+
 	if (dropped > 0)
-		fprintf(real, "%llu more events were not kept (the limit is %d "
+		fprintf(out, "%llu more events were not kept (the limit is %d "
 		    "distinct events)\n", (unsigned long long)dropped,
 		    OD_EVENTS_MAX);
+}
+
+bool
+od_report_text_event(FILE *real, const od_report_opts *o,
+    const od_input *inputs, int ninputs, od_events *set, size_t i)
+{
+	size_t nfirst = 0;
+	const od_event *first = rp_first_failure(set, &nfirst);
+	rp_wrapbuf wb;
+	FILE *out;
+
+	if (i >= od_events_count(set))
+		return true;
+	/* Each event is wrapped as it is complete, so that a long report
+	 * starts at once. */
+	if ((out = rp_wrap_open(&wb, real, o->width)) == NULL)
+		return false;
+	rp_text_event(out, o, i + 1, od_events_get(set, i), inputs, ninputs,
+	    first, nfirst + 1);
+	rp_wrap_close(&wb);
+	return true;
+}
+
+bool
+od_report_text_end(FILE *out, const od_report_opts *o,
+    const od_input *inputs, int ninputs, od_events *set)
+{
+	if (!rp_text_heading(out, o, inputs, ninputs, set, true))
+		return false;
+	rp_text_dropped(out, set);
+	return true;
+}
+
+bool
+rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
+    int ninputs, od_events *set)
+{
+	size_t i, n = od_events_count(set);
+
+	if (!rp_text_heading(out, o, inputs, ninputs, set, false))
+		return false;
+	/* With nothing found, the heading says it all. */
+	if (n == 0)
+		return true;
+	for (i = 0; i < n; i++)
+		if (!od_report_text_event(out, o, inputs, ninputs, set, i))
+			return false;
+	rp_text_dropped(out, set);
 	return true;
 }
 
