@@ -268,32 +268,6 @@ rp_text_cell(FILE *out, int64_t v)
 }
 
 
-/* The labels of the record or prefix the event's line came with, after
- * the rank: ", pod NAME, container NAME, namespace NAME, host NAME". */
-static void
-rp_text_labels(FILE *out, const od_labels *l)
-{
-	static const struct {
-		const char *name;
-		size_t at;
-	} keys[] = {
-		{ .name = "pod", .at = offsetof(od_labels, pod) },
-		{ .name = "container", .at = offsetof(od_labels, container) },
-		{ .name = "namespace", .at = offsetof(od_labels, namespace_) },
-		{ .name = "host", .at = offsetof(od_labels, host) },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-		const char *v = (const char *)l + keys[i].at;
-
-		if (v[0] == '\0')
-			continue;
-		fprintf(out, ", %s ", keys[i].name);
-		od_escape_text(out, v, strlen(v), "");
-	}
-}
-
 /*
  * Where the event stands in the run's story: the first failure, or a
  * report that follows from it (first is the first failure, number nfirst,
@@ -488,28 +462,39 @@ rp_text_message(FILE *out, const od_report_opts *o, const od_event *ev)
 		fputs(ev->message_cut ? " [...]\n" : "\n", out);
 }
 
-/* Where the scheduler ran it: ", job N", ", pod NS/P, container C". */
+/*
+ * Where the job ran, after the rank: ", job N, pod NS/P, container C,
+ * host H", from the scheduler's output and the labels of the line's
+ * record or prefix alike (od_labels): only what is known.
+ */
 static void
 rp_text_sched(FILE *out, const od_event *ev)
 {
-	const od_host *h = &ev->host;
+	const od_labels *l = &ev->labels;
 
-	if (h->job[0] != '\0') {
+	if (ev->host.job[0] != '\0') {
 		fputs(", job ", out);
-		od_escape_text(out, h->job, strlen(h->job), "");
+		od_escape_text(out, ev->host.job, strlen(ev->host.job), "");
 	}
-	if (h->pod[0] != '\0') {
+	if (l->pod[0] != '\0') {
 		fputs(", pod ", out);
-		if (h->namespace[0] != '\0') {
-			od_escape_text(out, h->namespace, strlen(h->namespace),
+		if (l->namespace_[0] != '\0') {
+			od_escape_text(out, l->namespace_, strlen(l->namespace_),
 			    "");
 			fputc('/', out);
 		}
-		od_escape_text(out, h->pod, strlen(h->pod), "");
+		od_escape_text(out, l->pod, strlen(l->pod), "");
+	} else if (l->namespace_[0] != '\0') {
+		fputs(", namespace ", out);
+		od_escape_text(out, l->namespace_, strlen(l->namespace_), "");
 	}
-	if (h->container[0] != '\0') {
+	if (l->container[0] != '\0') {
 		fputs(", container ", out);
-		od_escape_text(out, h->container, strlen(h->container), "");
+		od_escape_text(out, l->container, strlen(l->container), "");
+	}
+	if (l->host[0] != '\0') {
+		fputs(", host ", out);
+		od_escape_text(out, l->host, strlen(l->host), "");
 	}
 }
 
@@ -575,7 +560,6 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	if (ev->device >= 0)
 		fprintf(out, ", GPU %d", ev->device);
 	rp_text_sched(out, ev);
-	rp_text_labels(out, &ev->labels);
 	fputc('\n', out);
 	rp_text_context(out, o, ev);
 	rp_text_facts(out, o);
