@@ -423,7 +423,7 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
 	rp_md_per_rank(out, ev, inputs);
 	if (m->total > 0) {
 		fputs("```text\n", out);
-		rp_bar(out, ev, "", false);
+		rp_bar(out, ev, "", false, RP_BAR_WIDTH);
 		fputs("```\n\n", out);
 	}
 	rp_md_details_end(out);

@@ -651,7 +651,10 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	if (m->procs_dropped > 0)
 		fprintf(out, "      (%d more processes not listed)\n",
 		    m->procs_dropped);
-	rp_bar(out, ev, "    ", o->color);
+	/* The bar, the brackets and what of the request runs past it (up
+	 * to 11 columns) within the report's width, up to RP_BAR_WIDTH. */
+	rp_bar(out, ev, "    ", o->color, o->width > 0 ? o->width - 17 :
+	    RP_BAR_WIDTH);
 	rp_text_snapshot(out, ev);
 	rp_text_readings(out, o, ev);
 	rp_text_causes(out, o, ev);
