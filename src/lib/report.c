@@ -206,6 +206,11 @@ rp_bar(FILE *out, const od_event *ev, const char *indent, bool color,
 		    0.5), at = free_at >= 0 ? free_at : target, past;
 
 		w = w < 1 ? 1 : w;
+		/* A request larger than the free memory runs past it, however
+		 * the two round to cells. */
+		if (free_at >= 0 && m->requested > part[OD_PART_FREE] &&
+		    w <= cell[OD_PART_FREE])
+			w = cell[OD_PART_FREE] + 1;
 		past = at + w > n ? at + w - n : 0;
 		memset(bar, ' ', (size_t)n);
 		memset(bar + at, '=', (size_t)(w - past));
