@@ -13,6 +13,8 @@ fails when:
   * a cause's explains_bytes is negative, larger than the shortfall or
     than the bytes the cause accounts for (cause_bytes), or given while
     the shortfall is unknown;
+  * the text report's bar draws a request larger than the free memory as
+    fitting in it (its "=" must run past the bar, "]=");
   * a text or Markdown report prints a "?" standing for an unknown value
     or a literal {...} template, in what oomdoc writes itself (the
     account, the causes, the fixes; the log's own text is left alone).
@@ -162,6 +164,23 @@ def check_report(lines, where, errs):
             errs.append("%s: prints a template: %s" % (where, line.strip()))
 
 
+def check_bars(text, events, errs):
+    """A request larger than the free memory runs past the bar."""
+    blocks = re.split(r"\n(?=#[0-9]+  )", text)
+    for block in blocks[1:]:
+        n = int(block[1:block.index(" ")])
+        bars = [ln for ln in block.split("\n") if ln.startswith("    [")]
+        if n > len(events) or len(bars) < 2:
+            continue
+        m = events[n - 1].get("memory", {})
+        req, free = m.get("requested_bytes"), m.get("free_bytes")
+        if req is not None and free is not None and req > free and \
+                "]=" not in bars[1]:
+            errs.append("text, event %d: the request (%d bytes) is drawn "
+                        "within the bar, over %d bytes free: %r" %
+                        (n, req, free, bars[1]))
+
+
 def run(oomdoc, fmt, log):
     r = subprocess.run([oomdoc, "--format", fmt, "--color", "never", log],
                        capture_output=True, text=True, timeout=60)
@@ -185,7 +204,9 @@ def main():
             check_event(ev, "event %d" % i, errs)
             statements += sum(len(c.get("evidence", []))
                               for c in ev.get("causes", []))
-        check_report(own_lines_text(run(oomdoc, "text", log)), "text", errs)
+        text = run(oomdoc, "text", log)
+        check_report(own_lines_text(text), "text", errs)
+        check_bars(text, doc.get("events", []), errs)
         check_report(own_lines_markdown(run(oomdoc, "markdown", log)),
                      "markdown", errs)
         if errs:

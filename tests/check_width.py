@@ -5,7 +5,8 @@ than the width unless it ends with one word that no line could hold: a
 word longer than 24 columns (the least room wrap.c leaves after a hanging
 indent) that crosses the width.  Wrapping moves words, never cuts or drops
 one: with -v (the messages in full at every width) the words of the
-report at 80 and at 60 are those at 1000 columns, in the same order.
+report at 80 and at 60 are those at 1000 columns, in the same order.  The
+memory bar, a picture, fits narrower widths too (its cells follow them).
 
 Usage: tests/check_width.py OOMDOC (from the repository root)
 """
@@ -51,13 +52,20 @@ def bad_lines(text, width):
     return bad
 
 
+def words(text):
+    """The words of a report, but for the memory bar's two lines, a
+    picture whose cells follow the width."""
+    return " ".join(ln for ln in text.split("\n")
+                    if not ln.startswith("    [")).split()
+
+
 def main():
     oomdoc = sys.argv[1]
     fails = 0
     checked = 0
     logs = sorted(glob.glob("fixtures/*/*.log"))
     for log in logs:
-        wide = run(oomdoc, log, 1000, verbose=True).split()
+        wide = words(run(oomdoc, log, 1000, verbose=True))
         for width in (80, 60):
             for verbose in (False, True):
                 text = run(oomdoc, log, width, verbose)
@@ -65,7 +73,7 @@ def main():
                     print(f"FAIL {log} at {width}{' -v' if verbose else ''}:"
                           f" line {n} is {cols(line)} columns: {line!r}")
                     fails += 1
-                if verbose and text.split() != wide:
+                if verbose and words(text) != wide:
                     print(f"FAIL {log} at {width} -v: the words differ from"
                           " those at 1000 columns")
                     fails += 1
@@ -90,6 +98,18 @@ def main():
         print("FAIL the sample's message: shortened without -v, whole with"
               " it")
         fails += 1
+    # The memory bar is a picture, not words: it is drawn with fewer
+    # cells on a narrow report (at least 10), so that it and what of the
+    # request runs past it fit from 28 columns on (below, the 10 cells).
+    for log in ("fixtures/sample/job.log",
+                "fixtures/pytorch/alloc_warning_then_oom.log"):
+        for width in (28, 36, 44, 52, 60):
+            bars = [ln for ln in run(oomdoc, log, width).split("\n")
+                    if ln.startswith("    [")]
+            if not bars or any(cols(ln) > width for ln in bars):
+                print(f"FAIL {log} at {width}: the bar does not fit: "
+                      f"{bars!r}")
+                fails += 1
     print(f"{checked} reports of {len(logs)} logs checked, {fails} failures")
     return 1 if fails or not logs else 0
 

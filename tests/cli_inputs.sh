@@ -191,6 +191,11 @@ head -c 40 "$tmp/job.bz2" >"$tmp/cut.bz2"
 expect "truncated bzip2" 2 1 "truncated bzip2 input" -- "$oomdoc" "$tmp/cut.bz2"
 printf 'LZIP\001\014\000' >"$tmp/job.lz"
 expect "lzip" 2 1 "lzip-compressed input is not supported" -- "$oomdoc" "$tmp/job.lz"
+printf '\211LZO\000\r\n\032\n\020\060' >"$tmp/job.lzo"
+expect "lzop" 2 1 "lzop-compressed input is not supported" -- "$oomdoc" "$tmp/job.lzo"
+printf '\002\041\114\030\000\000' >"$tmp/job.lz4"
+expect "lz4 legacy" 2 1 "lz4 (legacy)-compressed input is not supported" -- \
+	"$oomdoc" "$tmp/job.lz4"
 printf 'PK\003\004\024\000\000\000' >"$tmp/job.zip"
 expect "zip" 2 1 "zip-compressed input is not supported" -- "$oomdoc" "$tmp/job.zip"
 

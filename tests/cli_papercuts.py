@@ -3,8 +3,8 @@
 
 - --help names every subcommand, and each subcommand has its own --help;
 - the bash completion (oomdoc completions bash) completes options, their
-  values, subcommands and the verbs of `rules`; the zsh and fish scripts
-  at least parse, where those shells are installed;
+  values, subcommands and the verbs of `rules` (zsh's and fish's:
+  tests/shell_completions.py);
 - a clustered short option names the letter at fault, as getopt does
   ("unknown option -- 'x'"), and clusters that are right work (-m1, -cq);
 - --color=always wins over NO_COLOR, auto gives no colour on TERM=dumb
@@ -158,17 +158,8 @@ def main():
     check(longs <= offered, "bash: options of --help not completed: %s" %
           sorted(longs - offered))
     os.unlink(path)
-    for shell, flag in (("zsh", "-n"), ("fish", "--no-execute")):
-        if shutil.which(shell) is None:
-            print("skip: no %s to parse its completion with" % shell)
-            continue
-        with tempfile.NamedTemporaryFile("w", delete=False) as f:
-            f.write(run([oomdoc, "completions", shell]).stdout)
-        r = subprocess.run([shell, flag, f.name], capture_output=True,
-                           text=True)
-        check(r.returncode == 0, "%s does not parse its completion: %s" %
-              (shell, r.stderr[:200]))
-        os.unlink(f.name)
+    # zsh's and fish's: tests/shell_completions.py loads them and
+    # completes in each shell.
 
     # Clustered short options.
     r = run([oomdoc, "-cx", SAMPLE])

@@ -113,11 +113,43 @@ def main():
         if got != (line, end, ts, labels):
             bad.append("line, end_line, timestamp, labels %r, want %r" % (
                 got, (line, end, ts, labels)))
+        # One place for the pod and container: the JSON's host keys are
+        # the labels; the text report's where line and the Markdown
+        # report's first line show them (Markdown in code spans).
+        host = {k: ev["host"][k] for k in ("pod", "namespace", "container")}
+        if host != {k: labels.get(k) for k in host}:
+            bad.append("host %r, not the labels" % host)
+        if labels:
+            text = subprocess.run([oomdoc, "--width", "0", path],
+                                  capture_output=True).stdout.decode()
+            where = [ln for ln in text.splitlines()
+                     if ln.startswith("    where ")]
+            md = subprocess.run([oomdoc, "-f", "markdown", path],
+                                capture_output=True).stdout.decode()
+            first = [ln for ln in md.splitlines() if ln.startswith("In `")]
+            for k, v in labels.items():
+                if not where or v not in where[0]:
+                    bad.append("text: no %s %s in the where line" % (k, v))
+                if not first or ("`%s`" % v) not in first[0]:
+                    bad.append("markdown: no %s `%s` in the first line" %
+                               (k, v))
         if bad:
             fails.append("%s: differs from plain.log in %s" % (
                 name, ", ".join(bad)))
         else:
             passed += 1
+
+    # kubectl's own description of a pod fills the same labels.
+    rc, doc, err = run(oomdoc, "fixtures/stacks/kubectl-describe-oomkilled.log")
+    ev = doc["events"][0] if doc and doc["events"] else None
+    want = {"pod": "llama-ft-worker-0", "container": "trainer",
+            "namespace": "training"}
+    if ev is None or ev["labels"] != want or \
+            {k: ev["host"][k] for k in want} != want:
+        fails.append("kubectl describe: labels %r, host %r, want %r" % (
+            ev and ev["labels"], ev and ev["host"], want))
+    else:
+        passed += 1
 
     # A Fluent Bit record longer than the reader holds (1 MiB): its text
     # goes through as it is, and the message quoted in it is still read.

@@ -13,7 +13,7 @@ libyaml-dev zlib1g-dev libzstd-dev libbz2-dev liblzma-dev libjansson-dev libcmoc
 python3-venv python3-markdown-it python3-linkify-it python3-jsonschema
 python3-prometheus-client cmark-gfm gzip zstd bzip2 xz-utils jq clang
 libclang-rt-14-dev slurm-wlm munge slurmdbd mariadb-server shellcheck chromium
-ripgrep time"
+zsh fish ripgrep time"
 
 missing=""
 for p in $packages; do

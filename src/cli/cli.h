@@ -171,6 +171,8 @@ typedef struct {
 	int width;              /* --width, 0 when not given */
 	const char *fact_args[FC_USER_MAX];     /* each --fact, as given */
 	bool follow;            /* --follow: the one file, as tail -F */
+	bool line_buffered;     /* --line-buffered: each event of the text
+	                         * report as soon as it is complete */
 	const char *snapshot;   /* --snapshot: a memory snapshot, or NULL */
 	bool list_anchors;      /* --list-anchors, printed once the rules
 	                         * (and their recognisers) are loaded */

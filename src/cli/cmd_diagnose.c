@@ -43,7 +43,8 @@ enum {
 	OPT_FACT, OPT_ZSTD_WINDOW_LOG, OPT_RANK, OPT_KIND, OPT_SUMMARY,
 	OPT_WIDTH,
 	OPT_FOLLOW,
-	OPT_SNAPSHOT
+	OPT_SNAPSHOT,
+	OPT_LINE_BUFFERED
 };
 
 static const od_option dg_options[] = {
@@ -71,6 +72,10 @@ static const od_option dg_options[] = {
 	{ .name = "follow", .letter = OPT_FOLLOW,
 	  .help = "read the one FILE as it grows, as tail -F does (rotation "
 	  "and truncation too), until SIGINT or SIGTERM" },
+	{ .name = "line-buffered", .letter = OPT_LINE_BUFFERED,
+	  .help = "write each event of the text report as soon as it is "
+	  "complete, and the count of events at the end (--format jsonl "
+	  "always does)" },
 	{ .name = "max-count", .letter = 'm', .arg = "N",
 	  .help = "keep the first N events of each input" },
 	{ .name = "rank", .letter = OPT_RANK, .arg = "N",
@@ -252,6 +257,9 @@ dg_parse(int argc, char **argv, dg_config *cfg)
 			break;
 		case OPT_FOLLOW:
 			cfg->follow = true;
+			break;
+		case OPT_LINE_BUFFERED:
+			cfg->line_buffered = true;
 			break;
 		case 'm':
 			if ((cfg->max_count = dg_number(optarg, 1)) < 0)
@@ -672,29 +680,146 @@ dg_per_input(const char *label, dg_config *cfg, rl_set *rules,
 	return failures > 0 ? OD_EXIT_FOUND : OD_EXIT_NONE;
 }
 
+/*
+ * --line-buffered: the text report's blocks as the scanner delivers their
+ * events, and what each block said then (a hash of its bytes, 0 when none
+ * was written), so that the end can tell the blocks that later lines
+ * changed (another rank's report of the same failure, torchrun's table
+ * after it, an echo from another input) and write them again.
+ */
+typedef struct {
+	const dg_config *cfg;
+	const rl_set *rules;
+	const od_input *inputs;
+	int ninputs;
+	od_events *set;
+	uint64_t shown[OD_EVENTS_MAX];
+	bool nomem;
+} dg_lines;
+
+/* Event i of set's text block into a memory stream: its bytes in *buf
+ * (the caller frees them) and their FNV-1a hash (never 0), or 0 when
+ * memory ran out. */
+static uint64_t
+dg_block(dg_lines *s, int ninputs, size_t i, char **buf, size_t *len)
+{
+	uint64_t h = 1469598103934665603ULL;
+	FILE *f = open_memstream(buf, len);
+	bool ok;
+	size_t k;
+
+	*buf = NULL;
+	if (f == NULL)
+		return 0;
+	ok = od_report_text_event(f, &s->cfg->report, s->inputs, ninputs,
+	    s->set, i);
+	if (fclose(f) != 0 || !ok) {
+		free(*buf);
+		*buf = NULL;
+		return 0;
+	}
+	for (k = 0; k < *len; k++)
+		h = (h ^ (unsigned char)(*buf)[k]) * 1099511628211ULL;
+	return h != 0 ? h : 1;
+}
+
+/* Each event as the scanner delivers it: its causes, then its block,
+ * flushed.  The heading's count is not known yet: it comes at the end. */
+static void
+dg_line_event(od_event *ev, void *arg)
+{
+	dg_lines *s = arg;
+	size_t i, n = od_events_count(s->set), len;
+	char *buf;
+
+	if (!rl_apply(s->rules, ev, &s->cfg->facts))
+		s->nomem = true;
+	for (i = 0; i < n && od_events_get(s->set, i) != ev; i++)
+		;
+	if (i == n || i >= OD_EVENTS_MAX)
+		return;
+	s->shown[i] = dg_block(s, s->ninputs, i, &buf, &len);
+	if (s->shown[i] == 0) {
+		s->nomem = true;
+		return;
+	}
+	fwrite(buf, 1, len, stdout);
+	fflush(stdout);
+	free(buf);
+}
+
+/*
+ * The end of --line-buffered, once the rules ran on the final events:
+ * each block that reads differently now from what was written when its
+ * event was delivered, again, under a line that says so; then the heading
+ * and the count of events not kept.
+ */
+static bool
+dg_line_end(dg_lines *s, int nread)
+{
+	size_t i, n = od_events_count(s->set), len;
+	char *buf;
+
+	for (i = 0; i < n; i++) {
+		uint64_t h = dg_block(s, nread, i, &buf, &len);
+
+		if (h == 0)
+			return false;
+		if (i < OD_EVENTS_MAX && h != s->shown[i]) {
+			rp_wrapbuf wb;
+			FILE *out = s->shown[i] != 0 ?
+			    rp_wrap_open(&wb, stdout, s->cfg->report.width) :
+			    NULL;
+
+			if (out != NULL) {
+				fprintf(out, "oomdoc: #%zu again, as it stands at "
+				    "the end: what was read after it was "
+				    "written changed it\n", i + 1);
+				rp_wrap_close(&wb);
+			} else if (s->shown[i] != 0) {
+				free(buf);
+				return false;
+			}
+			fwrite(buf, 1, len, stdout);
+		}
+		free(buf);
+	}
+	return od_report_text_end(stdout, &s->cfg->report, s->inputs, nread,
+	    s->set);
+}
+
 /* All inputs into one set, the report of them (or, with -q, only the
- * status).  Returns the exit status (before signals and output errors). */
+ * status; with --line-buffered, each event's block as it is complete).
+ * Returns the exit status (before signals and output errors). */
 static int
 dg_report(const char *label, dg_config *cfg, rl_set *rules, od_scanner *sc,
     od_input *inputs, int ninputs, char **paths)
 {
 	od_events *set = od_events_new();
 	bool failed = false, nomem = false;
+	bool lines = cfg->line_buffered && cfg->mode == DG_REPORT;
+	dg_lines *ls = NULL;
 	od_error err;
 	int i, nread = 0, status;
 	size_t e;
 
-	if (set == NULL) {
+	if (set == NULL || (lines && (ls = calloc(1, sizeof *ls)) == NULL)) {
+		od_events_free(set);
 		cli_say(label, "out of memory");
 		return OD_EXIT_ERROR;
 	}
 	od_events_filter(set, cfg->rank, cfg->kind, cfg->max_count);
+	if (lines) {
+		*ls = (dg_lines){ .cfg = cfg, .rules = rules, .inputs = inputs,
+		    .ninputs = ninputs, .set = set };
+		od_scanner_on_event(sc, dg_line_event, ls);
+	}
 	for (i = 0; i < ninputs && dg_signal == 0 && !nomem; i++) {
 		memset(&err, 0, sizeof err);
 		nread++;
 		if (!(cfg->follow ? cli_follow(sc, paths[i], i, &inputs[i], set,
 		    &dg_signal, &err) : dg_scan(sc, paths != NULL ? paths[i] :
-		    "-", i, &inputs[i], set, false, &err))) {
+		    "-", i, &inputs[i], set, lines, &err))) {
 			cli_error(label, &err);
 			failed = true;
 			/* Out of memory: no report (it would be wrong). */
@@ -708,12 +833,17 @@ dg_report(const char *label, dg_config *cfg, rl_set *rules, od_scanner *sc,
 			cli_say(label, "out of memory");
 			failed = nomem = true;
 		}
+	od_scanner_on_event(sc, NULL, NULL);
 	rl_report_fingerprint(set, cfg->report.fingerprint);
-	if (!nomem && cfg->mode != DG_QUIET &&
+	if (lines && !nomem && (ls->nomem || !dg_line_end(ls, nread))) {
+		cli_say(label, "out of memory");
+		failed = true;
+	} else if (!lines && !nomem && cfg->mode != DG_QUIET &&
 	    !od_report_write(stdout, &cfg->report, inputs, nread, set)) {
 		cli_say(label, "out of memory");
 		failed = true;
 	}
+	free(ls);
 	status = dg_failures(set) > 0 ? OD_EXIT_FOUND : OD_EXIT_NONE;
 	if (od_events_dropped(set) > 0)
 		cli_say(label, "%llu more out-of-memory events were not kept "
@@ -741,11 +871,18 @@ cmd_diagnose(const cli_command *cmd, int argc, char **argv)
 	if (st >= 0)
 		return st;
 
-	if (cfg.snapshot != NULL && cfg.report.format == OD_FORMAT_JSONL &&
-	    cfg.mode == DG_REPORT)
+	/* --line-buffered streams the text report; a document (JSON,
+	 * Markdown, HTML, ...) is whole or not at all. */
+	if (cfg.line_buffered && cfg.mode == DG_REPORT &&
+	    cfg.report.format != OD_FORMAT_TEXT &&
+	    cfg.report.format != OD_FORMAT_JSONL)
+		return cli_usage(NULL, "this format's document is written whole "
+		    "(text and jsonl stream), so it takes no", "--line-buffered");
+	if (cfg.snapshot != NULL && cfg.mode == DG_REPORT &&
+	    (cfg.report.format == OD_FORMAT_JSONL || cfg.line_buffered))
 		return cli_usage(NULL, "--snapshot is joined after the whole log "
-		    "is read, which --format jsonl does not wait for:",
-		    "--snapshot");
+		    "is read, which --format jsonl and --line-buffered do not "
+		    "wait for:", "--snapshot");
 	if (cfg.snapshot != NULL) {
 		dg_snap = od_snapshot_load(cfg.snapshot, NULL, &err);
 		if (dg_snap == NULL) {

@@ -161,12 +161,10 @@ typedef struct {
 	bool has_exit;
 	int64_t exit_code;      /* 137, -9 */
 	char signal[24];        /* "Killed", "Bus error", "SIGKILL" */
-	/* Where the scheduler ran it (recog_scheduler.c): the Slurm job id,
-	 * the Kubernetes pod, its namespace and the container; "" unknown. */
+	/* The Slurm job id (recog_scheduler.c), "" unknown.  The pod, its
+	 * namespace and the container are the event's labels (od_labels),
+	 * which the scheduler's output and the log's records both fill. */
 	char job[32];
-	char pod[64];
-	char namespace[64];
-	char container[64];
 } od_host;
 
 #define OD_FRAMES_MAX 5
@@ -411,9 +409,12 @@ typedef struct {
 	int64_t owner_bytes;
 } od_snapshot_facts;
 /*
- * Where a line came from, as a log shipper's record or a prefix names it
- * (structured.c, prefix.c): the Kubernetes pod, container and namespace,
- * and the host.  "" where nothing says.
+ * Which pod and container, and which host: the one place of the event
+ * for them, filled by a log shipper's record or a prefix of the event's
+ * line (structured.c, prefix.c) and by the scheduler's own output
+ * (kubectl describe and get, recog_scheduler.c), whichever said it first.
+ * The JSON report writes them as "labels" and the pod, namespace and
+ * container also in "host" (report_fields.c).  "" where nothing says.
  */
 #define OD_LABEL_MAX 64
 typedef struct {
@@ -425,6 +426,10 @@ typedef struct {
 
 /* Whether any label is known. */
 bool od_labels_any(const od_labels *l);
+/* Fills to with from's labels: all of them when to has none; else those
+ * to lacks, when the two name the same pod or one names none, so that
+ * the labels of two pods are never mixed. */
+void od_labels_fill(od_labels *to, const od_labels *from);
 
 typedef struct oomdoc_event {
 	od_kind kind;
@@ -712,6 +717,17 @@ void od_escape_html(FILE *out, const char *s, size_t n, bool pre);
  * not written at all: a document with a part missing would still parse,
  * and be wrong; the text report stops after its last complete part). */
 bool od_report_write(FILE *out, const od_report_opts *opts,
+    const od_input *inputs, int ninputs, od_events *set);
+/*
+ * The text report in parts, for --line-buffered: the block of event i of
+ * set as the whole report writes it (numbered i + 1), and the lines that
+ * need the whole run, written at its end: the heading (the count of
+ * events and inputs) and the count of events beyond the limit.  False
+ * when memory ran out.
+ */
+bool od_report_text_event(FILE *out, const od_report_opts *opts,
+    const od_input *inputs, int ninputs, od_events *set, size_t i);
+bool od_report_text_end(FILE *out, const od_report_opts *opts,
     const od_input *inputs, int ninputs, od_events *set);
 /* One event as one line of JSON (the event object of the JSON report),
  * for --format jsonl; inputs names its input.  False when out of memory. */

@@ -493,8 +493,8 @@ ev_near(const od_event *old, const od_event *ev)
 	    EV_DIFF_STR(old->allocator, ev->allocator) ||
 	    EV_DIFF_STR(old->host.process, ev->host.process) ||
 	    EV_DIFF_STR(old->host.job, ev->host.job) ||
-	    EV_DIFF_STR(old->host.pod, ev->host.pod) ||
-	    EV_DIFF_STR(old->host.container, ev->host.container))
+	    EV_DIFF_STR(old->labels.pod, ev->labels.pod) ||
+	    EV_DIFF_STR(old->labels.container, ev->labels.container))
 		return false;
 	return !EV_DIFF(a->requested, b->requested) &&
 	    !EV_DIFF(a->total, b->total) && !EV_DIFF(a->free, b->free) &&
@@ -560,17 +560,13 @@ ev_absorb(od_event *old, od_event *ev)
 	EV_FILL_STR(host.process);
 	EV_FILL_STR(host.signal);
 	EV_FILL_STR(host.job);
-	EV_FILL_STR(host.pod);
-	EV_FILL_STR(host.namespace);
-	EV_FILL_STR(host.container);
 	EV_FILL_STR(error);
 	EV_FILL_STR(tensor_shape);
 	EV_FILL_STR(dtype);
 	EV_FILL_STR(allocator);
 	EV_FILL_STR(exception);
 	EV_FILL_STR(timestamp);
-	if (!od_labels_any(&old->labels))
-		old->labels = ev->labels;
+	od_labels_fill(&old->labels, &ev->labels);
 	if (ev->end_line > old->end_line)
 		old->end_line = ev->end_line;
 }
@@ -963,8 +959,7 @@ od_events_add(od_events *set, od_event *ev)
 		if (old->timestamp[0] == '\0')
 			memcpy(old->timestamp, ev->timestamp,
 			    sizeof old->timestamp);
-		if (!od_labels_any(&old->labels))
-			old->labels = ev->labels;
+		od_labels_fill(&old->labels, &ev->labels);
 		ev_remember(set, old, ev);
 		od_event_clear(ev);
 		return;

@@ -642,7 +642,9 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 	t = x->text->text;
 	if (rank >= 0 && ev->rank < 0)
 		ev->rank = rank;
-	ev->labels = labels;
+	/* The line's record or prefix, where the message itself (kubectl's
+	 * description of a pod) named none. */
+	od_labels_fill(&ev->labels, &labels);
 	if (ev->kind == OD_KIND_UNRECOGNISED && !ev->fatal &&
 	    ex_prefix_failure(w->buf + w->line_start, content - w->line_start))
 		ev->fatal = true;

@@ -578,9 +578,9 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 		return true;
 	case FC_HOST_SIGNAL: return fc_str(out, ev->host.signal);
 	case FC_HOST_JOB: return fc_str(out, ev->host.job);
-	case FC_HOST_POD: return fc_str(out, ev->host.pod);
-	case FC_HOST_NAMESPACE: return fc_str(out, ev->host.namespace);
-	case FC_HOST_CONTAINER: return fc_str(out, ev->host.container);
+	case FC_HOST_POD: return fc_str(out, ev->labels.pod);
+	case FC_HOST_NAMESPACE: return fc_str(out, ev->labels.namespace_);
+	case FC_HOST_CONTAINER: return fc_str(out, ev->labels.container);
 	case FC_KIND: return fc_str(out, od_kind_name(ev->kind));
 	case FC_FRAMEWORK: return fc_str(out, ev->framework);
 	case FC_FORMAT: return fc_str(out, od_layout_name(ev->layout));

@@ -14,7 +14,7 @@
  * "BZh" and a block's magic is bzip2 (several streams, as pbzip2 and
  * lbzip2 write them, likewise), fd "7zXZ" 00 is xz (several streams and
  * their padding, as xz --decompress reads them: liblzma's
- * LZMA_CONCATENATED).  The formats that are not read (lzip, lz4, zip,
+ * LZMA_CONCATENATED).  The formats that are not read (lzip, lz4, lzop, zip,
  * 7-Zip, compress) are an error that names them, not text; anything else
  * is read as it is.
  *
@@ -246,8 +246,11 @@ in_xz_magic(const unsigned char *p, size_t n)
 
 /*
  * The compressed formats that are not read, by their magic (each format's
- * specification: lzip's "LZIP", the LZ4 frame format 1.6, PKZIP's local file header and
- * empty archive, 7-Zip's signature header, compress(1)'s 1f 9d).
+ * specification: lzip's "LZIP", the LZ4 frame format 1.6 (its frame and
+ * its legacy frame, 0x184C2102, which lz4 -l and the Linux kernel write),
+ * lzop's nine bytes (lzop_magic in lzop 1.04's src/lzop.c), PKZIP's local
+ * file header and empty archive, 7-Zip's signature header, compress(1)'s
+ * 1f 9d).
  */
 static const struct {
 	const char *magic;
@@ -258,6 +261,10 @@ static const struct {
 	{ .magic = "LZIP", .len = 4, .name = "lzip", .tool = "lzip -dc" },
 	{ .magic = "\x04\x22\x4d\x18", .len = 4, .name = "lz4",
 	  .tool = "lz4 -dc" },
+	{ .magic = "\x02\x21\x4c\x18", .len = 4, .name = "lz4 (legacy)",
+	  .tool = "lz4 -dc" },
+	{ .magic = "\x89" "LZO\0\r\n\x1a\n", .len = 9, .name = "lzop",
+	  .tool = "lzop -dc" },
 	{ .magic = "PK\x03\x04", .len = 4, .name = "zip", .tool = "unzip -p" },
 	{ .magic = "PK\x05\x06", .len = 4, .name = "zip", .tool = "unzip -p" },
 	{ .magic = "7z\xbc\xaf\x27\x1c", .len = 6, .name = "7-Zip",

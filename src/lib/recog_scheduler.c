@@ -50,8 +50,8 @@
  * seff's Memory Utilized), host.limit the memory Slurm granted (ReqMem
  * per node, or per CPU times AllocCPUS; seff's allocated memory), the
  * exit code Slurm's (the part before ':' of ExitCode), error the state,
- * host.job the job id; for Kubernetes host.pod, host.namespace and
- * host.container.
+ * host.job the job id; for Kubernetes the labels' pod, namespace and
+ * container (od_labels, which a record of the log may fill too).
  */
 #define _GNU_SOURCE             /* memmem */
 #include <stdlib.h>
@@ -634,8 +634,8 @@ sc_k8s_fill(const char *t, size_t tlen, size_t ls, od_event *ev, size_t *me)
 				ev->host.has_exit = q != num && *q == '\0';
 			}
 			if (in < rin && sc_key_is(t, ka, kb, "name")) {
-				sc_copy(ev->host.container,
-				    sizeof ev->host.container, t, va, vb);
+				sc_copy(ev->labels.container,
+				    sizeof ev->labels.container, t, va, vb);
 				*me = e;
 				break;
 			}
@@ -807,12 +807,12 @@ sc_before_object(const char *buf, size_t len, od_event *ev)
 			if (child_in == 0)
 				child_in = in;
 			if (in == child_in && sc_key_is(buf, ka, kb, "name"))
-				sc_copy(ev->host.pod, sizeof ev->host.pod, buf,
+				sc_copy(ev->labels.pod, sizeof ev->labels.pod, buf,
 				    va, vb);
 			else if (in == child_in &&
 			    sc_key_is(buf, ka, kb, "namespace"))
-				sc_copy(ev->host.namespace,
-				    sizeof ev->host.namespace, buf, va, vb);
+				sc_copy(ev->labels.namespace_,
+				    sizeof ev->labels.namespace_, buf, va, vb);
 		}
 		/* The container's entry ends at the next entry or a key
 		 * less indented. */
@@ -823,10 +823,10 @@ sc_before_object(const char *buf, size_t len, od_event *ev)
 			in_lim = false;
 		if (meta == 2 && ev->host.limit < 0 && !in_ctr &&
 		    sc_key_is(buf, ka, kb, "name")) {
-			char v[sizeof ev->host.container];
+			char v[sizeof ev->labels.container];
 
 			sc_copy(v, sizeof v, buf, va, vb);
-			if (strcmp(v, ev->host.container) == 0) {
+			if (strcmp(v, ev->labels.container) == 0) {
 				in_ctr = true;
 				ctr_in = in;
 			}
@@ -878,9 +878,9 @@ sc_before_describe(const char *buf, size_t len, od_event *ev)
 		size_t e = sc_eol(buf, len, at);
 
 		if (sc_prefix(buf, at, e, "Name:") && e > at + 5)
-			sc_copy(ev->host.pod, sizeof ev->host.pod, buf, at + 5, e);
+			sc_copy(ev->labels.pod, sizeof ev->labels.pod, buf, at + 5, e);
 		else if (sc_prefix(buf, at, e, "Namespace:") && e > at + 10)
-			sc_copy(ev->host.namespace, sizeof ev->host.namespace,
+			sc_copy(ev->labels.namespace_, sizeof ev->labels.namespace_,
 			    buf, at + 10, e);
 		else if (sc_is(buf, at, e, "Containers:") ||
 		    sc_is(buf, at, e, "Init Containers:"))
@@ -888,7 +888,7 @@ sc_before_describe(const char *buf, size_t len, od_event *ev)
 		else if (in_ctrs && e > at + 3 && buf[at] == ' ' &&
 		    buf[at + 1] == ' ' && buf[at + 2] != ' ' &&
 		    buf[e - 1 - (buf[e - 1] == '\r')] == ':')
-			sc_copy(ev->host.container, sizeof ev->host.container,
+			sc_copy(ev->labels.container, sizeof ev->labels.container,
 			    buf, at + 2, e - 1 - (buf[e - 1] == '\r'));
 		else if (e > at && buf[at] != ' ')
 			in_ctrs = false;
@@ -920,8 +920,8 @@ sc_before_status_name(const char *buf, size_t len, od_event *ev)
 			}
 			if (in_status && in == item_in &&
 			    sc_key_is(buf, ka, kb, "name"))
-				sc_copy(ev->host.container,
-				    sizeof ev->host.container, buf, va, vb);
+				sc_copy(ev->labels.container,
+				    sizeof ev->labels.container, buf, va, vb);
 		}
 		at = e + 1;
 	}
@@ -1079,8 +1079,8 @@ sc_before_sacct_json(const char *buf, size_t len, od_event *ev)
 void
 sc_before(const char *buf, size_t len, od_event *ev)
 {
-	char pod[sizeof ev->host.pod], ns[sizeof ev->host.namespace];
-	char ctr[sizeof ev->host.container];
+	char pod[sizeof ev->labels.pod], ns[sizeof ev->labels.namespace_];
+	char ctr[sizeof ev->labels.container];
 
 	if (ev->kind == OD_KIND_SLURM_OOM && ev->message != NULL &&
 	    strncmp(ev->message, "\"state\":", 8) == 0) {
@@ -1089,9 +1089,9 @@ sc_before(const char *buf, size_t len, od_event *ev)
 	}
 	if (ev->kind != OD_KIND_K8S_OOMKILLED)
 		return;
-	memcpy(pod, ev->host.pod, sizeof pod);
-	memcpy(ns, ev->host.namespace, sizeof ns);
-	memcpy(ctr, ev->host.container, sizeof ctr);
+	memcpy(pod, ev->labels.pod, sizeof pod);
+	memcpy(ns, ev->labels.namespace_, sizeof ns);
+	memcpy(ctr, ev->labels.container, sizeof ctr);
 	if (ev->message != NULL && (strncmp(ev->message, "reason:", 7) == 0 ||
 	    strncmp(ev->message, "\"reason\":", 9) == 0)) {
 		/* A pod object (SC_K8S_OBJ). */
@@ -1103,8 +1103,8 @@ sc_before(const char *buf, size_t len, od_event *ev)
 	sc_before_describe(buf, len, ev);
 	/* A container name needs a pod around it, or it is some other
 	 * output's indented line. */
-	if (ev->host.pod[0] == '\0') {
-		memcpy(ev->host.container, ctr, sizeof ctr);
-		memcpy(ev->host.namespace, ns, sizeof ns);
+	if (ev->labels.pod[0] == '\0') {
+		memcpy(ev->labels.container, ctr, sizeof ctr);
+		memcpy(ev->labels.namespace_, ns, sizeof ns);
 	}
 }

@@ -149,65 +149,73 @@ rp_bar_parts(const od_event *ev, od_account *a, int64_t *part,
  * past the bar's end did not fit.
  */
 void
-rp_bar(FILE *out, const od_event *ev, const char *indent, bool color)
+rp_bar(FILE *out, const od_event *ev, const char *indent, bool color,
+    int n)
 {
 	const od_memory *m = &ev->mem;
 	od_account a;
 	int64_t part[OD_PART_COUNT], known, sum;
 	double want[OD_PART_COUNT];
-	int cells[OD_PART_COUNT], used = 0, target, i, k, big, free_at = -1;
+	int cell[OD_PART_COUNT], used = 0, target, i, k, big, free_at = -1;
 	char bar[RP_BAR_WIDTH + 1];
 
 	if (!rp_bar_parts(ev, &a, part, &known, &sum))
 		return;
-	target = (int)((double)known / (double)sum * RP_BAR_WIDTH + 0.5);
+	n = n < RP_BAR_CELLS_MIN ? RP_BAR_CELLS_MIN : n > RP_BAR_WIDTH ?
+	    RP_BAR_WIDTH : n;
+	target = (int)((double)known / (double)sum * n + 0.5);
 	for (i = 0; i < OD_PART_COUNT; i++) {
 		k = rp_order[i];
-		want[k] = (double)part[k] / (double)sum * RP_BAR_WIDTH;
-		cells[k] = (int)want[k];
-		if (cells[k] == 0 && part[k] > 0)
-			cells[k] = 1;
-		want[k] -= cells[k];
-		used += cells[k];
+		want[k] = (double)part[k] / (double)sum * n;
+		cell[k] = (int)want[k];
+		if (cell[k] == 0 && part[k] > 0)
+			cell[k] = 1;
+		want[k] -= cell[k];
+		used += cell[k];
 	}
 	while (used < target) {
 		for (big = 0, k = 1; k < OD_PART_COUNT; k++)
 			if (want[k] > want[big])
 				big = k;
-		cells[big]++;
+		cell[big]++;
 		want[big] -= 1.0;
 		used++;
 	}
 	while (used > target) {
 		for (big = 0, k = 1; k < OD_PART_COUNT; k++)
-			if (cells[k] > cells[big])
+			if (cell[k] > cell[big])
 				big = k;
-		cells[big]--;
+		cell[big]--;
 		used--;
 	}
 	for (used = 0, i = 0; i < OD_PART_COUNT; i++) {
 		k = rp_order[i];
-		if (k == OD_PART_FREE && cells[k] > 0)
+		if (k == OD_PART_FREE && cell[k] > 0)
 			free_at = used;
-		for (int c = 0; c < cells[k]; c++)
+		for (int c = 0; c < cell[k]; c++)
 			bar[used++] = rp_marks[k];
 	}
-	while (used < RP_BAR_WIDTH)
+	while (used < n)
 		bar[used++] = ' ';
 	bar[used] = '\0';
 	fprintf(out, "%s[", indent);
-	rp_marks_out(out, bar, RP_BAR_WIDTH, color);
+	rp_marks_out(out, bar, (size_t)n, color);
 	fputs("]\n", out);
 	if (m->requested > 0) {
-		int w = (int)((double)m->requested / (double)sum * RP_BAR_WIDTH +
+		int w = (int)((double)m->requested / (double)sum * n +
 		    0.5), at = free_at >= 0 ? free_at : target, past;
 
 		w = w < 1 ? 1 : w;
-		past = at + w > RP_BAR_WIDTH ? at + w - RP_BAR_WIDTH : 0;
-		memset(bar, ' ', RP_BAR_WIDTH);
+		/* A request larger than the free memory runs past it, however
+		 * the two round to cells. */
+		if (free_at >= 0 && m->requested > part[OD_PART_FREE] &&
+		    w <= cell[OD_PART_FREE])
+			w = cell[OD_PART_FREE] + 1;
+		past = at + w > n ? at + w - n : 0;
+		memset(bar, ' ', (size_t)n);
 		memset(bar + at, '=', (size_t)(w - past));
 		fprintf(out, "%s[", indent);
-		rp_marks_out(out, bar, RP_BAR_WIDTH, color);
+		rp_marks_out(out, bar, (size_t)n, color);
 		fputc(']', out);
 		rp_marks_out(out, "==========", (size_t)(past < 10 ? past : 10),
 		    color);

@@ -106,11 +106,14 @@ int rp_figures(const od_event *ev, rp_figure *rows);
  */
 bool rp_bar_parts(const od_event *ev, od_account *a, int64_t *part,
     int64_t *known, int64_t *sum);
-/* The memory account (account.c) as a bar of RP_BAR_WIDTH cells, the
- * request below it, and the legend of every part with how it was known,
- * each line after indent; nothing without a capacity.  With color, each
- * part's marks in a colour of their own (SGR sequences). */
-void rp_bar(FILE *out, const od_event *ev, const char *indent, bool color);
+/* The memory account (account.c) as a bar of cells cells (RP_BAR_CELLS_MIN
+ * to RP_BAR_WIDTH; others are taken as the nearest), the request below it,
+ * and the legend of every part with how it was known, each line after
+ * indent; nothing without a capacity.  With color, each part's marks in a
+ * colour of their own (SGR sequences). */
+#define RP_BAR_CELLS_MIN 10
+void rp_bar(FILE *out, const od_event *ev, const char *indent, bool color,
+    int cells);
 
 /* The SGR colour of a confidence ("high" green, "medium" yellow, "low"
  * red), for the text report. */

@@ -835,9 +835,10 @@ static const od_json_field jf_host[] = {
 	  .set = jf_exit_set },
 	JF_CHARS("signal", host.signal),
 	JF_CHARS("job", host.job),
-	JF_CHARS("pod", host.pod),
-	JF_CHARS("namespace", host.namespace),
-	JF_CHARS("container", host.container),
+	/* The event's labels (od_labels), also under "labels". */
+	JF_CHARS("pod", labels.pod),
+	JF_CHARS("namespace", labels.namespace_),
+	JF_CHARS("container", labels.container),
 	{ .type = OD_JSON_END },
 };
 

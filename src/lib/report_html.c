@@ -782,6 +782,7 @@ ht_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
     int ninputs, const od_event *first, size_t nfirst)
 {
 	const od_host *h = &ev->host;
+	const od_labels *l = &ev->labels;
 	int i;
 
 	fprintf(out, "<section class=\"event\" id=\"event-%zu\">\n<h2>#%zu "
@@ -803,18 +804,28 @@ ht_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
 		ht_text(out, h->job);
 		fputs("</span>", out);
 	}
-	if (h->pod[0] != '\0') {
+	/* The scheduler's or the line's record's (od_labels). */
+	if (l->pod[0] != '\0') {
 		fputs(", pod <span class=\"log\">", out);
-		if (h->namespace[0] != '\0') {
-			ht_text(out, h->namespace);
+		if (l->namespace_[0] != '\0') {
+			ht_text(out, l->namespace_);
 			fputc('/', out);
 		}
-		ht_text(out, h->pod);
+		ht_text(out, l->pod);
+		fputs("</span>", out);
+	} else if (l->namespace_[0] != '\0') {
+		fputs(", namespace <span class=\"log\">", out);
+		ht_text(out, l->namespace_);
 		fputs("</span>", out);
 	}
-	if (h->container[0] != '\0') {
+	if (l->container[0] != '\0') {
 		fputs(", container <span class=\"log\">", out);
-		ht_text(out, h->container);
+		ht_text(out, l->container);
+		fputs("</span>", out);
+	}
+	if (l->host[0] != '\0') {
+		fputs(", host <span class=\"log\">", out);
+		ht_text(out, l->host);
 		fputs("</span>", out);
 	}
 	fputs("</dd>\n", out);

@@ -363,17 +363,24 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
 		fputs(", job ", out);
 		rp_md_code(out, ev->host.job);
 	}
-	if (ev->host.pod[0] != '\0') {
+	/* Which pod, container and host: the scheduler's or the line's
+	 * record's (od_labels), in code spans, as all text from the log. */
+	if (ev->labels.pod[0] != '\0') {
 		fputs(", pod ", out);
-		rp_md_code(out, ev->host.pod);
+		rp_md_code(out, ev->labels.pod);
 	}
-	if (ev->host.namespace[0] != '\0') {
-		fputs(" in namespace ", out);
-		rp_md_code(out, ev->host.namespace);
+	if (ev->labels.namespace_[0] != '\0') {
+		fputs(ev->labels.pod[0] != '\0' ? " in namespace " :
+		    ", namespace ", out);
+		rp_md_code(out, ev->labels.namespace_);
 	}
-	if (ev->host.container[0] != '\0') {
+	if (ev->labels.container[0] != '\0') {
 		fputs(", container ", out);
-		rp_md_code(out, ev->host.container);
+		rp_md_code(out, ev->labels.container);
+	}
+	if (ev->labels.host[0] != '\0') {
+		fputs(", host ", out);
+		rp_md_code(out, ev->labels.host);
 	}
 	if (ev->step >= 0)
 		fprintf(out, ", step %lld", (long long)ev->step);
@@ -416,7 +423,7 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
 	rp_md_per_rank(out, ev, inputs);
 	if (m->total > 0) {
 		fputs("```text\n", out);
-		rp_bar(out, ev, "", false);
+		rp_bar(out, ev, "", false, RP_BAR_WIDTH);
 		fputs("```\n\n", out);
 	}
 	rp_md_details_end(out);

@@ -268,32 +268,6 @@ rp_text_cell(FILE *out, int64_t v)
 }
 
 
-/* The labels of the record or prefix the event's line came with, after
- * the rank: ", pod NAME, container NAME, namespace NAME, host NAME". */
-static void
-rp_text_labels(FILE *out, const od_labels *l)
-{
-	static const struct {
-		const char *name;
-		size_t at;
-	} keys[] = {
-		{ .name = "pod", .at = offsetof(od_labels, pod) },
-		{ .name = "container", .at = offsetof(od_labels, container) },
-		{ .name = "namespace", .at = offsetof(od_labels, namespace_) },
-		{ .name = "host", .at = offsetof(od_labels, host) },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-		const char *v = (const char *)l + keys[i].at;
-
-		if (v[0] == '\0')
-			continue;
-		fprintf(out, ", %s ", keys[i].name);
-		od_escape_text(out, v, strlen(v), "");
-	}
-}
-
 /*
  * Where the event stands in the run's story: the first failure, or a
  * report that follows from it (first is the first failure, number nfirst,
@@ -488,28 +462,39 @@ rp_text_message(FILE *out, const od_report_opts *o, const od_event *ev)
 		fputs(ev->message_cut ? " [...]\n" : "\n", out);
 }
 
-/* Where the scheduler ran it: ", job N", ", pod NS/P, container C". */
+/*
+ * Where the job ran, after the rank: ", job N, pod NS/P, container C,
+ * host H", from the scheduler's output and the labels of the line's
+ * record or prefix alike (od_labels): only what is known.
+ */
 static void
 rp_text_sched(FILE *out, const od_event *ev)
 {
-	const od_host *h = &ev->host;
+	const od_labels *l = &ev->labels;
 
-	if (h->job[0] != '\0') {
+	if (ev->host.job[0] != '\0') {
 		fputs(", job ", out);
-		od_escape_text(out, h->job, strlen(h->job), "");
+		od_escape_text(out, ev->host.job, strlen(ev->host.job), "");
 	}
-	if (h->pod[0] != '\0') {
+	if (l->pod[0] != '\0') {
 		fputs(", pod ", out);
-		if (h->namespace[0] != '\0') {
-			od_escape_text(out, h->namespace, strlen(h->namespace),
+		if (l->namespace_[0] != '\0') {
+			od_escape_text(out, l->namespace_, strlen(l->namespace_),
 			    "");
 			fputc('/', out);
 		}
-		od_escape_text(out, h->pod, strlen(h->pod), "");
+		od_escape_text(out, l->pod, strlen(l->pod), "");
+	} else if (l->namespace_[0] != '\0') {
+		fputs(", namespace ", out);
+		od_escape_text(out, l->namespace_, strlen(l->namespace_), "");
 	}
-	if (h->container[0] != '\0') {
+	if (l->container[0] != '\0') {
 		fputs(", container ", out);
-		od_escape_text(out, h->container, strlen(h->container), "");
+		od_escape_text(out, l->container, strlen(l->container), "");
+	}
+	if (l->host[0] != '\0') {
+		fputs(", host ", out);
+		od_escape_text(out, l->host, strlen(l->host), "");
 	}
 }
 
@@ -575,7 +560,6 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	if (ev->device >= 0)
 		fprintf(out, ", GPU %d", ev->device);
 	rp_text_sched(out, ev);
-	rp_text_labels(out, &ev->labels);
 	fputc('\n', out);
 	rp_text_context(out, o, ev);
 	rp_text_facts(out, o);
@@ -667,32 +651,35 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	if (m->procs_dropped > 0)
 		fprintf(out, "      (%d more processes not listed)\n",
 		    m->procs_dropped);
-	rp_bar(out, ev, "    ", o->color);
+	/* The bar, the brackets and what of the request runs past it (up
+	 * to 11 columns) within the report's width, up to RP_BAR_WIDTH. */
+	rp_bar(out, ev, "    ", o->color, o->width > 0 ? o->width - 17 :
+	    RP_BAR_WIDTH);
 	rp_text_snapshot(out, ev);
 	rp_text_readings(out, o, ev);
 	rp_text_causes(out, o, ev);
 	fputc('\n', out);
 }
 
-bool
-rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
-    int ninputs, od_events *set)
+/*
+ * The heading, "oomdoc: N out-of-memory events found in X", and after it
+ * a blank line when the events follow it (!at_end).  Nothing when no
+ * input could be read: the errors said it all, and an input that could
+ * not be read is never one with no OOM.
+ */
+static bool
+rp_text_heading(FILE *real, const od_report_opts *o, const od_input *inputs,
+    int ninputs, od_events *set, bool at_end)
 {
-	size_t i, n = od_events_count(set), nfirst = 0;
-	uint64_t dropped = od_events_dropped(set);
-	const od_event *first;
+	size_t n = od_events_count(set);
 	rp_wrapbuf wb;
-	FILE *real = out;
+	FILE *out;
 	int k, nread = 0;
 
 	for (k = 0; k < ninputs; k++)
 		nread += !inputs[k].failed;
-	/* An input that could not be read is never one with no OOM: with
-	 * nothing found and nothing read, the errors said it all. */
 	if (n == 0 && nread == 0)
 		return true;
-	/* Each part is wrapped as it is complete: the heading, then each
-	 * event, so that a long report starts at once. */
 	if ((out = rp_wrap_open(&wb, real, o->width)) == NULL)
 		return false;
 	if (n == 0 && nread < ninputs) {
@@ -715,20 +702,69 @@ rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
 	} else {
 		fprintf(out, " in %d inputs", ninputs);
 	}
-	fputs(n == 0 ? "\n" : "\n\n", out);
+	fputs(n == 0 || at_end ? "\n" : "\n\n", out);
 	rp_wrap_close(&wb);
-	first = rp_first_failure(set, &nfirst);
-	for (i = 0; i < n; i++) {
-		if ((out = rp_wrap_open(&wb, real, o->width)) == NULL)
-			return false;
-		rp_text_event(out, o, i + 1, od_events_get(set, i), inputs,
-		    ninputs, first, nfirst + 1);
-		rp_wrap_close(&wb);
-	}
+	return true;
+}
+
+/* The count of the events beyond the limit, when there are any. */
+static void
+rp_text_dropped(FILE *out, od_events *set)
+{
+	uint64_t dropped = od_events_dropped(set);
+
 	if (dropped > 0)
-		fprintf(real, "%llu more events were not kept (the limit is %d "
+		fprintf(out, "%llu more events were not kept (the limit is %d "
 		    "distinct events)\n", (unsigned long long)dropped,
 		    OD_EVENTS_MAX);
+}
+
+bool
+od_report_text_event(FILE *real, const od_report_opts *o,
+    const od_input *inputs, int ninputs, od_events *set, size_t i)
+{
+	size_t nfirst = 0;
+	const od_event *first = rp_first_failure(set, &nfirst);
+	rp_wrapbuf wb;
+	FILE *out;
+
+	if (i >= od_events_count(set))
+		return true;
+	/* Each event is wrapped as it is complete, so that a long report
+	 * starts at once. */
+	if ((out = rp_wrap_open(&wb, real, o->width)) == NULL)
+		return false;
+	rp_text_event(out, o, i + 1, od_events_get(set, i), inputs, ninputs,
+	    first, nfirst + 1);
+	rp_wrap_close(&wb);
+	return true;
+}
+
+bool
+od_report_text_end(FILE *out, const od_report_opts *o,
+    const od_input *inputs, int ninputs, od_events *set)
+{
+	if (!rp_text_heading(out, o, inputs, ninputs, set, true))
+		return false;
+	rp_text_dropped(out, set);
+	return true;
+}
+
+bool
+rp_text(FILE *out, const od_report_opts *o, const od_input *inputs,
+    int ninputs, od_events *set)
+{
+	size_t i, n = od_events_count(set);
+
+	if (!rp_text_heading(out, o, inputs, ninputs, set, false))
+		return false;
+	/* With nothing found, the heading says it all. */
+	if (n == 0)
+		return true;
+	for (i = 0; i < n; i++)
+		if (!od_report_text_event(out, o, inputs, ninputs, set, i))
+			return false;
+	rp_text_dropped(out, set);
 	return true;
 }
 

@@ -125,6 +125,26 @@ od_labels_any(const od_labels *l)
 	    l->namespace_[0] != '\0' || l->host[0] != '\0';
 }
 
+void
+od_labels_fill(od_labels *to, const od_labels *from)
+{
+	if (!od_labels_any(to)) {
+		*to = *from;
+		return;
+	}
+	if (to->pod[0] != '\0' && from->pod[0] != '\0' &&
+	    strcmp(to->pod, from->pod) != 0)
+		return;
+	if (to->pod[0] == '\0')
+		memcpy(to->pod, from->pod, sizeof to->pod);
+	if (to->namespace_[0] == '\0')
+		memcpy(to->namespace_, from->namespace_, sizeof to->namespace_);
+	if (to->container[0] == '\0')
+		memcpy(to->container, from->container, sizeof to->container);
+	if (to->host[0] == '\0')
+		memcpy(to->host, from->host, sizeof to->host);
+}
+
 sl_reader *
 sl_new(void)
 {
