@@ -517,6 +517,10 @@ void od_size_format(int64_t bytes, char *buf, size_t len);
 
 const char *od_kind_name(od_kind kind);
 const char *od_kind_title(od_kind kind);
+/* The title of one event: its kind's, or where the kind's title says more
+ * than the event shows (a library status that is only often memory), a
+ * title that says no more than that. */
+const char *od_event_title(const od_event *ev);
 const char *od_kind_framework(od_kind kind);
 const char *od_confidence_name(od_confidence c);
 const char *od_layout_name(od_layout fmt);
