@@ -24,6 +24,7 @@ enum {
 	/* The memory readings of trainers and tools (see cx_patterns). */
 	CX_MEM_DS, CX_MEM_MEGATRON, CX_MEM_TITAN, CX_MEM_MM, CX_MEM_HF,
 	CX_MEM_ACCEL, CX_SMI_HEAD, CX_SMI_ROW, CX_DMON, CX_SUMMARY, CX_VLLM,
+	CX_LOADER,
 	/* What follows a failure in a distributed run. */
 	CX_AFTER,
 	/* Patterns read from the text before an event, or inside a line
@@ -147,6 +148,11 @@ static const char *const cx_patterns[CX_COUNT] = {
 	 * which vLLM's FlexibleArgumentParser takes too); and what fits by
 	 * the failure's own count, V1's "the estimated maximum model length
 	 * is 12288" and V0's "... that can be stored in KV cache (23648)". */
+	/* PyTorch's DataLoader: its name (also in its worker errors,
+	 * torch/utils/data/_utils/signal_handling.py), its num_workers
+	 * setting, or a frame of torch/utils/data in a traceback.  Only that
+	 * lets a report speak of data-loading workers for a host kill. */
+	[CX_LOADER] = "DataLoader|num_workers|torch[/\\\\]utils[/\\\\]data[/\\\\]",
 	[CX_VLLM] = "Model loading took (\\d{1,6}(?:\\.\\d{1,6})?) GiB|Loading model "
 	    "weights took (\\d{1,6}(?:\\.\\d{1,6})?) GB|Available KV cache memory: "
 	    "(\\d{1,6}(?:\\.\\d{1,6})?) GiB|reserved for KV Cache is "
@@ -255,6 +261,10 @@ static const cx_anchor cx_anchor_list[] = {
 	{ "cudaMalloc retries:", CX_SUMMARY, false, false },
 	{ "| Non-releasable memory |", CX_SUMMARY, false, false },
 	{ "| Allocated memory ", CX_SUMMARY, false, false },
+	{ "DataLoader", CX_LOADER, true, false },
+	{ "num_workers", CX_LOADER, true, false },
+	{ "torch/utils/data/", CX_LOADER, true, false },
+	{ "torch\\utils\\data\\", CX_LOADER, true, false },
 	{ "Model loading took ", CX_VLLM, false, false },
 	{ "Loading model weights took ", CX_VLLM, false, false },
 	{ "Available KV cache memory: ", CX_VLLM, false, false },
@@ -338,7 +348,7 @@ cx_reset(od_logctx *st)
 {
 	memset(st, 0, sizeof *st);
 	st->batch_size = st->accum_steps = st->seq_len = -1;
-	st->grad_ckpt = -1;
+	st->grad_ckpt = st->dataloader = -1;
 	st->mem_first = st->mem_last = st->mem_max = -1;
 	st->smi_used_col = st->smi_index_col = -1;
 	st->series_device = -1;
@@ -875,6 +885,9 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
 			cx_reading(st, OD_READING_ALLOCATED, cx_bytes(g, n, g2, n2),
 			    -1, -1, lineno);
 		}
+		break;
+	case CX_LOADER:
+		st->dataloader = 1;
 		break;
 	case CX_VLLM: {
 		size_t at = 0;

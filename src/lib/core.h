@@ -227,6 +227,7 @@ typedef struct {
 	int64_t seq_len;
 	char precision[16];     /* "bf16", "fp16", "fp32" */
 	int grad_ckpt;          /* -1 unknown, 0 off, 1 on */
+	int dataloader;         /* 1: PyTorch's DataLoader named, -1 unknown */
 	int64_t mem_first;      /* memory readings of the metric lines */
 	int64_t mem_last;
 	int64_t mem_max;
