@@ -264,6 +264,10 @@ typedef struct {
 	int64_t memcg_usage;    /* the kernel's "memory: usage N, limit M" */
 	int64_t memcg_limit;
 	uint64_t memcg_line;    /* where it was, for the kill just after */
+	/* TensorFlow's BFC Stats block (Limit, InUse, MaxInUse) and where
+	 * its last line was, for the OOM error just after its dump. */
+	int64_t bfc_limit, bfc_inuse, bfc_peak;
+	uint64_t bfc_line;
 	bool ecc;               /* an uncorrectable ECC error was reported */
 	char gpu_model[24];     /* the NVIDIA model the log names: "A100" */
 	char visible_devices[256];      /* CUDA_VISIBLE_DEVICES: "2,3", "" */
