@@ -262,10 +262,13 @@ sk_size(const char *suffix, const char *p, size_t n, int64_t *out)
 		return true;
 	}
 	if (strcmp(suffix, "bin") == 0) {
-		/* A unit written "GB" that means GiB (old MPS messages). */
+		/* A unit written "GB" that means GiB (old MPS messages;
+		 * Paddle's HumanReadableSize, which also writes "kB"). */
 		if (n + 2 > sizeof buf)
 			return false;
 		memcpy(buf, p, n);
+		if (n >= 2 && buf[n - 1] == 'B' && buf[n - 2] == 'k')
+			buf[n - 2] = 'K';
 		if (n >= 2 && buf[n - 1] == 'B' && strchr("KMGT", buf[n - 2]) &&
 		    buf[n - 2] != '\0') {
 			buf[n - 1] = 'i';
