@@ -638,13 +638,20 @@ sc_seams(od_scanner *sc, const char *buf, size_t from, size_t cut,
 	char seam[256];
 	size_t side = sc->overlap < 127 ? sc->overlap : 127;
 	const char *nl = buf + from;
+	size_t next_ls = SIZE_MAX;      /* the start of the line after a break */
 
 	while ((nl = memchr(nl, '\n', (size_t)(buf + cut - nl))) != NULL) {
 		size_t at = (size_t)(nl - buf), ls = at, before, after = 0;
 
 		nl++;
-		while (ls > 0 && at - ls <= 200 && buf[ls - 1] != '\n')
-			ls--;
+		/* The first line's start is looked back for, at most 201
+		 * bytes; the others start after the break before them. */
+		if (next_ls != SIZE_MAX)
+			ls = next_ls;
+		else
+			while (ls > 0 && at - ls <= 200 && buf[ls - 1] != '\n')
+				ls--;
+		next_ls = at + 1;
 		if ((ls > 0 && buf[ls - 1] != '\n') ||
 		    !sc_console_width(at - ls) || at + 1 >= to)
 			continue;
