@@ -36,6 +36,21 @@ cp fixtures/pytorch/two_distinct_ooms.log "$tmp/rank1.log"
 # A memory snapshot and the log of its failure (fixtures/snapshot).
 cp fixtures/snapshot/fragmentation.pickle "$tmp/oom-0.pickle"
 cp fixtures/snapshot/job.log "$tmp/train.log"
+# A user's recogniser, for the example that teaches oomdoc a message: a
+# made-up stack's message, with the example rules check runs.
+cat >"$tmp/my-stack.yaml" <<'YAML'
+recognisers:
+  - id: my-stack-oom
+    kind: cuda_raw
+    framework: mystack
+    confidence: high
+    anchors:
+      - 'MYSTACK: device allocation of'
+    pattern: 'MYSTACK: device allocation of (?<req_b>\d+) bytes failed on GPU (?<device>\d+)'
+    examples:
+      - text: "MYSTACK: device allocation of 4096 bytes failed on GPU 1"
+        fields: {req: 4096, device: 1}
+YAML
 
 examples() {
 	sed -n '/^\.Sh EXAMPLES/,/^\.Sh /p' man/oomdoc.1 | sed -n 's/^\.Dl //p' |

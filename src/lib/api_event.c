@@ -17,7 +17,7 @@ oomdoc_event_kind(const oomdoc_event *ev)
 const char *
 oomdoc_event_title(const oomdoc_event *ev)
 {
-	return od_kind_title(ev->kind);
+	return od_event_title(ev);
 }
 
 const char *

@@ -24,6 +24,7 @@ enum {
 	/* The memory readings of trainers and tools (see cx_patterns). */
 	CX_MEM_DS, CX_MEM_MEGATRON, CX_MEM_TITAN, CX_MEM_MM, CX_MEM_HF,
 	CX_MEM_ACCEL, CX_SMI_HEAD, CX_SMI_ROW, CX_DMON, CX_SUMMARY, CX_VLLM,
+	CX_LOADER, CX_BFC,
 	/* What follows a failure in a distributed run. */
 	CX_AFTER,
 	/* Patterns read from the text before an event, or inside a line
@@ -147,6 +148,17 @@ static const char *const cx_patterns[CX_COUNT] = {
 	 * which vLLM's FlexibleArgumentParser takes too); and what fits by
 	 * the failure's own count, V1's "the estimated maximum model length
 	 * is 12288" and V0's "... that can be stored in KV cache (23648)". */
+	/* PyTorch's DataLoader: its name (also in its worker errors,
+	 * torch/utils/data/_utils/signal_handling.py), its num_workers
+	 * setting, or a frame of torch/utils/data in a traceback.  Only that
+	 * lets a report speak of data-loading workers for a host kill. */
+	[CX_LOADER] = "DataLoader|num_workers|torch[/\\\\]utils[/\\\\]data[/\\\\]",
+	/* TensorFlow's BFC allocator's Stats block (AllocatorStats::
+	 * DebugString in tensorflow/core/framework/allocator.cc, "Limit:
+	 * %20lld" a line), which DumpMemoryLog prints after the chunk dump:
+	 * hundreds of "Chunk at" lines, twice as many when a console wraps
+	 * them, which no recogniser reads across. */
+	[CX_BFC] = "^\\s*(Limit|InUse|MaxInUse):\\s+(\\d{1,20})\\s*$",
 	[CX_VLLM] = "Model loading took (\\d{1,6}(?:\\.\\d{1,6})?) GiB|Loading model "
 	    "weights took (\\d{1,6}(?:\\.\\d{1,6})?) GB|Available KV cache memory: "
 	    "(\\d{1,6}(?:\\.\\d{1,6})?) GiB|reserved for KV Cache is "
@@ -255,6 +267,12 @@ static const cx_anchor cx_anchor_list[] = {
 	{ "cudaMalloc retries:", CX_SUMMARY, false, false },
 	{ "| Non-releasable memory |", CX_SUMMARY, false, false },
 	{ "| Allocated memory ", CX_SUMMARY, false, false },
+	{ "Limit:", CX_BFC, false, false },
+	{ "InUse:", CX_BFC, false, false },
+	{ "DataLoader", CX_LOADER, true, false },
+	{ "num_workers", CX_LOADER, true, false },
+	{ "torch/utils/data/", CX_LOADER, true, false },
+	{ "torch\\utils\\data\\", CX_LOADER, true, false },
 	{ "Model loading took ", CX_VLLM, false, false },
 	{ "Loading model weights took ", CX_VLLM, false, false },
 	{ "Available KV cache memory: ", CX_VLLM, false, false },
@@ -338,7 +356,7 @@ cx_reset(od_logctx *st)
 {
 	memset(st, 0, sizeof *st);
 	st->batch_size = st->accum_steps = st->seq_len = -1;
-	st->grad_ckpt = -1;
+	st->grad_ckpt = st->dataloader = -1;
 	st->mem_first = st->mem_last = st->mem_max = -1;
 	st->smi_used_col = st->smi_index_col = -1;
 	st->series_device = -1;
@@ -348,6 +366,7 @@ cx_reset(od_logctx *st)
 	st->vllm_concurrency_len = st->vllm_est_len = -1;
 	st->xid = -1;
 	st->memcg_usage = st->memcg_limit = -1;
+	st->bfc_limit = st->bfc_inuse = st->bfc_peak = -1;
 	st->after_rank = -1;
 }
 
@@ -876,6 +895,22 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
 			    -1, -1, lineno);
 		}
 		break;
+	case CX_LOADER:
+		st->dataloader = 1;
+		break;
+	case CX_BFC:
+		if (g == NULL || g2 == NULL)
+			break;
+		/* A Limit line starts a new block. */
+		if (n == 5 && memcmp(g, "Limit", 5) == 0) {
+			st->bfc_inuse = st->bfc_peak = -1;
+			st->bfc_limit = rx_int(c->m, line, 2, -1);
+		} else if (n == 5)
+			st->bfc_inuse = rx_int(c->m, line, 2, -1);
+		else
+			st->bfc_peak = rx_int(c->m, line, 2, -1);
+		st->bfc_line = lineno;
+		break;
 	case CX_VLLM: {
 		size_t at = 0;
 		int k;
@@ -1070,6 +1105,16 @@ cx_attach(const od_logctx *state, od_event *ev)
 	    state->memcg_line + CX_MEMCG_LINES >= ev->line) {
 		ev->host.limit = state->memcg_limit;
 		ev->host.usage = state->memcg_usage;
+	}
+	/* The Stats block of the BFC dump just before TensorFlow's error
+	 * (bfc_allocator.cc DumpMemoryLog, then the op's OOM): the figures
+	 * the tf-bfc-ran-out recogniser reads when the dump is short. */
+	if (ev->kind == OD_KIND_TF && state->bfc_limit >= 0 &&
+	    state->bfc_line + CX_BFC_LINES >= ev->line &&
+	    ev->mem.allowed < 0 && ev->mem.allocated < 0) {
+		ev->mem.allowed = state->bfc_limit;
+		ev->mem.allocated = state->bfc_inuse;
+		ev->mem.peak = state->bfc_peak;
 	}
 }
 

@@ -101,10 +101,17 @@ void cx_line(cx_ctx *c, int what, const char *line, size_t len,
  * the kill it was printed for. */
 #define CX_MEMCG_LINES 60
 
+/* How many lines after the last line of a BFC Stats block TensorFlow's
+ * error is still the one the dump was printed for: the op's OOM comes a
+ * line or two after it, the Python error after a traceback. */
+#define CX_BFC_LINES 40
+
 /*
  * Gives ev, whose line is set, the running context: a copy of it, and for
  * a kill by the OOM killer that names no limit, the cgroup's usage and
- * limit of a memcg line at most CX_MEMCG_LINES before it.
+ * limit of a memcg line at most CX_MEMCG_LINES before it, and for a
+ * TensorFlow error with no figures, a BFC Stats block at most
+ * CX_BFC_LINES before it.
  */
 void cx_attach(const od_logctx *state, od_event *ev);
 

@@ -225,6 +225,7 @@ typedef struct {
 	int64_t seq_len;
 	char precision[16];     /* "bf16", "fp16", "fp32" */
 	int grad_ckpt;          /* -1 unknown, 0 off, 1 on */
+	int dataloader;         /* 1: PyTorch's DataLoader named, -1 unknown */
 	int64_t mem_first;      /* memory readings of the metric lines */
 	int64_t mem_last;
 	int64_t mem_max;
@@ -261,6 +262,10 @@ typedef struct {
 	int64_t memcg_usage;    /* the kernel's "memory: usage N, limit M" */
 	int64_t memcg_limit;
 	uint64_t memcg_line;    /* where it was, for the kill just after */
+	/* TensorFlow's BFC Stats block (Limit, InUse, MaxInUse) and where
+	 * its last line was, for the OOM error just after its dump. */
+	int64_t bfc_limit, bfc_inuse, bfc_peak;
+	uint64_t bfc_line;
 	bool ecc;               /* an uncorrectable ECC error was reported */
 	char gpu_model[24];     /* the NVIDIA model the log names: "A100" */
 	char visible_devices[256];      /* CUDA_VISIBLE_DEVICES: "2,3", "" */
@@ -522,6 +527,10 @@ void od_size_format(int64_t bytes, char *buf, size_t len);
 
 const char *od_kind_name(od_kind kind);
 const char *od_kind_title(od_kind kind);
+/* The title of one event: its kind's, or where the kind's title says more
+ * than the event shows (a library status that is only often memory), a
+ * title that says no more than that. */
+const char *od_event_title(const od_event *ev);
 const char *od_kind_framework(od_kind kind);
 const char *od_confidence_name(od_confidence c);
 const char *od_layout_name(od_layout fmt);

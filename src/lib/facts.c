@@ -44,7 +44,7 @@ enum {
 	FC_TENSOR_SHAPE, FC_ALLOCATOR, FC_HINT,
 	/* Context. */
 	FC_STEP, FC_PHASE, FC_USER_FRAME, FC_BATCH_SIZE, FC_ACCUM_STEPS,
-	FC_ACCUM, FC_SEQ_LEN, FC_PRECISION, FC_GRAD_CHECKPOINTING,
+	FC_ACCUM, FC_SEQ_LEN, FC_PRECISION, FC_GRAD_CHECKPOINTING, FC_DATALOADER,
 	FC_ALLOC_CONF, FC_ALLOC_CONF_PREFIX, FC_EXPANDABLE_SEGMENTS,
 	FC_EXPANDABLE_AVAILABLE, FC_MAX_SPLIT_SIZE_MB, FC_MALLOC_ASYNC,
 	/* From the knowledge table (knowledge.c). */
@@ -141,6 +141,7 @@ static const struct {
 	[FC_SEQ_LEN] = { "seq_len", F_NUM },
 	[FC_PRECISION] = { "precision", F_STR },
 	[FC_GRAD_CHECKPOINTING] = { "grad_checkpointing", F_BOOL },
+	[FC_DATALOADER] = { "dataloader", F_BOOL },
 	[FC_ALLOC_CONF] = { "alloc_conf", F_STR },
 	[FC_ALLOC_CONF_PREFIX] = { "alloc_conf_prefix", F_STR },
 	[FC_EXPANDABLE_SEGMENTS] = { "expandable_segments", F_BOOL },
@@ -608,6 +609,7 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 	case FC_SEQ_LEN: return fc_num(out, c->seq_len, false);
 	case FC_PRECISION: return fc_str(out, c->precision);
 	case FC_GRAD_CHECKPOINTING: return fc_bool(out, c->grad_ckpt);
+	case FC_DATALOADER: return fc_bool(out, c->dataloader);
 	case FC_ALLOC_CONF: return fc_str(out, c->alloc_conf);
 	case FC_ALLOC_CONF_PREFIX:
 		/* The configuration already set, ready to take one more option. */

@@ -505,12 +505,16 @@ ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s, int max_lines)
 
 			/* A line with a prefix, or a date, starts a record of
 			 * its own: it is no console's wrap. */
+			/* A path or a device name cut at a ':' or a '/'
+			 * ("task:" / "0/device:GPU:0") is joined too. */
 			if (!(ln_console_width(prev_len) && pre == 0 &&
 			    j->len > 0 && p + 4 < eol &&
-			    ln_word_char(j->text[j->len - 1]) &&
+			    (ln_word_char(j->text[j->len - 1]) ||
+			    j->text[j->len - 1] == ':' ||
+			    j->text[j->len - 1] == '/') &&
 			    j->text[j->len - 1] != '.' &&
-			    ln_word_char(w->buf[p]) && !(ln_digits(w->buf + p, 4) &&
-			    w->buf[p + 4] == '-')))
+			    (ln_word_char(w->buf[p]) || w->buf[p] == '/') &&
+			    !(ln_digits(w->buf + p, 4) && w->buf[p + 4] == '-')))
 				ln_append(j, "\n", 1);
 			p += pre;
 		}

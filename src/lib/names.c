@@ -66,6 +66,24 @@ od_kind_title(od_kind kind)
 	    "out of memory";
 }
 
+/*
+ * cuDNN's INTERNAL_ERROR and EXECUTION_FAILED, its "Unable to find a valid
+ * cuDNN algorithm" and cuBLAS's NOT_INITIALIZED are statuses that a failed
+ * allocation of the library's handle or workspace usually causes, but
+ * nothing in them says so (recognisers.yaml gives them medium or low
+ * confidence): their title says that, not "could not allocate", which only
+ * the ALLOC_FAILED statuses (high confidence) say.
+ */
+const char *
+od_event_title(const od_event *ev)
+{
+	if (ev->confidence != OD_CONF_HIGH && ev->kind == OD_KIND_CUDNN)
+		return "cuDNN error, usually out of memory (not confirmed)";
+	if (ev->confidence != OD_CONF_HIGH && ev->kind == OD_KIND_CUBLAS)
+		return "cuBLAS error, usually out of memory (not confirmed)";
+	return od_kind_title(ev->kind);
+}
+
 const char *
 od_kind_framework(od_kind kind)
 {

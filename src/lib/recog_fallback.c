@@ -28,6 +28,8 @@
  *                                      "oom_policy=OutOfMemory" (a key with
  *                                      no error, status or message in it)
  *   an option of a usage text          "  --batch-size N  ... out of memory"
+ *   a heading, a template              "### CUDA out of memory", "out of
+ *                                      memory to allocate XXXX bytes"
  *
  * The event is fatal only when the line says it failed: one of the words
  * of fb_fatal_words (error, exception, failed, fatal, abort, panic, killed,
@@ -314,6 +316,22 @@ fb_usage_or_command(const char *l, size_t n)
 	return fb_has(l, n > 8 ? 8 : n, "usage:");
 }
 
+/* Whether the line is a Markdown heading ("### CUDA out of memory"): the
+ * title of a section of a guide or an issue, not a message. */
+static bool
+fb_heading(const char *l, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && i < 3 && l[i] == ' ')
+		i++;
+	if (i >= n || l[i] != '#')
+		return false;
+	while (i < n && l[i] == '#')
+		i++;
+	return i < n && l[i] == ' ';
+}
+
 /* Whether the line l[0..n) is source code before the phrase at p: a
  * comment or a statement that handles the failure. */
 static bool
@@ -341,7 +359,7 @@ fb_counts(int c, const char *l, size_t n, size_t p, size_t q)
 	    fb_any_word(l + q, n - q, fb_recovery_words,
 	    FB_COUNT(fb_recovery_words)) || fb_source(l, p) ||
 	    fb_quoted_search(l, n, p, q) || fb_usage_or_command(l, n) ||
-	    fb_setting(l, p))
+	    fb_setting(l, p) || fb_heading(l, n) || rg_placeholder(l, n))
 		return false;
 	switch (fb_phrases[c].needs) {
 	case FB_NEEDS_FAILURE:

@@ -284,7 +284,8 @@ sk_pattern(sk_load_ctx *lc, yaml_node_t *n, const char *what, sk_mark *at)
 }
 
 /* Whether name is a group name a pattern may use: a field (a size field
- * with or without its unit suffix) or "nonfatal". */
+ * with or without its unit suffix), "needed" (a size, recog_stacks.c) or
+ * "nonfatal". */
 static bool
 sk_group_ok(const char *name)
 {
@@ -294,6 +295,10 @@ sk_group_ok(const char *name)
 
 	if (strcmp(name, "nonfatal") == 0)
 		return true;
+	for (s = 0; s < sizeof suffixes / sizeof suffixes[0]; s++)
+		if (strncmp(name, "needed", 6) == 0 &&
+		    strcmp(name + 6, suffixes[s]) == 0)
+			return true;
 	for (i = 0; sk_fields[i].name != NULL; i++) {
 		size_t n = strlen(sk_fields[i].name);
 

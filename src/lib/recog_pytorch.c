@@ -490,9 +490,14 @@ pt_fill(void *self, int c, const char *t, size_t tlen, size_t ms, size_t *me,
 		    !pt_body_new(p, t, tlen, &at, ev) && !head)
 			return false;
 		break;
-	case PT_HEAD_BARE:
+	case PT_HEAD_BARE: {
+		/* The rest of the line: "Tried to allocate XXX MiB" there is
+		 * a template that a guide shows (rg_placeholder). */
+		const char *nl = memchr(t + at, '\n', tlen - at);
+		size_t rest = nl != NULL ? (size_t)(nl - (t + at)) : tlen - at;
+
 		rg_exception(t, ms, ev->exception);
-		if (ev->exception[0] == '\0')
+		if (ev->exception[0] == '\0' || rg_placeholder(t + at, rest))
 			return false;
 		if (t[ms] == 'H')
 			ev->kind = OD_KIND_HIP;
@@ -500,6 +505,7 @@ pt_fill(void *self, int c, const char *t, size_t tlen, size_t ms, size_t *me,
 			ev->kind = OD_KIND_XPU;
 		ev->layout = OD_LAYOUT_HEAD_ONLY;
 		break;
+	}
 	case PT_PAREN:
 		at = ms;
 		if (!pt_body_old(p, t, tlen, &at, ev) ||

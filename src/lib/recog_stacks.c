@@ -12,6 +12,10 @@
  *   device, pid, exit, rank                        integers
  *   comm, signal, error, shape, dtype, allocator   strings
  *   nonfatal                                       the line is a warning
+ *   needed       a size: the request and what the allocator held, in
+ *                one figure (CuPy before v7: "total" is size +
+ *                pool.total_bytes(), cupy/cuda/memory.pyx _malloc); the
+ *                allocated figure is it less the request
  *
  * A size group's suffix gives its unit: none for a number with its unit
  * ("1.17GiB", "4.00G", "27.10GB"), _b for bytes, _kb for KiB, _gib for
@@ -263,10 +267,13 @@ sk_size(const char *suffix, const char *p, size_t n, int64_t *out)
 		return true;
 	}
 	if (strcmp(suffix, "bin") == 0) {
-		/* A unit written "GB" that means GiB (old MPS messages). */
+		/* A unit written "GB" that means GiB (old MPS messages;
+		 * Paddle's HumanReadableSize, which also writes "kB"). */
 		if (n + 2 > sizeof buf)
 			return false;
 		memcpy(buf, p, n);
+		if (n >= 2 && buf[n - 1] == 'B' && buf[n - 2] == 'k')
+			buf[n - 2] = 'K';
 		if (n >= 2 && buf[n - 1] == 'B' && strchr("KMGT", buf[n - 2]) &&
 		    buf[n - 2] != '\0') {
 			buf[n - 1] = 'i';
@@ -429,6 +436,29 @@ sk_set_field(void *arg, const char *name, const char *p, size_t n)
 		    n);
 }
 
+/* What sk_fill collects: the event, and a "needed" figure (above). */
+typedef struct {
+	od_event *ev;
+	int64_t needed;
+} sk_fill_arg;
+
+/* sk_set_field, with the needed figure kept aside (an rx_name_fn). */
+static void
+sk_set_field_or_needed(void *arg, const char *name, const char *p, size_t n)
+{
+	sk_fill_arg *a = arg;
+	int64_t v;
+
+	if (strncmp(name, "needed", 6) == 0) {
+		const char *suffix = name[6] == '_' ? name + 7 : "";
+
+		if (sk_size(suffix, p, n, &v))
+			a->needed = v;
+		return;
+	}
+	sk_set_field(a->ev, name, p, n);
+}
+
 /* Fills ev from recogniser i matched at ms, and from the lines after it
  * where it reads on. */
 static bool
@@ -438,6 +468,7 @@ sk_fill(void *self, int i, const char *t, size_t tlen, size_t ms, size_t *me,
 	sk_set *s = self;
 	const sk_spec *sp;
 	bool found = false;
+	sk_fill_arg arg = { .ev = ev, .needed = -1 };
 
 	if (i < 0 || i >= s->n)
 		return false;
@@ -455,7 +486,7 @@ sk_fill(void *self, int i, const char *t, size_t tlen, size_t ms, size_t *me,
 	*me = rx_end(s->m);
 	/* The names come sorted: the _b names follow their base, and an
 	 * exact byte count so beats a rounded one. */
-	rx_names(s->m, s->re[i], t, sk_set_field, ev);
+	rx_names(s->m, s->re[i], t, sk_set_field_or_needed, &arg);
 	if (sp->follow != NULL) {
 		/* Read on, at most follow_lines lines past the match. */
 		size_t end = *me, at = *me;
@@ -465,7 +496,8 @@ sk_fill(void *self, int i, const char *t, size_t tlen, size_t ms, size_t *me,
 			if (t[end++] == '\n')
 				lines++;
 		while (at < end && rx_find(s->m, s->follow[i], t, end, at)) {
-			rx_names(s->m, s->follow[i], t, sk_set_field, ev);
+			rx_names(s->m, s->follow[i], t,
+			    sk_set_field_or_needed, &arg);
 			found = true;
 			*me = rx_end(s->m);
 			at = rx_end(s->m) > at ? rx_end(s->m) : at + 1;
@@ -475,6 +507,9 @@ sk_fill(void *self, int i, const char *t, size_t tlen, size_t ms, size_t *me,
 		if (sp->follow_required && !found)
 			return false;
 	}
+	if (arg.needed >= 0 && ev->mem.requested >= 0 &&
+	    arg.needed >= ev->mem.requested && ev->mem.allocated < 0)
+		ev->mem.allocated = arg.needed - ev->mem.requested;
 	if (ev->confidence == OD_CONF_LOW)
 		ev->verify_hint = sp->confirm;
 	return true;

@@ -59,3 +59,70 @@ rg_exception(const char *t, size_t start, char *out)
 		out[e - b] = '\0';
 	}
 }
+
+/* Whether p[0..n) starts with a size unit word: bytes, B, KiB ... PB. */
+static bool
+rg_unit(const char *p, size_t n)
+{
+	size_t i = 0;
+
+	if (n >= 5 && strncmp(p, "bytes", 5) == 0)
+		i = 5;
+	else if (n >= 3 && strchr("KMGTP", p[0]) != NULL && p[1] == 'i' &&
+	    p[2] == 'B')
+		i = 3;
+	else if (n >= 2 && strchr("KMGTP", p[0]) != NULL && p[1] == 'B')
+		i = 2;
+	else if (n >= 1 && p[0] == 'B')
+		i = 1;
+	else
+		return false;
+	return i == n || !((p[i] >= 'a' && p[i] <= 'z') ||
+	    (p[i] >= 'A' && p[i] <= 'Z'));
+}
+
+bool
+rg_placeholder(const char *p, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		char c = p[i];
+
+		if (i > 0 && ((p[i - 1] >= 'a' && p[i - 1] <= 'z') ||
+		    (p[i - 1] >= 'A' && p[i - 1] <= 'Z') ||
+		    (p[i - 1] >= '0' && p[i - 1] <= '9')))
+			continue;
+		j = i;
+		if (c == 'X' || c == 'Y' || c == 'N' || c == 'x' || c == 'y' ||
+		    c == 'n') {
+			/* One letter said again: "XXXX", "xxx", "N", "NN". */
+			while (j < n && p[j] == c)
+				j++;
+			if (j - i == 1 && c != 'N' && c != 'X')
+				continue;
+		} else if (c == '%') {
+			j++;
+			while (j < n && j - i < 5 && strchr("lzuhd", p[j]) != NULL)
+				j++;
+			if (j - i < 2 || (p[j - 1] != 'd' && p[j - 1] != 'u'))
+				continue;
+		} else if (c == '{' || c == '<') {
+			char close = c == '{' ? '}' : '>';
+
+			while (j < n && j - i < 24 && p[j] != close && p[j] != '\n')
+				j++;
+			if (j >= n || p[j] != close)
+				continue;
+			j++;
+		} else
+			continue;
+		if (j < n && (p[j] >= 'a' && p[j] <= 'z'))
+			continue;
+		if (j < n && p[j] == ' ')
+			j++;
+		if (rg_unit(p + j, n - j))
+			return true;
+	}
+	return false;
+}

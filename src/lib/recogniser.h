@@ -135,4 +135,12 @@ bool rg_cover(rx_match *m, const rx_code *re, const char *t, size_t tlen,
  */
 void rg_exception(const char *t, size_t start, char *out);
 
+/*
+ * Whether p[0..n) has a placeholder where a message has a size: "XXXX
+ * bytes", "xxx GiB", "N bytes", "%d bytes", "{:,} bytes", "<size> MiB".  A
+ * message with one is a template that a document, a pull request or a
+ * troubleshooting guide shows, not a failure.
+ */
+bool rg_placeholder(const char *p, size_t n);
+
 #endif

@@ -399,9 +399,15 @@ rp_figures(const od_event *ev, rp_figure *rows)
 	int i, n = 0, self = fc_self(ev);
 	bool pytorch = ev->kind == OD_KIND_CUDA_CACHING_ALLOCATOR ||
 	    ev->kind == OD_KIND_HIP || ev->kind == OD_KIND_XPU;
+	/* MPS prints no device size: its total is the allocator's "max
+	 * allowed" (MPSAllocator.mm m_max_total_allowed_size), which is also
+	 * its limit, shown once. */
+	bool mps = ev->kind == OD_KIND_MPS && m->total >= 0 &&
+	    m->total == m->allowed;
 
 	rp_figure_add(rows, &n, "requested", 0, m->requested, false);
-	rp_figure_add(rows, &n, "total capacity", 0, m->total, false);
+	rp_figure_add(rows, &n, mps ? "max allowed (MPS)" : "total capacity", 0,
+	    m->total, false);
 	rp_figure_add(rows, &n, "free", 0, m->free, false);
 	rp_figure_add(rows, &n, "this process (NVML)", 0, m->process_in_use,
 	    false);
@@ -414,7 +420,7 @@ rp_figures(const od_event *ev, rp_figure *rows)
 	rp_figure_add(rows, &n, "non-PyTorch (context etc.)", 0,
 	    m->non_framework, false);
 	rp_figure_add(rows, &n, pytorch ? "allowed (memory fraction)" : "limit",
-	    0, m->allowed, false);
+	    0, mps ? -1 : m->allowed, false);
 	rp_figure_add(rows, &n, "peak in use", 0, m->peak, false);
 	rp_figure_add(rows, &n, "host: virtual memory", 0, ev->host.total_vm,
 	    false);

@@ -102,7 +102,7 @@ gh_message(FILE *m, const od_event *ev)
 	const od_cause *c = ev->ncauses > 0 ? &ev->causes[0] : NULL;
 	int k;
 
-	gh_text(m, od_kind_title(ev->kind));
+	gh_text(m, od_event_title(ev));
 	if (ev->rank >= 0)
 		fprintf(m, " on rank %d", ev->rank);
 	if (ev->device >= 0)
@@ -203,7 +203,7 @@ static bool
 gh_event_props(FILE *p, const void *arg)
 {
 	const gh_item *it = arg;
-	const char *title = od_kind_title(it->ev->kind);
+	const char *title = od_event_title(it->ev);
 
 	if (it->in->name != NULL && strcmp(it->in->name, "-") != 0) {
 		fputs("file=", p);

@@ -787,7 +787,7 @@ ht_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
 
 	fprintf(out, "<section class=\"event\" id=\"event-%zu\">\n<h2>#%zu "
 	    "%s%s</h2>\n<dl class=\"facts\">\n<dt>where</dt><dd><span "
-	    "class=\"log\">", n, n, od_kind_title(ev->kind), ev->fatal ? "" :
+	    "class=\"log\">", n, n, od_event_title(ev), ev->fatal ? "" :
 	    " (warning, not the failure itself)");
 	ht_text(out, rp_input_name(&inputs[ev->input]));
 	fputs("</span>", out);

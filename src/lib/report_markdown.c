@@ -345,7 +345,7 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
 {
 	const od_memory *m = &ev->mem;
 
-	fprintf(out, "### %zu. %s%s\n\n", n, od_kind_title(ev->kind),
+	fprintf(out, "### %zu. %s%s\n\n", n, od_event_title(ev),
 	    ev->fatal ? "" : " (warning)");
 	/* Where, in one line: the input, the rank and GPU, the step and
 	 * phase, the exception. */
@@ -457,7 +457,7 @@ rp_markdown(FILE *out, const od_report_opts *o, const od_input *inputs,
 	} else {
 		od_event *ev = od_events_get(set, 0);
 
-		fputs(od_kind_title(ev->kind), out);
+		fputs(od_event_title(ev), out);
 		if (ev->device >= 0)
 			fprintf(out, " on GPU %d", ev->device);
 		if (ev->rank >= 0)

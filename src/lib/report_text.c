@@ -545,7 +545,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	rp_figure fig[RP_FIGURES_MAX];
 	int i, nfig;
 
-	fprintf(out, "%s#%zu  %s%s%s\n", bold, n, od_kind_title(ev->kind),
+	fprintf(out, "%s#%zu  %s%s%s\n", bold, n, od_event_title(ev),
 	    ev->fatal ? "" : " (warning, not the failure itself)", off);
 	fputs("    where      " RP_HANG, out);
 	od_escape_text(out, rp_input_name(&inputs[ev->input]),

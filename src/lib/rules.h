@@ -51,7 +51,7 @@ typedef struct {
 	xp_template *config_value;
 } rl_fix;
 
-#define RL_VARIANTS_MAX 4
+#define RL_VARIANTS_MAX 8
 
 /* One variant of a text: printed when its condition holds (none: always)
  * and every value in it is known. */

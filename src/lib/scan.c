@@ -93,6 +93,9 @@ struct od_scanner {
 	size_t hit_cut;                 /* ignore hits starting at or after */
 	size_t hits_base;               /* offset of the scanned piece */
 	size_t last_end;                /* largest hit end of the call */
+	/* A seam being scanned (sc_seams): the bytes of its buffer before
+	 * the line break, and the break's offset in the piece. */
+	size_t seam_before, seam_nl;
 	int zstd_window_log;            /* for od_scan_path's inputs */
 	/* The structured-line reader in front of the buffer (structured.c),
 	 * and od_scan_path's read buffer (SC_CHUNK bytes). */
@@ -589,6 +592,82 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 	od_events_add(st->set, &ev);
 }
 
+/* An anchor across a seam's line break: a hit at its start (an
+ * hs_match_event_handler). */
+static int
+sc_on_seam(unsigned id, unsigned long long from, unsigned long long to,
+    unsigned flags, void *ctx)
+{
+	od_scanner *sc = ctx;
+	size_t start;
+
+	(void)from;
+	(void)flags;
+	if ((int)id >= sc->noom || (int)id == sc->tb_id ||
+	    sc->nhits == SC_HITS_MAX || (size_t)to <= sc->seam_before ||
+	    (size_t)to < sc->anchor_len[id] ||
+	    (size_t)to - sc->anchor_len[id] >= sc->seam_before)
+		return 0;
+	start = (size_t)to - sc->anchor_len[id];
+	sc->hit_ids[sc->nhits] = (int)id;
+	sc->hits[sc->nhits++] = sc->seam_nl - (sc->seam_before - start);
+	return 0;
+}
+
+/* The widths at which consoles hard-wrap (lines.c joins the same). */
+static bool
+sc_console_width(size_t len)
+{
+	return len == 80 || len == 100 || len == 120 || len == 132 ||
+	    len == 160 || len == 200;
+}
+
+/*
+ * Anchors that a console's hard wrap cut in two ("OOM when allocatin" /
+ * "g tensor"): after each line of buf[from..cut) exactly a console's width
+ * long, the bytes either side of its line break are scanned again without
+ * the break, and an anchor across it is a hit at its start, which the
+ * extractor then reads with the lines joined (lines.c joins such a break
+ * inside a word).  Only the line breaks are looked for, so a log with no
+ * such line costs a memchr.
+ */
+static void
+sc_seams(od_scanner *sc, const char *buf, size_t from, size_t cut,
+    size_t to)
+{
+	char seam[256];
+	size_t side = sc->overlap < 127 ? sc->overlap : 127;
+	const char *nl = buf + from;
+	size_t next_ls = SIZE_MAX;      /* the start of the line after a break */
+
+	while ((nl = memchr(nl, '\n', (size_t)(buf + cut - nl))) != NULL) {
+		size_t at = (size_t)(nl - buf), ls = at, before, after = 0;
+
+		nl++;
+		/* The first line's start is looked back for, at most 201
+		 * bytes; the others start after the break before them. */
+		if (next_ls != SIZE_MAX)
+			ls = next_ls;
+		else
+			while (ls > 0 && at - ls <= 200 && buf[ls - 1] != '\n')
+				ls--;
+		next_ls = at + 1;
+		if ((ls > 0 && buf[ls - 1] != '\n') ||
+		    !sc_console_width(at - ls) || at + 1 >= to)
+			continue;
+		before = at - ls < side ? at - ls : side;
+		memcpy(seam, buf + at - before, before);
+		while (after < side && at + 1 + after < to &&
+		    buf[at + 1 + after] != '\n')
+			after++;
+		memcpy(seam + before, buf + at + 1, after);
+		sc->seam_before = before;
+		sc->seam_nl = at;
+		(void)hs_scan(sc->db, seam, (unsigned)(before + after), 0,
+		    sc->scratch, sc_on_seam, sc);
+	}
+}
+
 /*
  * Scans buf[from..to) for anchors and handles each hit that starts before
  * cut, in the order of their starts; every anchor that starts before cut
@@ -620,6 +699,8 @@ sc_region(sc_state *st, size_t from, size_t to, size_t cut, size_t lo)
 		if (rc == HS_SCAN_TERMINATED && sc->nhits > 0)
 			next = sc->last_end > from + sc->overlap + 1 ?
 			    sc->last_end - sc->overlap - 1 : sc->last_end;
+		else
+			sc_seams(sc, st->buf, from, cut, to);
 		/* Take them in the order of their starts. */
 		sc_sort_hits(sc);
 		for (i = 0; i < sc->nhits && sc->hits[i] < next; i++) {
