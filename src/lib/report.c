@@ -355,6 +355,17 @@ rp_aftermath(const od_event *ev, char *after, char *root, size_t cap)
 		    a->root_cause_rank, ev->rank);
 }
 
+const char *
+rp_events_noun(od_events *set)
+{
+	size_t i, n = od_events_count(set);
+
+	for (i = 0; i < n; i++)
+		if (od_events_get(set, i)->fatal)
+			return "event";
+	return n > 0 ? "warning" : "event";
+}
+
 const od_event *
 rp_first_failure(od_events *set, size_t *index)
 {

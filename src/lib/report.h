@@ -68,6 +68,10 @@ const char *rp_top_cause(od_events *set);
 /* The run's first failure, of several (event.c), or NULL; *index (when
  * not NULL) receives its index. */
 const od_event *rp_first_failure(od_events *set, size_t *index);
+/* What the reports' headings call the events: "warning" when there are
+ * some and none is a failure (a log of allocator warnings alone is a job
+ * that did not fail of them, and the exit status is 1), else "event". */
+const char *rp_events_noun(od_events *set);
 /*
  * What followed ev, the run's first failure (od_aftermath), as two
  * sentences without a final period: the secondary reports that came after

@@ -933,8 +933,8 @@ rp_html(FILE *out, const od_report_opts *o, const od_input *inputs,
 		if (n == 0)
 			fputs("No out-of-memory failure found", out);
 		else
-			fprintf(out, "%zu out-of-memory event%s found", n,
-			    n == 1 ? "" : "s");
+			fprintf(out, "%zu out-of-memory %s%s found", n,
+			    rp_events_noun(set), n == 1 ? "" : "s");
 		if (ninputs == 1) {
 			fputs(" in <span class=\"log\">", out);
 			ht_text(out, rp_input_name(&inputs[0]));

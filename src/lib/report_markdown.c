@@ -449,8 +449,8 @@ rp_markdown(FILE *out, const od_report_opts *o, const od_input *inputs,
 	const od_event *first = rp_first_failure(set, &nfirst);
 	int k;
 
-	fprintf(out, "## oomdoc: %zu out\\-of\\-memory event%s\n\n", n,
-	    n == 1 ? "" : "s");
+	fprintf(out, "## oomdoc: %zu out\\-of\\-memory %s%s\n\n", n,
+	    rp_events_noun(set), n == 1 ? "" : "s");
 	fputs("**Summary:** ", out);
 	if (n == 0) {
 		fputs("no out\\-of\\-memory failure found", out);

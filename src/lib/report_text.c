@@ -692,8 +692,8 @@ rp_text_heading(FILE *real, const od_report_opts *o, const od_input *inputs,
 	if (n == 0) {
 		fputs("oomdoc: no out-of-memory failure found", out);
 	} else {
-		fprintf(out, "oomdoc: %zu out-of-memory event%s found", n,
-		    n == 1 ? "" : "s");
+		fprintf(out, "oomdoc: %zu out-of-memory %s%s found", n,
+		    rp_events_noun(set), n == 1 ? "" : "s");
 	}
 	if (ninputs == 1) {
 		fputs(" in ", out);
