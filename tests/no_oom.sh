@@ -7,11 +7,15 @@
 set -u
 oomdoc=$1
 pass=0 fail=0
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
 for log in fixtures/no-oom/*.log; do
-	err=$("$oomdoc" --format json "$log" 2>&1 >/dev/null)
+	err=$("$oomdoc" --format json "$log" 2>&1 >"$tmp")
 	rc=$?
-	if [ $rc -ne 1 ] || [ -n "$err" ]; then
-		echo "FAIL $log: exit $rc (want 1) $err"
+	# No event at all, not even a warning (which exits 1 too).
+	events=$(jq '.events | length' "$tmp" 2>/dev/null)
+	if [ $rc -ne 1 ] || [ -n "$err" ] || [ "$events" != 0 ]; then
+		echo "FAIL $log: exit $rc (want 1), ${events:-no} events (want 0) $err"
 		"$oomdoc" "$log" | head -12
 		fail=$((fail + 1))
 	else

@@ -444,6 +444,7 @@ typedef struct oomdoc_event {
 	od_layout layout;      /* the message layout: which release wrote it */
 	od_hint hint;
 	bool fatal;             /* false for warnings that precede a failure */
+	bool benign;            /* the message says it is no failure: no event */
 	int input;              /* index into the run's inputs */
 	uint64_t line;          /* 1-based, counting '\n' as grep -n does */
 	/* Every input that reported it, input and line first, in the order

@@ -637,7 +637,10 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 		if (ok && pass == 0)
 			ex_reset(ev);
 	}
-	if (!ok)
+	/* A message that says it is no failure (TensorFlow's "The caller
+	 * indicates that this is not a failure") is read, so that no other
+	 * recogniser or the fallback takes its words, and gives no event. */
+	if (!ok || ev->benign)
 		return false;
 	t = x->text->text;
 	if (rank >= 0 && ev->rank < 0)

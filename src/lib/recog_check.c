@@ -111,8 +111,8 @@ sk_compare(sk_check_ctx *c, const sk_spec *sp, const sk_example *ex,
 {
 	char got[128];
 	int f, k;
-	bool fatal = sp->fatal;
-	sk_mark fatal_at = ex->at;
+	bool fatal = sp->fatal, benign = false;
+	sk_mark fatal_at = ex->at, benign_at = ex->at;
 
 	for (f = 0; sk_fields[f].name != NULL; f++) {
 		const sk_example_field *want = NULL;
@@ -139,11 +139,18 @@ sk_compare(sk_check_ctx *c, const sk_spec *sp, const sk_example *ex,
 		if (strcmp(ex->fields[k].name, "fatal") == 0) {
 			fatal = strcmp(ex->fields[k].value, "true") == 0;
 			fatal_at = ex->fields[k].at;
+		} else if (strcmp(ex->fields[k].name, "benign") == 0) {
+			benign = strcmp(ex->fields[k].value, "true") == 0;
+			benign_at = ex->fields[k].at;
 		}
 	if (fatal != ev->fatal)
 		sk_fail(c, sp, fatal_at, "the example wants fatal: %s, the "
 		    "recogniser gives %s", fatal ? "true" : "false",
 		    ev->fatal ? "true" : "false");
+	if (benign != ev->benign)
+		sk_fail(c, sp, benign_at, "the example wants benign: %s, the "
+		    "recogniser gives %s", benign ? "true" : "false",
+		    ev->benign ? "true" : "false");
 }
 
 /*

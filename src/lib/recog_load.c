@@ -284,8 +284,8 @@ sk_pattern(sk_load_ctx *lc, yaml_node_t *n, const char *what, sk_mark *at)
 }
 
 /* Whether name is a group name a pattern may use: a field (a size field
- * with or without its unit suffix), "needed" (a size, recog_stacks.c) or
- * "nonfatal". */
+ * with or without its unit suffix), "needed" (a size, recog_stacks.c),
+ * "nonfatal" or "benign". */
 static bool
 sk_group_ok(const char *name)
 {
@@ -293,7 +293,7 @@ sk_group_ok(const char *name)
 	    "_bin" };
 	size_t i, s;
 
-	if (strcmp(name, "nonfatal") == 0)
+	if (strcmp(name, "nonfatal") == 0 || strcmp(name, "benign") == 0)
 		return true;
 	for (s = 0; s < sizeof suffixes / sizeof suffixes[0]; s++)
 		if (strncmp(name, "needed", 6) == 0 &&
@@ -539,7 +539,8 @@ sk_load_example(sk_load_ctx *lc, yaml_node_t *n, sk_example *ex)
 			for (i = 0; sk_fields[i].name != NULL; i++)
 				if (strcmp(sk_fields[i].name, name) == 0)
 					break;
-			if (sk_fields[i].name == NULL && strcmp(name, "fatal") != 0) {
+			if (sk_fields[i].name == NULL && strcmp(name, "fatal") != 0 &&
+			    strcmp(name, "benign") != 0) {
 				sk_err(lc, fk, "'%s' is no field (see RECOGNISERS in "
 				    "oomdoc(1))", name);
 				continue;

@@ -409,6 +409,11 @@ sk_set_field(void *arg, const char *name, const char *p, size_t n)
 		ev->fatal = false;
 		return;
 	}
+	if (strcmp(name, "benign") == 0) {
+		ev->fatal = false;
+		ev->benign = true;
+		return;
+	}
 	f = sk_field_index(base);
 	if (f < 0 || (suffix[0] != '\0' && sk_fields[f].type != SK_FIELD_SIZE))
 		return;
