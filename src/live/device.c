@@ -57,6 +57,12 @@ dv_now_ns(void)
 	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
+double
+dv_seconds(void)
+{
+	return (double)dv_now_ns() / 1e9;
+}
+
 #define DV_BUSY(call) (atomic_store(&dv_busy_ns, dv_now_ns()), (call))
 #define DV_IDLE() atomic_store(&dv_busy_ns, 0)
 

@@ -434,6 +434,8 @@ bool dv_timed_out(const dv_device *d);
 /* Seconds the device call in progress has run, -1 when none is (for the
  * watchdog thread; watchdog.h). */
 double dv_busy_seconds(void);
+/* Seconds on the monotonic clock, for the live layer's deadlines. */
+double dv_seconds(void);
 
 /* Signals: the handler calls dv_request_stop; work checks dv_stopped. */
 void dv_request_stop(int sig);

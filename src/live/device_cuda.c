@@ -87,15 +87,6 @@ typedef struct {
 	bool ecc_fault;         /* a kernel ended in CUDA_ERROR_ECC_UNCORRECTABLE */
 } cd_dev;
 
-static double
-cd_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* A driver error as one line, and its status. */
 static dv_status
 cd_drv_fail(const cd_dev *c, CUresult r, const char *what, od_error *err)
@@ -729,7 +720,7 @@ cd_wait(cd_dev *c, double deadline, double time_limit, od_error *err)
 			cd_drv_fail(c, r, "a kernel failed", err);
 			return DV_ERROR;
 		}
-		if (cd_now() > deadline) {
+		if (dv_seconds() > deadline) {
 			od_error_set(err, NULL, 0, 0, "a kernel did not finish "
 			    "within the time limit of %g s", time_limit);
 			return DV_TIMEOUT;
@@ -743,7 +734,7 @@ cd_fill(void *st, void *h, int64_t bytes, double time_limit, od_error *err)
 {
 	cd_dev *c = st;
 	cd_buf *b = h;
-	double deadline = cd_now() + time_limit;
+	double deadline = dv_seconds() + time_limit;
 	size_t off, n = b->vmm ? (size_t)bytes : b->size;
 	unsigned char v = 0xa5;
 	dv_status s;
@@ -873,7 +864,7 @@ cd_errors(cd_dev *c, unsigned long long *host, double time_limit,
     od_error *err)
 {
 	return cd_read(c, host, c->scratch, (1 + DV_BAD_MAX) * sizeof host[0],
-	    cd_now() + time_limit, time_limit, err);
+	    dv_seconds() + time_limit, time_limit, err);
 }
 
 static dv_status
@@ -887,7 +878,7 @@ cd_pattern(void *st, void *h, int64_t bytes, double time_limit,
 	};
 	cd_dev *c = st;
 	cd_buf *b = h;
-	double t0 = cd_now(), deadline = t0 + time_limit;
+	double t0 = dv_seconds(), deadline = t0 + time_limit;
 	size_t words = (size_t)bytes / 8;
 	unsigned long long host[1 + DV_BAD_MAX], before = 0;
 	dv_status s = DV_OK;
@@ -917,7 +908,7 @@ cd_pattern(void *st, void *h, int64_t bytes, double time_limit,
 			before = host[0];
 		}
 	}
-	out->seconds = cd_now() - t0;
+	out->seconds = dv_seconds() - t0;
 	out->ecc_fault = c->ecc_fault;
 	if (s == DV_TIMEOUT) {
 		/*
@@ -927,7 +918,7 @@ cd_pattern(void *st, void *h, int64_t bytes, double time_limit,
 		 * to be hung, and nothing more is asked of it.
 		 */
 		out->cut = true;
-		if ((s = cd_wait(c, cd_now() + time_limit, time_limit, err)) !=
+		if ((s = cd_wait(c, dv_seconds() + time_limit, time_limit, err)) !=
 		    DV_OK)
 			return s;
 		if ((s = cd_errors(c, host, time_limit, err)) != DV_OK)
@@ -1015,7 +1006,7 @@ cd_bandwidth(void *st, void *ha, void *hb, void *hc, int64_t bytes,
 	CUdeviceptr a = ((cd_buf *)ha)->ptr, b = ((cd_buf *)hb)->ptr;
 	CUdeviceptr cc = ((cd_buf *)hc)->ptr;
 	size_t n = (size_t)bytes / 16 * 2;
-	double t0 = cd_now(), deadline = t0 + time_limit;
+	double t0 = dv_seconds(), deadline = t0 + time_limit;
 	double ga = 1.0, gb = 0.25, gc = 0.0, best_copy = -1, best_triad = -1;
 	double best_search = -1;
 	int sms = c->sms;
@@ -1045,7 +1036,7 @@ cd_bandwidth(void *st, void *ha, void *hb, void *hc, int64_t bytes,
 		    time_limit, err);
 		ga = gb + 0.5 * gc;
 		if (t < 0) {
-			out->cut = cd_now() > deadline;
+			out->cut = dv_seconds() > deadline;
 			return out->cut ? DV_TIMEOUT : DV_ERROR;
 		}
 		if (k < 0)
@@ -1071,7 +1062,7 @@ cd_bandwidth(void *st, void *ha, void *hb, void *hc, int64_t bytes,
 		    time_limit, err);
 		ga = gb + 0.5 * gc;
 		if (tc < 0 || tt < 0) {
-			out->cut = cd_now() > deadline;
+			out->cut = dv_seconds() > deadline;
 			return out->cut ? DV_TIMEOUT : DV_ERROR;
 		}
 		if (trial == 0)
@@ -1085,7 +1076,7 @@ cd_bandwidth(void *st, void *ha, void *hb, void *hc, int64_t bytes,
 	out->copy_bps = best_copy > 0 ? 2.0 * (double)n * 8 / best_copy : -1;
 	out->triad_bps = best_triad > 0 ? 3.0 * (double)n * 8 / best_triad :
 	    -1;
-	out->seconds = cd_now() - t0;
+	out->seconds = dv_seconds() - t0;
 	/* A fast kernel that computed the wrong thing measured nothing. */
 	if (c->cu.cuMemsetD8Async(c->scratch, 0, sizeof bad, c->stream) !=
 	    CUDA_SUCCESS || cd_count_ne(c, a, n, ga) != CUDA_SUCCESS ||

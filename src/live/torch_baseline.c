@@ -59,15 +59,6 @@ static char tb_script[] =
     "free, total, loading))\n"
     "sys.stdin.read()\n";
 
-static double
-tb_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* A word of the line: [A-Za-z0-9._-], at most len - 1 of them. */
 static bool
 tb_word(const char *v, size_t n, char *out, size_t len)
@@ -204,7 +195,7 @@ tb_env(const char *uuid, char **own)
 static bool
 tb_read_line(int fd, char *buf, size_t len, tb_reading *out)
 {
-	double deadline = tb_now() + TB_TIMEOUT;
+	double deadline = dv_seconds() + TB_TIMEOUT;
 	size_t used = 0;
 
 	while (used < len - 1) {
@@ -217,7 +208,7 @@ tb_read_line(int fd, char *buf, size_t len, tb_reading *out)
 			    "signal");
 			return false;
 		}
-		if (tb_now() > deadline) {
+		if (dv_seconds() > deadline) {
 			snprintf(out->note, sizeof out->note, "the interpreter "
 			    "printed no reading in %.0f s", TB_TIMEOUT);
 			return false;
@@ -249,7 +240,7 @@ tb_read_line(int fd, char *buf, size_t len, tb_reading *out)
 static int
 tb_reap(pid_t pid)
 {
-	double deadline = tb_now() + TB_EXIT_WAIT;
+	double deadline = dv_seconds() + TB_EXIT_WAIT;
 	int status = 0;
 
 	for (;;) {
@@ -257,7 +248,7 @@ tb_reap(pid_t pid)
 
 		if (w == pid || (w < 0 && errno != EINTR))
 			return status;
-		if (tb_now() > deadline) {
+		if (dv_seconds() > deadline) {
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
