@@ -83,7 +83,7 @@ typedef struct {
 typedef struct {
 	const char *buf;
 	uint64_t gen;
-	size_t len, line_start, s;
+	size_t len, line_start, s, wrap_width;
 	int lines;
 } ex_join_key;
 
@@ -94,7 +94,7 @@ ex_same_join(const ex_join_key *k, const ex_window *w, size_t s, int lines)
 {
 	return w->gen != 0 && k->gen == w->gen && k->buf == w->buf &&
 	    k->len == w->len && k->line_start == w->line_start && k->s == s &&
-	    k->lines == lines;
+	    k->lines == lines && k->wrap_width == w->wrap_width;
 }
 
 struct ex_ctx {
@@ -592,6 +592,7 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 			    w->line_start, &x->px_rank, x->px_ts);
 			x->px_labels = *px_labels(x->px);
 			x->px_key = (ex_join_key){ .buf = w->buf,
+			    .wrap_width = w->wrap_width,
 			    .gen = w->gen, .len = w->len,
 			    .line_start = w->line_start };
 		}
@@ -623,6 +624,7 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 		if (!ex_same_join(&x->keys[pass], w, s, lines)) {
 			ln_join(x->text, x->px, w, s, lines);
 			x->keys[pass] = (ex_join_key){ .buf = w->buf,
+			    .wrap_width = w->wrap_width,
 			    .gen = w->gen, .len = w->len,
 			    .line_start = w->line_start, .s = s, .lines = lines };
 		}

@@ -49,6 +49,10 @@ typedef struct {
 	 * when bytes are appended): the extractor then joins again what it
 	 * joined for an earlier hit.  0: unknown, nothing is reused. */
 	uint64_t gen;
+	/* A width other than the usual consoles' (lines.c) at which this
+	 * log's lines have been seen hard-wrapped (scan.c, sc_seams); 0 when
+	 * none is known. */
+	size_t wrap_width;
 } ex_window;
 
 /* The part of the window that a recognised message took. */

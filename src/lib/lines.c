@@ -436,7 +436,8 @@ ln_plain(ln_text *j, const ex_window *w, size_t from, size_t to)
  * A line break that a console's hard wrap put inside a word or a number
  * ("2.00 Gi" / "B", "capac" / "ity") is joined without the '\n': the line
  * before is exactly a console's width long and letters or digits meet at
- * the break.
+ * the break.  The width is one of the usual consoles', or the one the
+ * scanner saw this log wrapped at (w->wrap_width, scan.c's sc_seams).
  */
 void
 ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s, int max_lines)
@@ -507,7 +508,9 @@ ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s, int max_lines)
 			 * its own: it is no console's wrap. */
 			/* A path or a device name cut at a ':' or a '/'
 			 * ("task:" / "0/device:GPU:0") is joined too. */
-			if (!(ln_console_width(prev_len) && pre == 0 &&
+			if (!((ln_console_width(prev_len) ||
+			    (w->wrap_width != 0 && prev_len == w->wrap_width)) &&
+			    pre == 0 &&
 			    j->len > 0 && p + 4 < eol &&
 			    (ln_word_char(j->text[j->len - 1]) ||
 			    j->text[j->len - 1] == ':' ||

@@ -13,8 +13,8 @@
 #include "prefix.h"
 #include "regex.h"
 
-/* One layer of prefix; group 1 is a timestamp, groups 2 to 5 a rank,
- * groups 6 and 7 kubectl's pod and container, group 8 pdsh's host. */
+/* One layer of prefix; group 1 is a timestamp, groups 2 to 6 a rank,
+ * groups 7 and 8 kubectl's pod and container, group 9 pdsh's host. */
 static const char px_pattern[] =
     "(?:(\\d{4}-\\d\\d-\\d\\d[T ]\\d\\d:\\d\\d:\\d\\d(?:[.,]\\d+)?"
     "(?:Z|[+-]\\d\\d:?\\d\\d)?)(?:\\s+(?:stdout|stderr)\\s+[FP])?"
@@ -23,6 +23,12 @@ static const char px_pattern[] =
     "|\\[default(\\d{1,7})\\]:\\s?"
     "|\\[\\d{1,7},(\\d{1,7})\\]<(?:stdout|stderr)>:\\s?"
     "|[ \\t]{0,4}(\\d{1,5}):[ \\t]"
+    /* torch_xla's xla_dist on a TPU Pod: "CLIENTIP [ORDINAL] " after the
+     * time (DistributedExecutor._get_logger in torch_xla/distributed/
+     * xla_dist.py, '%(asctime)-12s %(clientip)s [%(ordinal)s]
+     * %(message)s'), the ordinal the worker's XRT_SHARD_ORDINAL of
+     * XRT_SHARD_WORLD_SIZE workers (_env_vars_cmd). */
+    "|(?:\\d{1,3}\\.){3}\\d{1,3}[ \\t]+\\[(\\d{1,7})\\][ \\t]+"
     "|>[ \\t]"
     /* kubectl logs --prefix: "[pod/NAME/CONTAINER] " (kubectl
      * pkg/cmd/logs/logs.go, addPrefixIfNeeded). */
@@ -103,13 +109,13 @@ px_layers(px_ctx *p, const char *line, size_t len, int *rank, char *ts)
 		if (ts != NULL && ts[0] == '\0')
 			(void)rx_copy(p->m, line, 1, ts, OD_TIMESTAMP_MAX);
 		if (p->labels.pod[0] == '\0')
-			(void)rx_copy(p->m, line, 6, p->labels.pod, OD_LABEL_MAX);
+			(void)rx_copy(p->m, line, 7, p->labels.pod, OD_LABEL_MAX);
 		if (p->labels.container[0] == '\0')
-			(void)rx_copy(p->m, line, 7, p->labels.container,
+			(void)rx_copy(p->m, line, 8, p->labels.container,
 			    OD_LABEL_MAX);
 		if (p->labels.host[0] == '\0')
-			(void)rx_copy(p->m, line, 8, p->labels.host, OD_LABEL_MAX);
-		for (g = 2; g <= 5; g++) {
+			(void)rx_copy(p->m, line, 9, p->labels.host, OD_LABEL_MAX);
+		for (g = 2; g <= 6; g++) {
 			if (!rx_group(p->m, g, &s, &n))
 				continue;
 			/* "12: " is a rank only once, at the outside. */

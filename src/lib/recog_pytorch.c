@@ -250,6 +250,26 @@ pt_size(const pt_ctx *p, const char *t, int g)
 	return v;
 }
 
+/*
+ * Whether the report at ms follows Intel Extension for PyTorch's refusal of
+ * one block above 4 GiB on a GPU without 2D block arrays, "Current platform
+ * can NOT allocate memory block with size larger than 4GB! Tried to
+ * allocate ..." (CachingDeviceAllocator::malloc in csrc/gpu/runtime/
+ * CachingDeviceAllocator.cpp of intel/intel-extension-for-pytorch): the
+ * body is that of its "XPU out of memory" message, so the event is XPU's.
+ */
+static bool
+pt_ipex_4gb_limit(const char *t, size_t ms)
+{
+	static const char head[] = "Current platform can NOT allocate memory "
+	    "block with size larger than 4GB!";
+	size_t n = sizeof head - 1, e = ms;
+
+	while (e > 0 && (t[e - 1] == ' ' || t[e - 1] == '\t'))
+		e--;
+	return e >= n && memcmp(t + e - n, head, n) == 0;
+}
+
 /* Reads any number of per-process clauses from t at *at. */
 static void
 pt_procs(pt_ctx *p, const char *t, size_t tlen, size_t *at, od_memory *m)
@@ -479,7 +499,8 @@ pt_fill(void *self, int c, const char *t, size_t tlen, size_t ms, size_t *me,
 		head = rx_group(p->m, 1, &gs, &gn);
 		if (head && t[gs] == 'H')
 			ev->kind = OD_KIND_HIP;
-		else if (head && t[gs] == 'X')
+		else if ((head && t[gs] == 'X') || (!head &&
+		    pt_ipex_4gb_limit(t, ms)))
 			ev->kind = OD_KIND_XPU;
 		exa = rx_group(p->m, 2, &gs, &gn);
 		ev->mem.requested = pt_size(p, t, 3);

@@ -35,6 +35,7 @@
  * Line numbers count '\n' only, as grep -n does; they are counted lazily,
  * up to each hit and at the end of each piece.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -141,6 +142,10 @@ typedef struct sc_state {
 	 * line start it found at a terminator (0: none after its stop). */
 	uint64_t ls_gen;
 	size_t ls_lo, ls_p, ls_term;
+	/* The input's own wrap width (sc_seams): the length of the last line
+	 * that looked cut inside a word, and the width confirmed by two such
+	 * lines of one length (0: none). */
+	size_t wrap_len, wrap_width;
 } sc_state;
 
 const char *const *
@@ -534,6 +539,7 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 	w.hit = hit;
 	w.from = st->consumed > lo ? st->consumed : lo;
 	w.gen = st->gen;
+	w.wrap_width = st->wrap_width;
 	w.line_start = sc_line_start(st, lo, hit, &w.line_start_known);
 	od_event_init(&ev);
 	if (!ex_extract(st->sc->ex, &w, &ev, &span)) {
@@ -623,6 +629,47 @@ sc_console_width(size_t len)
 }
 
 /*
+ * Whether the break after a line of len bytes at buf[at] looks like a
+ * console's hard wrap inside a word: letters or digits either side, and
+ * the next line not indented.  Besides the usual widths, a terminal may
+ * wrap at whatever width its window has: a width at which two such lines
+ * of the same length are seen is taken as the input's own
+ * (sc_state.wrap_width), which lines.c then joins at as well.  Like the
+ * rest of sc_seams it is known per scanned region, so a hit may use a
+ * width confirmed by lines after it in the same region.
+ */
+static bool
+sc_cut_in_word(const char *buf, size_t at, size_t to, size_t len)
+{
+	unsigned char a, b;
+	size_t i, n;
+
+	if (len < 60 || len > 400 || at == 0 || at + 1 >= to)
+		return false;
+	a = (unsigned char)buf[at - 1];
+	b = (unsigned char)buf[at + 1];
+	if (!(isalnum(a) || a == '_') || !(isalnum(b) || b == '_'))
+		return false;
+	/*
+	 * Lines of one format are often of one length too: a next line that
+	 * starts a record of its own, with a date or time ("2019-12-05",
+	 * "12:44:30") or a logger's or a function's name and a colon
+	 * ("llama_model_load: "), is no continuation.
+	 */
+	for (i = at + 1, n = 0; i < to && n < 4 && isdigit((unsigned char)buf[i]);
+	    i++, n++)
+		;
+	if (n >= 2 && i < to && (buf[i] == '-' || buf[i] == ':' ||
+	    buf[i] == '/'))
+		return false;
+	for (i = at + 1; i < to && i - at < 80 &&
+	    (isalnum((unsigned char)buf[i]) || buf[i] == '_' || buf[i] == '.');
+	    i++)
+		;
+	return !(i < to && buf[i] == ':');
+}
+
+/*
  * Anchors that a console's hard wrap cut in two ("OOM when allocatin" /
  * "g tensor"): after each line of buf[from..cut) exactly a console's width
  * long, the bytes either side of its line break are scanned again without
@@ -652,8 +699,15 @@ sc_seams(od_scanner *sc, const char *buf, size_t from, size_t cut,
 			while (ls > 0 && at - ls <= 200 && buf[ls - 1] != '\n')
 				ls--;
 		next_ls = at + 1;
+		if ((ls == 0 || buf[ls - 1] == '\n') &&
+		    sc_cut_in_word(buf, at, to, at - ls)) {
+			if (at - ls == sc->st->wrap_len)
+				sc->st->wrap_width = at - ls;
+			sc->st->wrap_len = at - ls;
+		}
 		if ((ls > 0 && buf[ls - 1] != '\n') ||
-		    !sc_console_width(at - ls) || at + 1 >= to)
+		    !(sc_console_width(at - ls) || (sc->st->wrap_width != 0 &&
+		    at - ls == sc->st->wrap_width)) || at + 1 >= to)
 			continue;
 		before = at - ls < side ? at - ls : side;
 		memcpy(seam, buf + at - before, before);
