@@ -12,6 +12,22 @@
 
 struct rx_code {
 	pcre2_code *re;
+	/*
+	 * The same pattern compiled anchored, for rx_at, on its first use
+	 * there (NULL before, or when that compile failed).  PCRE2 10.42's
+	 * JIT does not take PCRE2_ANCHORED at match time (pcre2jit(3), "The
+	 * PCRE2_ANCHORED and PCRE2_ENDANCHORED options are not supported at
+	 * match time"): such a match runs in the interpreter, several times
+	 * slower, while the option given at compile time is JIT-compiled.
+	 * Both mean the same (pcre2_compile(3), PCRE2_ANCHORED), and the
+	 * groups and their names are the same.  pattern and opts are kept
+	 * for that compile; a pattern never matched anchored costs nothing.
+	 */
+	pcre2_code *anchored;
+	bool anchored_tried;
+	bool jit;
+	uint32_t opts;
+	char *pattern;          /* owned */
 	/* The name table, read once at compile time. */
 	uint32_t names;
 	uint32_t name_size;
@@ -65,8 +81,14 @@ rx_compile(const char *pattern, unsigned options, bool jit,
 	pcre2_pattern_info(c->re, PCRE2_INFO_NAMEENTRYSIZE, &c->name_size);
 	pcre2_pattern_info(c->re, PCRE2_INFO_NAMETABLE, &c->name_table);
 	/* JIT is an optimisation: without it matching still works. */
-	if (jit)
+	if (jit) {
 		(void)pcre2_jit_compile(c->re, PCRE2_JIT_COMPLETE);
+		/* Kept for the anchored code (rx_at); without it, an
+		 * anchored match runs in the interpreter, as it did. */
+		c->jit = true;
+		c->opts = opts;
+		c->pattern = strdup(pattern);
+	}
 	return c;
 }
 
@@ -76,6 +98,8 @@ rx_code_free(rx_code *c)
 	if (c == NULL)
 		return;
 	pcre2_code_free(c->re);
+	pcre2_code_free(c->anchored);
+	free(c->pattern);
 	free(c);
 }
 
@@ -116,10 +140,39 @@ rx_run(rx_match *m, const rx_code *re, const char *s, size_t len, size_t at,
 	return m->rc > 0;
 }
 
-bool
-rx_at(rx_match *m, const rx_code *re, const char *s, size_t len, size_t at)
+/* The anchored code of c, compiled and JIT-compiled on the first call;
+ * NULL when there is none (no JIT asked, no memory). */
+static pcre2_code *
+rx_anchored(rx_code *c)
 {
-	return rx_run(m, re, s, len, at, PCRE2_ANCHORED, PCRE2_UNSET);
+	PCRE2_SIZE off;
+	int code;
+
+	if (!c->anchored_tried && c->pattern != NULL) {
+		c->anchored_tried = true;
+		c->anchored = pcre2_compile((PCRE2_SPTR)c->pattern,
+		    PCRE2_ZERO_TERMINATED, c->opts | PCRE2_ANCHORED, &code, &off,
+		    NULL);
+		/* Without machine code it would be no faster. */
+		if (c->anchored != NULL &&
+		    pcre2_jit_compile(c->anchored, PCRE2_JIT_COMPLETE) != 0) {
+			pcre2_code_free(c->anchored);
+			c->anchored = NULL;
+		}
+	}
+	return c->anchored;
+}
+
+bool
+rx_at(rx_match *m, rx_code *re, const char *s, size_t len, size_t at)
+{
+	pcre2_code *a = rx_anchored(re);
+
+	if (a == NULL)
+		return rx_run(m, re, s, len, at, PCRE2_ANCHORED, PCRE2_UNSET);
+	pcre2_set_offset_limit(m->mc, PCRE2_UNSET);
+	m->rc = pcre2_match(a, (PCRE2_SPTR)s, len, at, 0, m->md, m->mc);
+	return m->rc > 0;
 }
 
 bool
