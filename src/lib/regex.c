@@ -26,6 +26,7 @@ struct rx_code {
 	pcre2_code *anchored;
 	bool anchored_tried;
 	bool jit;
+	bool jitted;            /* re has machine code: pcre2_jit_match runs it */
 	uint32_t opts;
 	char *pattern;          /* owned */
 	/* The name table, read once at compile time. */
@@ -77,16 +78,16 @@ rx_compile(const char *pattern, unsigned options, bool jit,
 		rx_code_free(c);
 		return NULL;
 	}
+	c->opts = opts;
 	pcre2_pattern_info(c->re, PCRE2_INFO_NAMECOUNT, &c->names);
 	pcre2_pattern_info(c->re, PCRE2_INFO_NAMEENTRYSIZE, &c->name_size);
 	pcre2_pattern_info(c->re, PCRE2_INFO_NAMETABLE, &c->name_table);
 	/* JIT is an optimisation: without it matching still works. */
 	if (jit) {
-		(void)pcre2_jit_compile(c->re, PCRE2_JIT_COMPLETE);
+		c->jitted = pcre2_jit_compile(c->re, PCRE2_JIT_COMPLETE) == 0;
 		/* Kept for the anchored code (rx_at); without it, an
 		 * anchored match runs in the interpreter, as it did. */
 		c->jit = true;
-		c->opts = opts;
 		c->pattern = strdup(pattern);
 	}
 	return c;
@@ -130,13 +131,47 @@ rx_match_free(rx_match *m)
 	free(m);
 }
 
+/* The errors that pcre2_match gives for its arguments and
+ * pcre2_jit_match, which checks none, would not: no text, a start past
+ * its end, a limit on a pattern not compiled for one.  True, with the
+ * same error in m, for such a call. */
+static bool
+rx_refused(rx_match *m, const rx_code *re, const char *s, size_t len,
+    size_t at, size_t last)
+{
+	if (s == NULL)
+		m->rc = PCRE2_ERROR_NULL;
+	else if (at > len)
+		m->rc = PCRE2_ERROR_BADOFFSET;
+	else if (last != PCRE2_UNSET &&
+	    (re->opts & PCRE2_USE_OFFSET_LIMIT) == 0)
+		m->rc = PCRE2_ERROR_BADOFFSETLIMIT;
+	else
+		return false;
+	return true;
+}
+
 static bool
 rx_run(rx_match *m, const rx_code *re, const char *s, size_t len, size_t at,
     uint32_t options, size_t last)
 {
 	pcre2_set_offset_limit(m->mc, last);
-	m->rc = pcre2_match(re->re, (PCRE2_SPTR)s, len, at, options, m->md,
-	    m->mc);
+	/*
+	 * Machine code is run directly: pcre2_match would only check the
+	 * arguments again before calling it (pcre2api(3), "pcre2_jit_match
+	 * ... bypasses the sanity checks"), a cost that a table of sixty
+	 * patterns tried at every hit pays sixty times.  The arguments are
+	 * ours, and the checks that could fail are made here first
+	 * (rx_refused).
+	 */
+	if (rx_refused(m, re, s, len, at, last))
+		return false;
+	if (re->jitted && options == 0)
+		m->rc = pcre2_jit_match(re->re, (PCRE2_SPTR)s, len, at, 0, m->md,
+		    m->mc);
+	else
+		m->rc = pcre2_match(re->re, (PCRE2_SPTR)s, len, at, options,
+		    m->md, m->mc);
 	return m->rc > 0;
 }
 
@@ -170,8 +205,10 @@ rx_at(rx_match *m, rx_code *re, const char *s, size_t len, size_t at)
 
 	if (a == NULL)
 		return rx_run(m, re, s, len, at, PCRE2_ANCHORED, PCRE2_UNSET);
+	if (rx_refused(m, re, s, len, at, PCRE2_UNSET))
+		return false;
 	pcre2_set_offset_limit(m->mc, PCRE2_UNSET);
-	m->rc = pcre2_match(a, (PCRE2_SPTR)s, len, at, 0, m->md, m->mc);
+	m->rc = pcre2_jit_match(a, (PCRE2_SPTR)s, len, at, 0, m->md, m->mc);
 	return m->rc > 0;
 }
 
