@@ -21,10 +21,15 @@ struct rx_code {
 	 * slower, while the option given at compile time is JIT-compiled.
 	 * Both mean the same (pcre2_compile(3), PCRE2_ANCHORED), and the
 	 * groups and their names are the same.  pattern and opts are kept
-	 * for that compile; a pattern never matched anchored costs nothing.
+	 * for that compile.  It is made only at the RX_ANCHORED_AFTER-th
+	 * anchored match (counted in anchored_calls): compiling and
+	 * JIT-compiling a pattern costs as much as some hundred interpreted
+	 * matches, which a short log (each run of the test suite) never
+	 * makes up.
 	 */
 	pcre2_code *anchored;
 	bool anchored_tried;
+	uint32_t anchored_calls;
 	bool jit;
 	bool jitted;            /* re has machine code: pcre2_jit_match runs it */
 	uint32_t opts;
@@ -175,15 +180,21 @@ rx_run(rx_match *m, const rx_code *re, const char *s, size_t len, size_t at,
 	return m->rc > 0;
 }
 
-/* The anchored code of c, compiled and JIT-compiled on the first call;
- * NULL when there is none (no JIT asked, no memory). */
+/* Anchored matches of a pattern in the interpreter before its anchored
+ * machine code is made (rx_code). */
+#define RX_ANCHORED_AFTER 256
+
+/* The anchored code of c, compiled and JIT-compiled at the
+ * RX_ANCHORED_AFTER-th call; NULL before, or when there is none (no JIT
+ * asked, no memory). */
 static pcre2_code *
 rx_anchored(rx_code *c)
 {
 	PCRE2_SIZE off;
 	int code;
 
-	if (!c->anchored_tried && c->pattern != NULL) {
+	if (!c->anchored_tried && c->pattern != NULL &&
+	    ++c->anchored_calls >= RX_ANCHORED_AFTER) {
 		c->anchored_tried = true;
 		c->anchored = pcre2_compile((PCRE2_SPTR)c->pattern,
 		    PCRE2_ZERO_TERMINATED, c->opts | PCRE2_ANCHORED, &code, &off,
