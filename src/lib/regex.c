@@ -12,6 +12,28 @@
 
 struct rx_code {
 	pcre2_code *re;
+	/*
+	 * The same pattern compiled anchored, for rx_at, on its first use
+	 * there (NULL before, or when that compile failed).  PCRE2 10.42's
+	 * JIT does not take PCRE2_ANCHORED at match time (pcre2jit(3), "The
+	 * PCRE2_ANCHORED and PCRE2_ENDANCHORED options are not supported at
+	 * match time"): such a match runs in the interpreter, several times
+	 * slower, while the option given at compile time is JIT-compiled.
+	 * Both mean the same (pcre2_compile(3), PCRE2_ANCHORED), and the
+	 * groups and their names are the same.  pattern and opts are kept
+	 * for that compile.  It is made only at the RX_ANCHORED_AFTER-th
+	 * anchored match (counted in anchored_calls): compiling and
+	 * JIT-compiling a pattern costs as much as some hundred interpreted
+	 * matches, which a short log (each run of the test suite) never
+	 * makes up.
+	 */
+	pcre2_code *anchored;
+	bool anchored_tried;
+	uint32_t anchored_calls;
+	bool jit;
+	bool jitted;            /* re has machine code: pcre2_jit_match runs it */
+	uint32_t opts;
+	char *pattern;          /* owned */
 	/* The name table, read once at compile time. */
 	uint32_t names;
 	uint32_t name_size;
@@ -61,12 +83,18 @@ rx_compile(const char *pattern, unsigned options, bool jit,
 		rx_code_free(c);
 		return NULL;
 	}
+	c->opts = opts;
 	pcre2_pattern_info(c->re, PCRE2_INFO_NAMECOUNT, &c->names);
 	pcre2_pattern_info(c->re, PCRE2_INFO_NAMEENTRYSIZE, &c->name_size);
 	pcre2_pattern_info(c->re, PCRE2_INFO_NAMETABLE, &c->name_table);
 	/* JIT is an optimisation: without it matching still works. */
-	if (jit)
-		(void)pcre2_jit_compile(c->re, PCRE2_JIT_COMPLETE);
+	if (jit) {
+		c->jitted = pcre2_jit_compile(c->re, PCRE2_JIT_COMPLETE) == 0;
+		/* Kept for the anchored code (rx_at); without it, an
+		 * anchored match runs in the interpreter, as it did. */
+		c->jit = true;
+		c->pattern = strdup(pattern);
+	}
 	return c;
 }
 
@@ -76,6 +104,8 @@ rx_code_free(rx_code *c)
 	if (c == NULL)
 		return;
 	pcre2_code_free(c->re);
+	pcre2_code_free(c->anchored);
+	free(c->pattern);
 	free(c);
 }
 
@@ -106,20 +136,91 @@ rx_match_free(rx_match *m)
 	free(m);
 }
 
+/* The errors that pcre2_match gives for its arguments and
+ * pcre2_jit_match, which checks none, would not: no text, a start past
+ * its end, a limit on a pattern not compiled for one.  True, with the
+ * same error in m, for such a call. */
+static bool
+rx_refused(rx_match *m, const rx_code *re, const char *s, size_t len,
+    size_t at, size_t last)
+{
+	if (s == NULL)
+		m->rc = PCRE2_ERROR_NULL;
+	else if (at > len)
+		m->rc = PCRE2_ERROR_BADOFFSET;
+	else if (last != PCRE2_UNSET &&
+	    (re->opts & PCRE2_USE_OFFSET_LIMIT) == 0)
+		m->rc = PCRE2_ERROR_BADOFFSETLIMIT;
+	else
+		return false;
+	return true;
+}
+
 static bool
 rx_run(rx_match *m, const rx_code *re, const char *s, size_t len, size_t at,
     uint32_t options, size_t last)
 {
 	pcre2_set_offset_limit(m->mc, last);
-	m->rc = pcre2_match(re->re, (PCRE2_SPTR)s, len, at, options, m->md,
-	    m->mc);
+	/*
+	 * Machine code is run directly: pcre2_match would only check the
+	 * arguments again before calling it (pcre2api(3), "pcre2_jit_match
+	 * ... bypasses the sanity checks"), a cost that a table of sixty
+	 * patterns tried at every hit pays sixty times.  The arguments are
+	 * ours, and the checks that could fail are made here first
+	 * (rx_refused).
+	 */
+	if (rx_refused(m, re, s, len, at, last))
+		return false;
+	if (re->jitted && options == 0)
+		m->rc = pcre2_jit_match(re->re, (PCRE2_SPTR)s, len, at, 0, m->md,
+		    m->mc);
+	else
+		m->rc = pcre2_match(re->re, (PCRE2_SPTR)s, len, at, options,
+		    m->md, m->mc);
 	return m->rc > 0;
 }
 
-bool
-rx_at(rx_match *m, const rx_code *re, const char *s, size_t len, size_t at)
+/* Anchored matches of a pattern in the interpreter before its anchored
+ * machine code is made (rx_code). */
+#define RX_ANCHORED_AFTER 256
+
+/* The anchored code of c, compiled and JIT-compiled at the
+ * RX_ANCHORED_AFTER-th call; NULL before, or when there is none (no JIT
+ * asked, no memory). */
+static pcre2_code *
+rx_anchored(rx_code *c)
 {
-	return rx_run(m, re, s, len, at, PCRE2_ANCHORED, PCRE2_UNSET);
+	PCRE2_SIZE off;
+	int code;
+
+	if (!c->anchored_tried && c->pattern != NULL &&
+	    ++c->anchored_calls >= RX_ANCHORED_AFTER) {
+		c->anchored_tried = true;
+		c->anchored = pcre2_compile((PCRE2_SPTR)c->pattern,
+		    PCRE2_ZERO_TERMINATED, c->opts | PCRE2_ANCHORED, &code, &off,
+		    NULL);
+		/* Without machine code it would be no faster. */
+		if (c->anchored != NULL &&
+		    pcre2_jit_compile(c->anchored, PCRE2_JIT_COMPLETE) != 0) {
+			pcre2_code_free(c->anchored);
+			c->anchored = NULL;
+		}
+	}
+	return c->anchored;
+}
+
+bool
+rx_at(rx_match *m, rx_code *re, const char *s, size_t len, size_t at)
+{
+	pcre2_code *a = rx_anchored(re);
+
+	if (a == NULL)
+		return rx_run(m, re, s, len, at, PCRE2_ANCHORED, PCRE2_UNSET);
+	if (rx_refused(m, re, s, len, at, PCRE2_UNSET))
+		return false;
+	pcre2_set_offset_limit(m->mc, PCRE2_UNSET);
+	m->rc = pcre2_jit_match(a, (PCRE2_SPTR)s, len, at, 0, m->md, m->mc);
+	return m->rc > 0;
 }
 
 bool

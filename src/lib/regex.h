@@ -50,8 +50,9 @@ typedef struct rx_match rx_match;
 rx_match *rx_match_new(od_error *err);
 void rx_match_free(rx_match *m);
 
-/* Matches re against s[0..len) anchored at offset at. */
-bool rx_at(rx_match *m, const rx_code *re, const char *s, size_t len,
+/* Matches re against s[0..len) anchored at offset at.  re is not const:
+ * its anchored machine code is compiled on the first call (regex.c). */
+bool rx_at(rx_match *m, rx_code *re, const char *s, size_t len,
     size_t at);
 /* The first match of re in s[0..len) that starts at or after at. */
 bool rx_find(rx_match *m, const rx_code *re, const char *s, size_t len,

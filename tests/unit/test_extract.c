@@ -905,6 +905,36 @@ test_regex_readers(void **state)
 	rx_match_free(m);
 }
 
+/*
+ * An anchored match is anchored whichever code runs it: the interpreter's
+ * for the first matches, the anchored machine code that regex.c makes
+ * after some hundred (RX_ANCHORED_AFTER); 1000 rounds go past that.
+ */
+static void
+test_regex_anchored(void **state)
+{
+	static const char text[] = "..needle";
+	od_error err;
+	rx_code *re = rx_compile("ne+dle", 0, true, "test", 1, &err);
+	rx_match *m = rx_match_new(&err);
+	int i;
+
+	(void)state;
+	assert_non_null(re);
+	assert_non_null(m);
+	for (i = 0; i < 1000; i++) {
+		assert_false(rx_at(m, re, text, strlen(text), 0));
+		assert_false(rx_at(m, re, text, strlen(text), 1));
+		assert_true(rx_at(m, re, text, strlen(text), 2));
+		assert_int_equal(rx_start(m), 2);
+		assert_int_equal(rx_end(m), 8);
+		/* A start past the end is no match, as pcre2_match has it. */
+		assert_false(rx_at(m, re, text, strlen(text), 9));
+	}
+	rx_code_free(re);
+	rx_match_free(m);
+}
+
 /* A search with an offset limit stops at it, whatever follows. */
 static void
 test_regex_offset_limit(void **state)
@@ -1071,6 +1101,7 @@ main(void)
 		cmocka_unit_test(test_recovered),
 		cmocka_unit_test(test_regex_readers),
 		cmocka_unit_test(test_regex_offset_limit),
+		cmocka_unit_test(test_regex_anchored),
 		cmocka_unit_test(test_regex_limits),
 		cmocka_unit_test(test_regex_errors),
 		cmocka_unit_test(test_recognisers),
