@@ -404,6 +404,35 @@ rp_figure_add(rp_figure *rows, int *n, const char *label, int depth,
 }
 
 int
+rp_snapshot_figures(const od_event *ev, rp_figure *rows)
+{
+	const od_snapshot_facts *s = &ev->snap;
+	int n = 0;
+
+	if (!s->present)
+		return 0;
+	if (s->request >= 0)
+		rp_figure_add(rows, &n, s->from_trace ? "requested (oom entry)" :
+		    "requested (message)", 0, s->request, false);
+	if (s->device_free >= 0)
+		rp_figure_add(rows, &n, s->from_trace ?
+		    "device free (oom entry)" : "device free (message)", 0,
+		    s->device_free, false);
+	rp_figure_add(rows, &n, "reserved in segments", 0, s->reserved, false);
+	rp_figure_add(rows, &n, "allocated blocks", 1, s->allocated, false);
+	rp_figure_add(rows, &n, "free blocks", 1, s->inactive, false);
+	rp_figure_add(rows, &n, "in segments in use", 2, s->split_free, false);
+	rp_figure_add(rows, &n, "largest it could take", 2, s->largest_free,
+	    false);
+	if (s->pending_blocks > 0)
+		rp_figure_add(rows, &n, "freed, awaiting streams", 1,
+		    s->pending_free, false);
+	rp_figure_add(rows, &n, "expandable segments' offer", 0,
+	    s->expandable_offer, false);
+	return n;
+}
+
+int
 rp_figures(const od_event *ev, rp_figure *rows)
 {
 	const od_memory *m = &ev->mem;

@@ -101,6 +101,15 @@ typedef struct {
 /* The figures of ev in the order the text and HTML reports list them,
  * into rows (RP_FIGURES_MAX of them); returns how many. */
 int rp_figures(const od_event *ev, rp_figure *rows);
+
+/* The most figure lines of a memory snapshot. */
+#define RP_SNAPSHOT_FIGURES_MAX 10
+
+/* The figures of the memory snapshot joined to ev (snapshot.c), in the
+ * order the text and HTML reports list them, into rows
+ * (RP_SNAPSHOT_FIGURES_MAX of them), depth 0 to 2; returns how many, 0
+ * without a snapshot.  Unknown figures are left out. */
+int rp_snapshot_figures(const od_event *ev, rp_figure *rows);
 /*
  * The parts of ev's memory account as the bar (text) and the chart (HTML)
  * draw them: part[OD_PART_COUNT] the bytes of each (0 unknown), an

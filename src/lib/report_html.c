@@ -742,6 +742,8 @@ ht_snapshot(FILE *out, const od_event *ev)
 {
 	const od_snapshot_facts *s = &ev->snap;
 	const char *v = od_snapshot_verdict_name(s->verdict);
+	rp_figure fig[RP_SNAPSHOT_FIGURES_MAX];
+	int i, nfig;
 
 	if (!s->present)
 		return;
@@ -749,23 +751,15 @@ ht_snapshot(FILE *out, const od_event *ev)
 	    "fragmentation %s.</p>\n<table class=\"snapshot\">\n", s->device,
 	    (long long)s->segments, s->segments == 1 ? "" : "s",
 	    v != NULL ? v : "not judged (no request known)");
-	if (s->request >= 0)
-		ht_figure(out, s->from_trace ? "requested (oom entry)" :
-		    "requested (message)", s->request);
-	if (s->device_free >= 0)
-		ht_figure(out, s->from_trace ? "device free (oom entry)" :
-		    "device free (message)", s->device_free);
-	ht_figure(out, "reserved in segments", s->reserved);
-	ht_figure(out, "&#160;&#160;allocated blocks", s->allocated);
-	ht_figure(out, "&#160;&#160;free blocks", s->inactive);
-	ht_figure(out, "&#160;&#160;&#160;&#160;in segments in use",
-	    s->split_free);
-	ht_figure(out, "&#160;&#160;&#160;&#160;largest it could take",
-	    s->largest_free);
-	if (s->pending_blocks > 0)
-		ht_figure(out, "&#160;&#160;freed, awaiting streams",
-		    s->pending_free);
-	ht_figure(out, "expandable segments' offer", s->expandable_offer);
+	nfig = rp_snapshot_figures(ev, fig);
+	for (i = 0; i < nfig; i++) {
+		char label[112];
+
+		snprintf(label, sizeof label, "%.*s%.47s", 12 * fig[i].depth,
+		    "&#160;&#160;&#160;&#160;&#160;&#160;&#160;&#160;",
+		    fig[i].label);
+		ht_figure(out, label, fig[i].bytes);
+	}
 	fputs("</table>\n", out);
 	if (s->history && s->owner[0] != '\0') {
 		char sz[48];

@@ -504,6 +504,8 @@ rp_text_snapshot(FILE *out, const od_event *ev)
 {
 	const od_snapshot_facts *s = &ev->snap;
 	const char *v = od_snapshot_verdict_name(s->verdict);
+	rp_figure fig[RP_SNAPSHOT_FIGURES_MAX];
+	int i, nfig;
 
 	if (!s->present)
 		return;
@@ -511,20 +513,14 @@ rp_text_snapshot(FILE *out, const od_event *ev)
 	    "fragmentation %s\n", s->device, (long long)s->segments,
 	    s->segments == 1 ? "" : "s",
 	    v != NULL ? v : "not judged (no request known)");
-	if (s->request >= 0)
-		rp_text_size(out, s->from_trace ? "requested (oom entry)" :
-		    "requested (message)", s->request);
-	if (s->device_free >= 0)
-		rp_text_size(out, s->from_trace ? "device free (oom entry)" :
-		    "device free (message)", s->device_free);
-	rp_text_size(out, "reserved in segments", s->reserved);
-	rp_text_size(out, "  allocated blocks", s->allocated);
-	rp_text_size(out, "  free blocks", s->inactive);
-	rp_text_size(out, "    in segments in use", s->split_free);
-	rp_text_size(out, "    largest it could take", s->largest_free);
-	if (s->pending_blocks > 0)
-		rp_text_size(out, "  freed, awaiting streams", s->pending_free);
-	rp_text_size(out, "expandable segments' offer", s->expandable_offer);
+	nfig = rp_snapshot_figures(ev, fig);
+	for (i = 0; i < nfig; i++) {
+		char label[64];
+
+		snprintf(label, sizeof label, "%.*s%.47s", 2 * fig[i].depth,
+		    "    ", fig[i].label);
+		rp_text_size(out, label, fig[i].bytes);
+	}
 	if (s->history && s->owner[0] != '\0') {
 		char sz[48];
 
