@@ -1053,8 +1053,13 @@ counters:
 			    r->ref->triad_bps);
 			pm_num(r, "triad_fraction_of_reference", PM_NUM,
 			    r->bw.triad_bps / r->ref->triad_bps);
+			char basis[120];
+
+			bw_ref_basis(r->ref, basis, sizeof basis);
 			pm_str(r, "bandwidth_reference", r->ref->name);
+			pm_str(r, "bandwidth_reference_basis", basis);
 			pm_str(r, "bandwidth_reference_source", r->ref->how);
+			pm_str(r, "bandwidth_reference_cited", r->ref->source);
 		} else {
 			pm_str(r, "bandwidth_reference", "no reference for this "
 			    "part");
