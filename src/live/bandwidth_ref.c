@@ -113,7 +113,7 @@ bw_ref_find(const char *name)
 
 		if (strcmp(row, name) == 0)
 			return &bw_refs[i];
-		/* A name from a driver before R470, without the prefix. */
+		/* A name from an older driver, without the prefix. */
 		if (strncmp(name, NVIDIA, pre) != 0 && strcmp(row + pre,
 		    name) == 0)
 			return &bw_refs[i];

@@ -28,7 +28,7 @@ typedef struct {
 
 /*
  * The row for the device called name, or NULL: no reference for it.
- * Drivers before the R470 branch gave names without "NVIDIA " in front
+ * Older drivers gave names without "NVIDIA " in front
  * ("A100-SXM4-40GB" with 460.32.03); such a name finds the same row.
  */
 const bw_ref *bw_ref_find(const char *name);
