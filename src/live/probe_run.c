@@ -843,7 +843,9 @@ pb_processes(pb_session *s, pb_result *r)
 	if (!r->procs_known) {
 		snprintf(r->note, sizeof r->note, "%s",
 		    dv_info_of(s->d)->nvml_note[0] != '\0' ?
-		    dv_info_of(s->d)->nvml_note : "NVML is not available");
+		    dv_info_of(s->d)->nvml_note : dv_info_of(s->d)->nvml ?
+		    "NVML could not list the processes" :
+		    "NVML is not available");
 		return;
 	}
 	list[0] = '\0';

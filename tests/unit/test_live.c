@@ -882,6 +882,42 @@ test_bandwidth_ref(void **state)
 	assert_null(bw_ref_find(NULL));
 }
 
+/* The identity check: the MIG instance named, CUDA's device and NVML's
+ * must be one; what could not be checked is said, never passed over. */
+static void
+test_identity(void **state)
+{
+	const char *m0 = "MIG-fa4e0000-0000-4000-8000-000000000100";
+	const char *m1 = "MIG-fa4e0000-0000-4000-8000-000000000101";
+	const char *g0 = "GPU-fa4e0000-0000-4000-8000-000000000000";
+	char note[240];
+	od_error err;
+
+	(void)state;
+	memset(&err, 0, sizeof err);
+	assert_int_equal(dv_check_identity("", g0, g0, note, sizeof note,
+	    &err), DV_OK);
+	assert_non_null(strstr(note, "agree"));
+	/* Case is not identity: nvidia-smi prints lower case. */
+	assert_int_equal(dv_check_identity(m0, "MIG-FA4E0000-0000-4000-8000-"
+	    "000000000100", m0, note, sizeof note, &err), DV_OK);
+	assert_int_equal(dv_check_identity("", g0, m0, note, sizeof note,
+	    &err), DV_UNSUPPORTED);
+	assert_non_null(strstr(err.msg, "but NVML's is"));
+	/* The instance named is checked even without NVML. */
+	assert_int_equal(dv_check_identity(m1, m0, "", note, sizeof note,
+	    &err), DV_UNSUPPORTED);
+	assert_non_null(strstr(err.msg, "not the MIG instance named"));
+	assert_int_equal(dv_check_identity(m1, m1, "", note, sizeof note,
+	    &err), DV_OK);
+	assert_non_null(strstr(note, "not cross-checked with NVML"));
+	assert_int_equal(dv_check_identity(m1, "", m1, note, sizeof note,
+	    &err), DV_OK);
+	assert_non_null(strstr(note, "not cross-checked: the driver gives no "
+	    "UUID"));
+	assert_non_null(strstr(note, "cuDeviceGetUuid_v2"));
+}
+
 /* The memory test of settings over 64 MiB with seed: what it found. */
 static dv_pattern
 pattern_run(const char *settings, uint64_t seed)
@@ -1716,6 +1752,7 @@ main(void)
 		cmocka_unit_test(test_context_cost),
 		cmocka_unit_test(test_health),
 		cmocka_unit_test(test_bandwidth_ref),
+		cmocka_unit_test(test_identity),
 		cmocka_unit_test(test_pattern_kinds),
 		cmocka_unit_test(test_health_counters),
 		cmocka_unit_test(test_mig_selection),
