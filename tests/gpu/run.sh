@@ -208,6 +208,39 @@ torch.cuda.init()
 free, total = torch.cuda.mem_get_info(0)
 # torch.cuda.OutOfMemoryError exists from PyTorch 1.13 on.
 OOM = torch.cuda.OutOfMemoryError
+mem = torch.cuda.memory
+
+def record_history():
+    # The history's API by release (torch/cuda/memory.py): 2.1 on takes
+    # max_entries, 2.0 trace_alloc_max_entries, 1.13 only enabled.
+    for args, kw in (((), {"max_entries": 100000}),
+                     ((True,), {"trace_alloc_max_entries": 100000,
+                                "trace_alloc_record_context": True}),
+                     ((True,), {})):
+        try:
+            mem._record_memory_history(*args, **kw)
+            return
+        except TypeError:
+            continue
+
+def dump_snapshot(path):
+    # _dump_snapshot from 2.1 on; before, the pickle of _snapshot().
+    if hasattr(mem, "_dump_snapshot"):
+        mem._dump_snapshot(path)
+    else:
+        import pickle
+        pickle.dump(mem._snapshot(), open(path, "wb"))
+
+# OOMDOC_GPU_SNAPSHOT: record the allocator's history and dump its
+# snapshot there when an OutOfMemoryError ends the script.
+SNAP = os.environ.get("OOMDOC_GPU_SNAPSHOT")
+if SNAP and hasattr(mem, "_record_memory_history"):
+    record_history()
+    def _on_exit(t, v, tb):
+        if isinstance(v, OOM):
+            dump_snapshot(SNAP)
+        sys.__excepthook__(t, v, tb)
+    sys.excepthook = _on_exit
 PY
 cat >"$work/meminfo.py" <<'PY'
 # free and total as PyTorch reads them, then the context held (argv[1]
@@ -246,19 +279,8 @@ cat >"$work/fragmentation.py" <<'PY'
 # tensor), then ask for 1 GiB.  argv[1]: where to dump the snapshot.
 from common import *
 snap = sys.argv[1] if len(sys.argv) > 1 else None
-mem = torch.cuda.memory
 if snap:
-    # The history's API by release (torch/cuda/memory.py): 2.1 on takes
-    # max_entries, 2.0 trace_alloc_max_entries, 1.13 only enabled.
-    for args, kw in (((), {"max_entries": 100000}),
-                     ((True,), {"trace_alloc_max_entries": 100000,
-                                "trace_alloc_record_context": True}),
-                     ((True,), {})):
-        try:
-            mem._record_memory_history(*args, **kw)
-            break
-        except TypeError:
-            continue
+    record_history()
 keep = []
 try:
     while True:
@@ -273,12 +295,7 @@ try:
     big = torch.empty(GIB, dtype=torch.uint8, device=dev)
 except OOM:
     if snap:
-        # _dump_snapshot from 2.1 on; before, the pickle of _snapshot().
-        if hasattr(mem, "_dump_snapshot"):
-            mem._dump_snapshot(snap)
-        else:
-            import pickle
-            pickle.dump(mem._snapshot(), open(snap, "wb"))
+        dump_snapshot(snap)
     raise
 print("no out-of-memory failure")
 PY
@@ -403,6 +420,18 @@ if what == "case":
     rep, want, live = load(sys.argv[2]), sys.argv[3], sys.argv[4]
     top = rep["summary"].get("top_cause")
     bad = [] if top == want else ["top cause %s, want %s" % (top, want)]
+    # The snapshot (when the script's PyTorch could dump one): its
+    # fragmentation verdict confirmed for the fragmentation case, and for
+    # no other, where free blocks too small for the request are not why.
+    said = "no snapshot (this PyTorch records no history)"
+    if len(sys.argv) > 5 and sys.argv[5] == "snapshot":
+        snaps = [e.get("snapshot") for e in rep["events"] if e.get("snapshot")]
+        v = snaps[0].get("verdict") if snaps else None
+        said = "snapshot verdict %s" % v
+        if v is None:
+            bad.append("the snapshot was not joined to the event")
+        elif (v == "confirmed") != (want == "fragmentation"):
+            bad.append("snapshot verdict %s for %s" % (v, want))
     try:
         lv = load(live)
         # Fragmentation lives inside the caching allocator: the device
@@ -414,7 +443,7 @@ if what == "case":
             bad.append("live confirms %s too" % ",".join(spurious))
     except (OSError, ValueError) as e:
         bad.append("no live report (%s)" % e)
-    print("; ".join(bad) if bad else "top cause %s, no other cause confirmed" % top)
+    print("; ".join(bad) if bad else "top cause %s, %s, no other cause confirmed" % (top, said))
     sys.exit(1 if bad else 0)
 if what == "snapshot":
     rep = load(sys.argv[2])
@@ -615,9 +644,11 @@ else
 fi
 
 # --- induced failures --------------------------------------------------------
-# induce CASE CAUSE SCRIPT [ENV=VALUE...]: runs the script, wants status 1
-# and an OutOfMemoryError, then oomdoc's top cause CAUSE and no other
-# cause confirmed by `oomdoc live`.
+# induce CASE CAUSE SCRIPT [ENV=VALUE...]: runs the script, with the
+# allocator's snapshot dumped at its OutOfMemoryError, wants status 1 and
+# the error, then oomdoc's top cause CAUSE with the snapshot joined, the
+# snapshot's fragmentation verdict confirmed for fragmentation and not
+# for any other cause, and no other cause confirmed by `oomdoc live`.
 induce() {
 	local name=$1 want=$2 script=$3 lim d rc
 	shift 3
@@ -628,7 +659,9 @@ induce() {
 		record "$name" skip 0 "skipped: global deadline"
 		return
 	fi
-	(cd "$work" && env "$@" timeout -k 5 "$lim" "$py" "$script") >"$res/$name.log" 2>&1
+	rm -f "$res/$name.pickle"
+	(cd "$work" && env OOMDOC_GPU_SNAPSHOT="$res/$name.pickle" "$@" \
+		timeout -k 5 "$lim" "$py" "$script") >"$res/$name.log" 2>&1
 	rc=$?
 	if [ "$rc" -ne 1 ] || ! grep -q 'OutOfMemoryError' "$res/$name.log"; then
 		record "$name" fail "$(($(date +%s) - t0))" "the script ended with status $rc (want 1 and an OutOfMemoryError): $(tail -c 200 "$res/$name.log")"
@@ -636,12 +669,16 @@ induce() {
 	fi
 	lim=$(left 60)
 	[ "$lim" = 0 ] && lim=1
-	t "$lim" "$oomdoc" --format json "$res/$name.log" >"$res/$name.report.json" 2>"$res/$name.report.err"
+	local snap=()
+	[ -s "$res/$name.pickle" ] && snap=(--snapshot "$res/$name.pickle")
+	t "$lim" "$oomdoc" --format json "$res/$name.log" "${snap[@]}" \
+		>"$res/$name.report.json" 2>"$res/$name.report.err"
 	lim=$(left 90)
 	[ "$lim" = 0 ] && lim=1
 	t "$lim" "$oomdoc" live --force --format json "$res/$name.log" \
 		>"$res/$name.live.json" 2>"$res/$name.live.err"
-	if d=$("$py" "$work/check.py" case "$res/$name.report.json" "$want" "$res/$name.live.json" 2>&1); then
+	if d=$("$py" "$work/check.py" case "$res/$name.report.json" "$want" "$res/$name.live.json" \
+		"$([ ${#snap[@]} -gt 0 ] && echo snapshot || echo none)" 2>&1); then
 		record "$name" pass "$(($(date +%s) - t0))" "script status 1; $d"
 	else
 		record "$name" fail "$(($(date +%s) - t0))" "script status 1; $d"
