@@ -801,11 +801,12 @@ PY
 	mkdir -p "$res/hook"
 	(cd "$work" && PYTHONPATH="$root/python" OOMDOC_LIBRARY="$hooklib" \
 		timeout -k 5 "$lim" "$py" hook.py) >"$res/hook/hook.log" 2>&1
+	hrc=$?
 	hook=$(PYTHONPATH="$root/python" OOMDOC_LIBRARY="$hooklib" \
 		t 60 "$py" "$work/hook_check.py" "$res/hook" 2>&1 | tail -1)
 	ok=fail
-	[ "$hook" = request_exceeds_device ] && ok=pass
-	record hook "$ok" "$(($(date +%s) - t0))" "top cause $hook (want request_exceeds_device)"
+	[ "$hrc" -eq 1 ] && [ "$hook" = request_exceeds_device ] && ok=pass
+	record hook "$ok" "$(($(date +%s) - t0))" "script status $hrc (want 1: the OutOfMemoryError goes on after the hook); top cause $hook (want request_exceeds_device)"
 fi
 
 # --- MIG: a MIG instance by UUID (nvmlDeviceGetHandleByUUID; counters on
