@@ -216,6 +216,31 @@ done
 "$oomdoc" probe --backend fake --device MIG-fa4e0000-0000-4000-8000-000000000100 --fake-device mig=yes >"$tmp/out" 2>"$tmp/err"; rc=$?
 [ $rc -eq 0 ] && grep -q 'a MIG instance of GPU-fa4e0000-' "$tmp/out" && grep -q 'counters read on the parent GPU' "$tmp/out"
 check "--device MIG-...: status $rc, $(cat "$tmp/err")" $?
+# The identity check: CUDA's device must be the MIG instance named and
+# NVML's device; when CUDA gives another (CUDA_VISIBLE_DEVICES not
+# honoured, NVML on another GPU), nothing is probed: status 5, one line.
+M0=MIG-fa4e0000-0000-4000-8000-000000000100 M1=MIG-fa4e0000-0000-4000-8000-000000000101
+"$oomdoc" probe --backend fake --device $M1 --fake-device mig=2 -f json >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 0 ] && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["device"]
+assert d["uuid"] == sys.argv[2], d["uuid"]
+assert d["identity"] == "CUDA (cuDeviceGetUuid_v2) and NVML agree: %s, the MIG instance named" % sys.argv[2], d["identity"]
+' "$tmp/out" $M1
+check "MIG identity agreed: status $rc, $(cat "$tmp/err")" $?
+"$oomdoc" probe --backend fake --device $M1 --fake-device mig=2,cuda_uuid=$M0 >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 5 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+	grep -q "CUDA_VISIBLE_DEVICES=$M1 CUDA's device 0 is $M0 (cuDeviceGetUuid_v2), not the MIG instance named: refusing" "$tmp/err"
+check "MIG instance other than the one named: status $rc, $(cat "$tmp/err")" $?
+"$oomdoc" probe --backend fake --fake-device gpus=2,cuda_uuid=GPU-fa4e0001-0000-4000-8000-000000000001 >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 5 ] && [ ! -s "$tmp/out" ] && grep -q "but NVML's is GPU-fa4e0000-.*refusing to probe" "$tmp/err"
+check "CUDA's GPU is not NVML's: status $rc, $(cat "$tmp/err")" $?
+"$oomdoc" probe --backend fake --device $M1 --fake-device mig=2,cuda_uuid=none >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 0 ] && grep -q "identity   not cross-checked: the driver gives no UUID for CUDA's device (a MIG instance's needs cuDeviceGetUuid_v2" "$tmp/out"
+check "MIG identity not checkable: status $rc, said" $?
+"$oomdoc" probe --backend fake --fake-device nvml=no >"$tmp/out" 2>"$tmp/err"; rc=$?
+grep -q "identity   CUDA's device is GPU-fa4e0000-.*not cross-checked with NVML, which is not available" "$tmp/out"
+check "identity without NVML: status $rc, said" $?
 "$oomdoc" probe --backend fake --device GPU-0bad >"$tmp/out" 2>"$tmp/err"; rc=$?
 [ $rc -eq 5 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]
 check "--device of a GPU not there: status $rc" $?

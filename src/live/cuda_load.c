@@ -77,6 +77,13 @@ cl_open(cl_lib *lib, const char *path, CUresult *init, char *msg, size_t cap)
 	if (lib->cuDriverGetVersion == NULL ||
 	    lib->cuDriverGetVersion(&lib->version) != CUDA_SUCCESS)
 		lib->version = 0;
+	/* cuGetProcAddress gives the newest version it has that is not
+	 * newer than the one asked for: a driver before CUDA 11.4 would
+	 * hand over the first cuDeviceGetUuid, which gives a MIG instance's
+	 * GPU's UUID, under the name of the second. */
+	if (lib->version >= 11040)
+		(void)cl_entry(lib, getproc, "cuDeviceGetUuid", 11040,
+		    "cuDeviceGetUuid_v2", &lib->cuDeviceGetUuid2);
 	if (missing != NULL || lib->version < CL_DRIVER_MIN) {
 		snprintf(msg, cap, "the NVIDIA driver supports CUDA %d.%d, and "
 		    "oomdoc needs the driver API of CUDA %d.%d or later (driver "

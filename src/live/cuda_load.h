@@ -87,6 +87,12 @@ typedef struct {
 	bool proc_address;      /* resolved with cuGetProcAddress */
 	bool vmm;               /* every VMM entry point is there */
 	CL_ENTRIES(CL_FIELD)
+	/* cuDeviceGetUuid at CUDA 11.4's signature (cuDeviceGetUuid_v2),
+	 * which gives a MIG instance's own UUID where the first gives
+	 * none of its own (CUDA Driver API, Device Management); NULL on
+	 * older drivers.  Outside CL_ENTRIES: the same name at two
+	 * versions, and optional without being part of the VMM set. */
+	PFN_cuDeviceGetUuid_v11040 cuDeviceGetUuid2;
 } cl_lib;
 
 /* Why cl_open failed. */

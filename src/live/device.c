@@ -6,6 +6,7 @@
  * exit path: a probe that fails halfway, an error, a signal.
  */
 #include <signal.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -739,6 +740,44 @@ dv_select(const char *id, int index, const char *visible, dv_selection *out)
 	memcpy(out->uuid, p, n);
 	out->uuid[n] = '\0';
 	out->mig = out->from_env = true;
+}
+
+dv_status
+dv_check_identity(const char *want, const char *cuda, const char *nvml,
+    char *note, size_t cap, od_error *err)
+{
+	bool mig = want != NULL && want[0] != '\0';
+
+	note[0] = '\0';
+	if (mig && cuda[0] != '\0' && strcasecmp(want, cuda) != 0) {
+		od_error_set(err, NULL, 0, 0, "with CUDA_VISIBLE_DEVICES=%.96s "
+		    "CUDA's device 0 is %.96s (cuDeviceGetUuid_v2), not the MIG "
+		    "instance named: refusing to probe another device",
+		    want, cuda);
+		return DV_UNSUPPORTED;
+	}
+	if (cuda[0] != '\0' && nvml[0] != '\0' && strcasecmp(cuda, nvml) !=
+	    0) {
+		od_error_set(err, NULL, 0, 0, "CUDA's device is %.96s "
+		    "(cuDeviceGetUuid%s) but NVML's is %.96s: its processes, "
+		    "memory and counters would be another device's; refusing "
+		    "to probe", cuda, mig ? "_v2" : "", nvml);
+		return DV_UNSUPPORTED;
+	}
+	if (cuda[0] == '\0')
+		snprintf(note, cap, "not cross-checked: the driver gives no "
+		    "UUID for CUDA's device%s", mig ? " (a MIG instance's "
+		    "needs cuDeviceGetUuid_v2, CUDA 11.4)" : "");
+	else if (nvml[0] == '\0')
+		snprintf(note, cap, "CUDA's device is %.96s (cuDeviceGetUuid%s)%s;"
+		    " not cross-checked with NVML, which is not available",
+		    cuda, mig ? "_v2" : "", mig ? ", the MIG instance named" :
+		    "");
+	else
+		snprintf(note, cap, "CUDA (cuDeviceGetUuid%s) and NVML agree: "
+		    "%.96s%s", mig ? "_v2" : "", cuda, mig ? ", the MIG "
+		    "instance named" : "");
+	return DV_OK;
 }
 
 bool

@@ -128,6 +128,8 @@ typedef struct {
 	char pci_bus_id[32];
 	char uuid[96];          /* "GPU-..." or "MIG-...", "" unknown */
 	char parent_uuid[96];   /* a MIG instance's GPU, "" otherwise */
+	char identity[240];     /* how CUDA's device was matched with the
+	                         * one named and NVML's (dv_check_identity) */
 	int count;              /* GPUs the backend sees, -1 unknown */
 	int driver_cuda;        /* CUDA version the driver supports: 13000 */
 	int runtime_cuda;       /* the toolkit that built the kernels */
@@ -282,6 +284,8 @@ typedef struct {
 	bool contiguous;        /* the old one-range model: a control only */
 	int refuse_images;      /* injected: the driver refuses the first N
 	                         * kernel images (1: the fatbin) */
+	char cuda_uuid[96];     /* injected: the UUID CUDA's device gives
+	                         * ("none": none), "" the one resolved */
 } dv_fake_spec;
 
 /* What dv_open needs. */
@@ -472,6 +476,20 @@ typedef struct {
  */
 void dv_select(const char *id, int index, const char *visible,
     dv_selection *out);
+
+/*
+ * Whether the device CUDA opened is the one named and the one NVML
+ * reads.  want: the MIG UUID the selection named ("" for none); cuda:
+ * the UUID the driver gives for CUDA's device (cuDeviceGetUuid, of a
+ * MIG instance cuDeviceGetUuid_v2; "" when it gives none); nvml: the
+ * UUID of NVML's device ("" without NVML).  DV_OK with note (size cap)
+ * saying what was cross-checked; DV_UNSUPPORTED, with err saying which
+ * disagree, when CUDA's device is not the MIG instance named (its
+ * CUDA_VISIBLE_DEVICES was not honoured) or not NVML's (the processes,
+ * memory and counters would be another device's): nothing is probed.
+ */
+dv_status dv_check_identity(const char *want, const char *cuda,
+    const char *nvml, char *note, size_t cap, od_error *err);
 
 /* Whether id (a UUID, or a PCI bus id with or without its domain) names
  * the device of info; case is ignored. */

@@ -179,6 +179,26 @@ cd_uuid(cd_dev *c, CUdevice dev, char *out, size_t cap)
 	    b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
+/*
+ * A MIG instance's UUID as nvidia-smi -L prints it ("MIG-" and 8-4-4-4-12
+ * hex digits, drivers from R470 on), from cuDeviceGetUuid_v2, which gives
+ * the instance's own; "" when the driver lacks it (before CUDA 11.4).
+ */
+static void
+cd_uuid_mig(cd_dev *c, CUdevice dev, char *out, size_t cap)
+{
+	CUuuid u;
+	const unsigned char *b = (const unsigned char *)u.bytes;
+
+	out[0] = '\0';
+	if (c->cu.cuDeviceGetUuid2 == NULL ||
+	    c->cu.cuDeviceGetUuid2(&u, dev) != CUDA_SUCCESS)
+		return;
+	snprintf(out, cap, "MIG-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+	    "%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3], b[4], b[5],
+	    b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
 /* The index of the device with this UUID (GPU-...) or PCI bus id among
  * the count this process sees, or -1. */
 static int
@@ -214,6 +234,7 @@ cd_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 	const char *path = getenv("OOMDOC_LIBCUDA");
 	const char *env = getenv("CUDA_VISIBLE_DEVICES");
 	char msg[256], name[256], visbuf[256], *vis = NULL;
+	char cuda_uuid[96], nvml_uuid[96] = "";
 	dv_selection sel;
 	int count = 0;
 	size_t total = 0;
@@ -269,9 +290,9 @@ cd_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 	}
 	info->count = count;
 	if (sel.mig) {
-		/* The one device CUDA_VISIBLE_DEVICES=MIG-... leaves. */
+		/* The one device CUDA_VISIBLE_DEVICES=MIG-... leaves; which
+		 * one it is, dv_check_identity says once NVML is open. */
 		c->index = sel.cuda_index;
-		snprintf(info->uuid, sizeof info->uuid, "%s", sel.uuid);
 	} else if (cfg->id != NULL) {
 		/* By UUID or PCI bus id: the device's index among those this
 		 * process sees. */
@@ -293,8 +314,12 @@ cd_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 		cd_drv_fail(c, r, "cuDeviceGet", err);
 		return cd_open_fail(c, DV_ERROR);
 	}
-	if (!sel.mig)
-		cd_uuid(c, c->cudev, info->uuid, sizeof info->uuid);
+	if (sel.mig)
+		cd_uuid_mig(c, c->cudev, cuda_uuid, sizeof cuda_uuid);
+	else
+		cd_uuid(c, c->cudev, cuda_uuid, sizeof cuda_uuid);
+	snprintf(info->uuid, sizeof info->uuid, "%s", cuda_uuid[0] != '\0' ||
+	    !sel.mig ? cuda_uuid : sel.uuid);
 	/* Device facts; none of these calls creates a context. */
 	if (c->cu.cuDeviceGetName(name, (int)sizeof name, c->cudev) ==
 	    CUDA_SUCCESS)
@@ -335,11 +360,16 @@ cd_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 		c->nv = nv_open(cfg->nvml_path, info->pci_bus_id, c->index,
 		    info->nvml_note, sizeof info->nvml_note);
 	info->nvml = c->nv != NULL;
-	if (sel.mig && c->nv != NULL) {
-		char u[96];
-
-		(void)nv_uuids(c->nv, u, info->parent_uuid,
+	if (c->nv != NULL)
+		(void)nv_uuids(c->nv, nvml_uuid, info->parent_uuid,
 		    sizeof info->parent_uuid);
+	if (!sel.mig)
+		info->parent_uuid[0] = '\0';
+	/* The device CUDA opened must be the one named, and NVML's. */
+	if (dv_check_identity(sel.mig ? sel.uuid : "", cuda_uuid, nvml_uuid,
+	    info->identity, sizeof info->identity, err) != DV_OK) {
+		nv_close(c->nv);
+		return cd_open_fail(c, DV_UNSUPPORTED);
 	}
 	if (c->nv != NULL)
 		(void)nv_driver_release(c->nv, info->driver_release,

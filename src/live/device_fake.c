@@ -275,6 +275,14 @@ fk_open(const dv_config *cfg, void **stp, dv_info *info, od_error *err)
 			    "has %d", cfg->index, s->gpus > 0 ? s->gpus : 1);
 		return DV_UNSUPPORTED;
 	}
+	/* The identity check of the CUDA backend: the fake's CUDA gives the
+	 * UUID resolved unless cuda_uuid says otherwise, its NVML (when it
+	 * has one) the one resolved. */
+	if (dv_check_identity(sel.mig ? sel.uuid : "", strcmp(s->cuda_uuid,
+	    "none") == 0 ? "" : s->cuda_uuid[0] != '\0' ? s->cuda_uuid :
+	    info->uuid, s->nvml ? info->uuid : "", info->identity,
+	    sizeof info->identity, err) != DV_OK)
+		return DV_UNSUPPORTED;
 	f = calloc(1, sizeof *f);
 	if (f == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
@@ -1062,6 +1070,10 @@ fk_set(dv_fake_spec *s, const char *key, const char *v, od_error *err)
 
 	if (strcmp(key, "name") == 0) {
 		snprintf(s->name, sizeof s->name, "%s", v);
+	} else if (strcmp(key, "cuda_uuid") == 0) {
+		ok = strlen(v) < sizeof s->cuda_uuid;
+		if (ok)
+			snprintf(s->cuda_uuid, sizeof s->cuda_uuid, "%s", v);
 	} else if (strcmp(key, "total") == 0) {
 		ok = fk_size(v, &s->total) && s->total > 0;
 	} else if (strcmp(key, "reserved") == 0) {

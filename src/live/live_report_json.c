@@ -165,7 +165,7 @@ lj_device(const dv_info *d)
 
 	snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
 	return json_pack("{s:i, s:o, s:o, s:s, s:i, s:o, s:o, s:o, s:o, s:b, "
-	    "s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	    "s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 	    "index", d->index, "name", od_json_text(d->name),
 	    "total_bytes", od_json_figure(d->total),
 	    "compute_capability", cc, "multiprocessors", d->sm_count,
@@ -183,6 +183,7 @@ lj_device(const dv_info *d)
 	    "driver_release", od_json_text(d->driver_release),
 	    "uuid", od_json_text(d->uuid),
 	    "parent_uuid", od_json_text(d->parent_uuid),
+	    "identity", od_json_text(d->identity),
 	    "kernel_image", dv_image_name(d->kernel_image) != NULL ?
 	    json_string(dv_image_name(d->kernel_image)) : json_null(),
 	    "kernel_image_detail", od_json_text(d->kernel_detail),

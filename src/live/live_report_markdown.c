@@ -113,6 +113,8 @@ lr_markdown(FILE *out, const lv_report *r)
 	    d->pci_bus_id : "unknown");
 	if (d->parent_uuid[0] != '\0')
 		lr_md_row(out, "MIG instance of", d->parent_uuid);
+	if (d->identity[0] != '\0')
+		lr_md_row(out, "identity", d->identity);
 	lr_md_size_row(out, "capacity", d->total, "");
 	lr_md_size_row(out, "context", r->context, r->context >= 0 ?
 	    ", measured with NVML" : ", not measured");
@@ -133,7 +135,8 @@ lr_markdown(FILE *out, const lv_report *r)
 	else
 		lr_md_row(out, "CUPTI", d->cupti_note);
 	if (!r->procs_known)
-		snprintf(buf, sizeof buf, "unknown (no NVML)");
+		snprintf(buf, sizeof buf, "%s", d->nvml ? "unknown (NVML "
+		    "could not list them)" : "unknown (no NVML)");
 	else
 		snprintf(buf, sizeof buf, "%d", r->nprocs);
 	lr_md_own_row(out, "other processes", buf);

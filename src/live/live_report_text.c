@@ -93,6 +93,11 @@ lr_device_text(FILE *out, const lv_report *r)
 		lr_txt(out, d->parent_uuid);
 	}
 	fputc('\n', out);
+	if (d->identity[0] != '\0') {
+		fputs("    identity   ", out);
+		lr_txt(out, d->identity);
+		fputc('\n', out);
+	}
 	if (d->driver_cuda > 0)
 		fprintf(out, "    driver     supports CUDA %d.%d%s%s; oomdoc's "
 		    "kernels are from CUDA %d.%d\n", d->driver_cuda / 1000,
@@ -129,7 +134,8 @@ lr_device_text(FILE *out, const lv_report *r)
 	lr_size_line(out, "held", r->peak_held, " at most, by the probes");
 	fputs("    others     ", out);
 	if (!r->procs_known)
-		fputs("unknown (no NVML)", out);
+		fputs(d->nvml ? "unknown (NVML could not list them)" :
+		    "unknown (no NVML)", out);
 	else if (r->nprocs == 0)
 		fputs("none", out);
 	for (i = 0; i < r->nprocs; i++) {

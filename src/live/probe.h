@@ -36,7 +36,7 @@ typedef enum {
 	PB_INCONCLUSIVE,
 } pb_outcome;
 
-#define PB_MEAS_MAX 40
+#define PB_MEAS_MAX 48
 #define PB_RESULTS_MAX 64       /* distinct probe runs per session */
 #define PB_HOLES_MAX 1024       /* holes the fragmentation replay makes */
 #define PB_MIB (1LL << 20)      /* a mebibyte, in the probes' sizes */

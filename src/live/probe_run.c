@@ -843,7 +843,9 @@ pb_processes(pb_session *s, pb_result *r)
 	if (!r->procs_known) {
 		snprintf(r->note, sizeof r->note, "%s",
 		    dv_info_of(s->d)->nvml_note[0] != '\0' ?
-		    dv_info_of(s->d)->nvml_note : "NVML is not available");
+		    dv_info_of(s->d)->nvml_note : dv_info_of(s->d)->nvml ?
+		    "NVML could not list the processes" :
+		    "NVML is not available");
 		return;
 	}
 	list[0] = '\0';
@@ -1053,8 +1055,13 @@ counters:
 			    r->ref->triad_bps);
 			pm_num(r, "triad_fraction_of_reference", PM_NUM,
 			    r->bw.triad_bps / r->ref->triad_bps);
+			char basis[120];
+
+			bw_ref_basis(r->ref, basis, sizeof basis);
 			pm_str(r, "bandwidth_reference", r->ref->name);
+			pm_str(r, "bandwidth_reference_basis", basis);
 			pm_str(r, "bandwidth_reference_source", r->ref->how);
+			pm_str(r, "bandwidth_reference_cited", r->ref->source);
 		} else {
 			pm_str(r, "bandwidth_reference", "no reference for this "
 			    "part");

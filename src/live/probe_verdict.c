@@ -6,6 +6,7 @@
  * for `oomdoc probe`, where there is no event.
  */
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "probe.h"
@@ -486,6 +487,25 @@ pb_judge_health(const pb_result *r, pb_verdict *v)
 	pb_warn_corrected(r, v);
 }
 
+/*
+ * The reference a triad is judged against, said as what it is (into out,
+ * size cap): a published BabelStream triad, or a share of the data
+ * sheet's peak for a part with none.
+ */
+static void
+pb_ref_phrase(const bw_ref *ref, char *out, size_t cap)
+{
+	char basis[120];
+
+	bw_ref_basis(ref, basis, sizeof basis);
+	if (ref->measured)
+		snprintf(out, cap, "%.2f TB/s an %s reaches (BabelStream)",
+		    ref->triad_bps / 1e12, ref->name);
+	else
+		snprintf(out, cap, "%.2f TB/s taken for an %s (%s)",
+		    ref->triad_bps / 1e12, ref->name, basis);
+}
+
 /* The verdict from the counters as they stand and the tests' figures. */
 static void
 pb_judge_health_now(const pb_result *r, pb_verdict *v)
@@ -510,14 +530,13 @@ pb_judge_health_now(const pb_result *r, pb_verdict *v)
 		    "GPU needs a reset.");
 	} else if (r->pat_ran && !r->pat.cut && (h->ecc_known ||
 	    h->remap_known) && (frac < 0 || frac >= BW_REF_FACTOR)) {
-		char bw[200];
+		char bw[300], ref[240];
 
-		if (frac >= 0)
+		if (frac >= 0) {
+			pb_ref_phrase(r->ref, ref, sizeof ref);
 			snprintf(bw, sizeof bw, "triad bandwidth at %.0f%% of "
-			    "the %.2f TB/s an %s reaches (BabelStream)",
-			    100.0 * frac, r->ref->triad_bps / 1e12,
-			    r->ref->name);
-		else if (r->bw_ran)
+			    "the %s", 100.0 * frac, ref);
+		} else if (r->bw_ran)
 			snprintf(bw, sizeof bw, "bandwidth not judged: no "
 			    "reference for this part");
 		else
@@ -532,12 +551,13 @@ pb_judge_health_now(const pb_result *r, pb_verdict *v)
 		    "remapped-row counters not supported", r->health_after_ran ?
 		    " (the counters read before and after the test)" : "", bw);
 	} else if (frac >= 0 && frac < BW_REF_FACTOR) {
+		char ref[240];
+
+		pb_ref_phrase(r->ref, ref, sizeof ref);
 		pb_say(v, PB_INCONCLUSIVE, "No memory errors were found, but "
-		    "the triad bandwidth is only %.0f%% of the %.2f TB/s an %s "
-		    "reaches (BabelStream; suspect below %.0f%%: check clocks, "
-		    "throttling and other processes).", 100.0 * frac,
-		    r->ref->triad_bps / 1e12, r->ref->name,
-		    100.0 * BW_REF_FACTOR);
+		    "the triad bandwidth is only %.0f%% of the %s; suspect "
+		    "below %.0f%%: check clocks, throttling and other "
+		    "processes.", 100.0 * frac, ref, 100.0 * BW_REF_FACTOR);
 	} else {
 		pb_say(v, PB_INCONCLUSIVE, "No errors were found, but %s%s%s%s; "
 		    "`dcgmi diag -r 2` (DCGM) is a fuller check.",

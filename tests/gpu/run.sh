@@ -22,29 +22,34 @@
 #
 # Steps: preflight (driver, CUDA, MIG, ECC, compute mode, clocks,
 # processes, PyTorch; the rest is skipped with the reason when the binary
-# or the GPU cannot run), probe (against torch.cuda.mem_get_info, pattern
-# errors, ECC and remapped-row counters), kernels (from the probe's report:
+# cannot run, has no CUDA backend, or there is no GPU or CUDA PyTorch),
+# probe (total, and free plus its context, within 1 % of
+# torch.cuda.mem_get_info's plus PyTorch's context as nvidia-smi reads it;
+# pattern errors 0; the ECC and remapped-row counters as nvidia-smi reads
+# them, and unchanged by the test), kernels (from the probe's report:
 # which kernel image the driver loaded, the driver version, each kind of
 # memory test, static, moving inversions and random, with 0 errors, and
 # the triad within 0.80 of the part's BabelStream reference row),
 # kernels_ptx (the same probe with OOMDOC_KERNEL_IMAGE=ptx: the fallback
 # PTX image, JIT-compiled by this driver, runs and finds 0 errors),
 # safety (a PyTorch holder at 20 %:
-# refusal without --force; under --force --max-memory 10GiB, peak use
-# sampled), sigint (SIGINT mid-probe: status 130, memory back to the
+# refusal without --force, status 7; under --force --max-memory 10GiB,
+# peak use sampled), sigint (SIGINT mid-probe: status 130, memory back to the
 # baseline), the induced failures (capacity, fragmentation with a
 # snapshot, the same under expandable_segments:True, a foreign holder, a
 # request larger than the device, a memory fraction, growth) and the
-# in-process hook, then MIG (a MIG instance by UUID; skipped with the
-# reason when MIG is off) and the torch baseline (an empty PyTorch
+# in-process hook, then MIG (a MIG instance by UUID, CUDA's and NVML's
+# UUIDs agreeing; skipped with the reason when MIG is off) and the torch baseline (an empty PyTorch
 # process's context within a stated range).  Each induced case checks the script's own exit status
 # and its OutOfMemoryError, the top cause of `oomdoc --format json`, and
-# that `oomdoc live` confirms no cause but the induced one.
+# that `oomdoc live` confirms no cause but the induced one (and never
+# fragmentation, which the device alone cannot show).
 #
 # A step line: {"step": NAME, "status": "pass"|"fail"|"skip", "seconds": S,
 # "detail": TEXT}.  The last line is the summary.  Exit status: 0 when no
 # step failed, 1 when one did, 2 when the machine cannot run the check
-# (every step skipped; a dry run exits 0).
+# (every step skipped; a dry run exits 0), 3 when SIGTERM or SIGINT ended
+# it (the steps not run are recorded as skipped, then the summary).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -140,6 +145,16 @@ if [ "$dry" = yes ]; then
 	exit 0
 fi
 
+# Ended from outside (the device window's own timeout sends SIGTERM):
+# what ran is on record; the rest is said, and the summary written.
+interrupted() {
+	trap - TERM INT
+	skip_rest "skipped: the run was interrupted by a signal"
+	summary
+	exit 3
+}
+trap interrupted TERM INT
+
 # --- preflight ---------------------------------------------------------
 t0=$(date +%s)
 if ! "$oomdoc" --version >"$res/version.txt" 2>&1; then
@@ -154,6 +169,12 @@ if ! command -v nvidia-smi >/dev/null ||
 	! t 30 nvidia-smi -L >"$res/gpus.txt" 2>&1 || ! grep -q '^GPU' "$res/gpus.txt"; then
 	record preflight skip "$(($(date +%s) - t0))" "skipped: no GPU (nvidia-smi: $(head -c 200 "$res/gpus.txt" 2>/dev/null))"
 	skip_rest "skipped: no GPU"
+	summary
+	exit 2
+fi
+if ! grep -q '^CUDA live mode: built' "$res/version.txt"; then
+	record preflight skip 0 "skipped: $oomdoc has no CUDA backend ($(sed -n 2p "$res/version.txt"))"
+	skip_rest "skipped: the binary has no CUDA backend"
 	summary
 	exit 2
 fi
@@ -187,10 +208,51 @@ torch.cuda.init()
 free, total = torch.cuda.mem_get_info(0)
 # torch.cuda.OutOfMemoryError exists from PyTorch 1.13 on.
 OOM = torch.cuda.OutOfMemoryError
+mem = torch.cuda.memory
+
+def record_history():
+    # The history's API by release (torch/cuda/memory.py): 2.1 on takes
+    # max_entries, 2.0 trace_alloc_max_entries, 1.13 only enabled.
+    for args, kw in (((), {"max_entries": 100000}),
+                     ((True,), {"trace_alloc_max_entries": 100000,
+                                "trace_alloc_record_context": True}),
+                     ((True,), {})):
+        try:
+            mem._record_memory_history(*args, **kw)
+            return
+        except TypeError:
+            continue
+
+def dump_snapshot(path):
+    # _dump_snapshot from 2.1 on; before, the pickle of _snapshot().
+    if hasattr(mem, "_dump_snapshot"):
+        mem._dump_snapshot(path)
+    else:
+        import pickle
+        pickle.dump(mem._snapshot(), open(path, "wb"))
+
+# OOMDOC_GPU_SNAPSHOT: record the allocator's history and dump its
+# snapshot there when an OutOfMemoryError ends the script.
+SNAP = os.environ.get("OOMDOC_GPU_SNAPSHOT")
+if SNAP and hasattr(mem, "_record_memory_history"):
+    record_history()
+    def _on_exit(t, v, tb):
+        if isinstance(v, OOM):
+            dump_snapshot(SNAP)
+        sys.__excepthook__(t, v, tb)
+    sys.excepthook = _on_exit
 PY
 cat >"$work/meminfo.py" <<'PY'
+# free and total as PyTorch reads them, then the context held (argv[1]
+# written when ready) until argv[2] exists, so that nvidia-smi can read
+# what this process's context takes.
 from common import *
-print(free, total)
+print(free, total, flush=True)
+open(sys.argv[1], "w").write(str(os.getpid()))
+for _ in range(600):
+    if os.path.exists(sys.argv[2]):
+        break
+    time.sleep(0.1)
 PY
 cat >"$work/holder.py" <<'PY'
 # Holds a fraction (argv[2]) of the device until killed.
@@ -218,7 +280,7 @@ cat >"$work/fragmentation.py" <<'PY'
 from common import *
 snap = sys.argv[1] if len(sys.argv) > 1 else None
 if snap:
-    torch.cuda.memory._record_memory_history(max_entries=100000)
+    record_history()
 keep = []
 try:
     while True:
@@ -233,7 +295,7 @@ try:
     big = torch.empty(GIB, dtype=torch.uint8, device=dev)
 except OOM:
     if snap:
-        torch.cuda.memory._dump_snapshot(snap)
+        dump_snapshot(snap)
     raise
 print("no out-of-memory failure")
 PY
@@ -276,27 +338,48 @@ if what == "probe":
     f = rep["free_bytes_at_start"]
     if abs(t - total) > 0.01 * total:
         bad.append("total %d vs torch %d" % (t, total))
-    if f is None or abs(f - free) > 0.01 * total:
-        bad.append("free %s vs torch %d" % (f, free))
+    # Each free reading is taken with its own context present: oomdoc's
+    # bare one, PyTorch's larger one.  Like with like: each free plus its
+    # context (oomdoc's context_bytes, PyTorch's from nvidia-smi while it
+    # held it), else the raw readings.
+    ctx, tctx = rep.get("context_bytes"), sys.argv[7] if len(sys.argv) > 7 else ""
+    if f is not None and isinstance(ctx, int) and tctx.isdigit():
+        a, b, how = f + ctx, free + (int(tctx) << 20), "free + context"
+    else:
+        a, b, how = f, free, "free (a context size unknown: %r, %r)" % (ctx, tctx)
+    if a is None or abs(a - b) > 0.01 * total:
+        bad.append("%s %s vs torch %d" % (how, a, b))
     h = p.get("health", {}).get("measurements") or {}
     if h.get("pattern_errors") != 0:
         bad.append("pattern errors %s" % h.get("pattern_errors"))
     for k in ("ecc_uncorrected_volatile", "ecc_corrected_volatile", "remapped_rows_uncorrectable"):
         if h.get(k) is None:
-            bad.append("%s unreadable" % k)
-    # oomdoc's own readings before and after its test: readable (an
-    # integer, not "not supported") and unchanged on a healthy GPU.
+            bad.append("%s missing" % k)
+    # oomdoc's own readings before and after its test: both integers, or
+    # both "not supported" (a part without the counter, which nvidia-smi
+    # must then not read either: below), and unchanged on a healthy GPU.
     for k in ("ecc_uncorrected_volatile", "ecc_corrected_volatile",
               "remapped_rows_uncorrectable", "remapped_rows_correctable"):
-        a, b = h.get(k), h.get(k + "_after")
-        if not isinstance(a, int) or not isinstance(b, int):
-            bad.append("%s not read before and after (%r, %r)" % (k, a, b))
-        elif a != b:
-            bad.append("%s changed during the test: %d -> %d" % (k, a, b))
+        x, y = h.get(k), h.get(k + "_after")
+        if isinstance(x, int) != isinstance(y, int):
+            bad.append("%s not read both before and after (%r, %r)" % (k, x, y))
+        elif isinstance(x, int) and x != y:
+            bad.append("%s changed during the test: %d -> %d" % (k, x, y))
     before, after = sys.argv[5].split(","), sys.argv[6].split(",")
     if before != after:
         bad.append("ECC/remap counters changed: %s -> %s" % (before, after))
-    print("; ".join(bad) if bad else "total %d, free %d within 1%% of torch; pattern errors 0; counters %s unchanged" % (t, f, ",".join(before)))
+    # oomdoc's readings against nvidia-smi's, taken just before the probe
+    # (corrected, uncorrected volatile ECC; rows remapped for
+    # uncorrectable errors): equal where nvidia-smi reads a number, "not
+    # supported" in oomdoc where it reads none.
+    for k, v in zip(("ecc_corrected_volatile", "ecc_uncorrected_volatile",
+                     "remapped_rows_uncorrectable"), before):
+        o = h.get(k)
+        if v.isdigit() and o != int(v):
+            bad.append("%s %r, nvidia-smi %s" % (k, o, v))
+        elif not v.isdigit() and isinstance(o, int):
+            bad.append("%s %d where nvidia-smi reads %s" % (k, o, v))
+    print("; ".join(bad) if bad else "total %d; %s %d within 1%% of torch's %d; pattern errors 0; counters %s as nvidia-smi reads them, unchanged" % (t, how, a, b, ",".join(before)))
     sys.exit(1 if bad else 0)
 if what == "kernels":
     # argv: the probe's report, the image wanted (or "any").
@@ -322,9 +405,9 @@ if what == "kernels":
         bad.append("pattern test cut or ECC fault")
     said.append("seed %s" % h.get("pattern_seed"))
     tri, ref = h.get("triad_bytes_per_second"), h.get("reference_triad_bytes_per_second")
-    said.append("triad %s B/s with %s x %s, reference %s (%s)" % (
+    said.append("triad %s B/s with %s x %s, reference %s (%s: %s)" % (
         tri, h.get("bandwidth_blocks_per_sm"), h.get("bandwidth_threads_per_block"),
-        ref, h.get("bandwidth_reference")))
+        ref, h.get("bandwidth_reference"), h.get("bandwidth_reference_basis")))
     if h.get("bandwidth_configurations_tried") != 16:
         bad.append("%s launch configurations tried, want 16" % h.get("bandwidth_configurations_tried"))
     if ref is not None and want != "ptx" and (tri is None or tri < 0.80 * ref):
@@ -337,15 +420,30 @@ if what == "case":
     rep, want, live = load(sys.argv[2]), sys.argv[3], sys.argv[4]
     top = rep["summary"].get("top_cause")
     bad = [] if top == want else ["top cause %s, want %s" % (top, want)]
+    # The snapshot (when the script's PyTorch could dump one): its
+    # fragmentation verdict confirmed for the fragmentation case, and for
+    # no other, where free blocks too small for the request are not why.
+    said = "no snapshot (this PyTorch records no history)"
+    if len(sys.argv) > 5 and sys.argv[5] == "snapshot":
+        snaps = [e.get("snapshot") for e in rep["events"] if e.get("snapshot")]
+        v = snaps[0].get("verdict") if snaps else None
+        said = "snapshot verdict %s" % v
+        if v is None:
+            bad.append("the snapshot was not joined to the event")
+        elif (v == "confirmed") != (want == "fragmentation"):
+            bad.append("snapshot verdict %s for %s" % (v, want))
     try:
         lv = load(live)
+        # Fragmentation lives inside the caching allocator: the device
+        # alone must never confirm it, the induced case included.
         spurious = sorted({v["cause"] for e in lv.get("events", []) for v in e.get("verdicts", [])
-                           if v.get("verdict") == "confirmed" and v.get("cause") != want})
+                           if v.get("verdict") == "confirmed" and
+                           (v.get("cause") != want or want == "fragmentation")})
         if spurious:
             bad.append("live confirms %s too" % ",".join(spurious))
     except (OSError, ValueError) as e:
         bad.append("no live report (%s)" % e)
-    print("; ".join(bad) if bad else "top cause %s, no other cause confirmed" % top)
+    print("; ".join(bad) if bad else "top cause %s, %s, no other cause confirmed" % (top, said))
     sys.exit(1 if bad else 0)
 if what == "snapshot":
     rep = load(sys.argv[2])
@@ -364,6 +462,9 @@ if what == "mig":
         bad.append("probed %s, want %s" % (d.get("uuid"), want))
     if not (d.get("parent_uuid") or "").startswith("GPU-"):
         bad.append("no parent GPU (%r)" % d.get("parent_uuid"))
+    # CUDA's device (cuDeviceGetUuid_v2) and NVML's are the one named.
+    if "agree: %s" % want not in (d.get("identity") or ""):
+        bad.append("identity %r" % d.get("identity"))
     print("; ".join(bad) if bad else "probed %s, a MIG instance of %s, %d bytes"
           % (want, d["parent_uuid"], d.get("total_bytes") or 0))
     sys.exit(1 if bad else 0)
@@ -416,14 +517,25 @@ lim=$(left 150)
 if [ "$lim" = 0 ]; then
 	record probe skip 0 "skipped: global deadline"
 else
-	read -r tfree ttotal < <(cd "$work" && t 60 "$py" meminfo.py 2>"$res/meminfo.err")
+	# PyTorch's reading, and its context's size: the one process on the
+	# GPU while it waits (the preflight found none before it).
+	rm -f "$work/mem.ready" "$work/mem.done"
+	(cd "$work" && t 60 "$py" meminfo.py "$work/mem.ready" "$work/mem.done") \
+		>"$res/meminfo.txt" 2>"$res/meminfo.err" &
+	mpid=$!
+	for _ in $(seq 300); do [ -s "$work/mem.ready" ] && break; sleep 0.2; done
+	tctx=$(t 30 nvidia-smi --query-compute-apps=used_memory --format=csv,noheader,nounits 2>/dev/null |
+		tr -d ' ' | grep -E '^[0-9]+$' | head -1)
+	: >"$work/mem.done"
+	wait "$mpid"
+	read -r tfree ttotal <"$res/meminfo.txt"
 	c0=$(counters)
 	t "$lim" "$oomdoc" probe --format json >"$res/probe.json" 2>"$res/probe.err"
 	rc=$?
 	c1=$(counters)
 	if [ "$rc" -ne 0 ]; then
 		record probe fail "$(($(date +%s) - t0))" "oomdoc probe: status $rc: $(head -c 300 "$res/probe.err")"
-	elif d=$(cd "$work" && "$py" check.py probe "$res/probe.json" "${tfree:-0}" "${ttotal:-0}" "$c0" "$c1"); then
+	elif d=$(cd "$work" && "$py" check.py probe "$res/probe.json" "${tfree:-0}" "${ttotal:-0}" "$c0" "$c1" "${tctx:-}"); then
 		record probe pass "$(($(date +%s) - t0))" "$d"
 	else
 		record probe fail "$(($(date +%s) - t0))" "$d"
@@ -488,9 +600,9 @@ else
 		frc=$?
 		d1="without --force: status $rrc"
 		ok=yes
-		if [ "$rrc" -eq 0 ] || ! grep -qi -- 'force' "$res/safety.refused.txt"; then
+		if [ "$rrc" -ne 7 ] || ! grep -qi -- 'force' "$res/safety.refused.txt"; then
 			ok=no
-			d1="$d1 (did not refuse)"
+			d1="$d1 (want 7, refused for safety, naming --force)"
 		fi
 		if d2=$("$py" "$work/check.py" peak "$res/safety.samples" "${base:-0}" "$res/safety.json" 10240 2>&1) &&
 			[ "$frc" -eq 0 ]; then :; else ok=no; fi
@@ -532,9 +644,11 @@ else
 fi
 
 # --- induced failures --------------------------------------------------------
-# induce CASE CAUSE SCRIPT [ENV=VALUE...]: runs the script, wants status 1
-# and an OutOfMemoryError, then oomdoc's top cause CAUSE and no other
-# cause confirmed by `oomdoc live`.
+# induce CASE CAUSE SCRIPT [ENV=VALUE...]: runs the script, with the
+# allocator's snapshot dumped at its OutOfMemoryError, wants status 1 and
+# the error, then oomdoc's top cause CAUSE with the snapshot joined, the
+# snapshot's fragmentation verdict confirmed for fragmentation and not
+# for any other cause, and no other cause confirmed by `oomdoc live`.
 induce() {
 	local name=$1 want=$2 script=$3 lim d rc
 	shift 3
@@ -545,18 +659,26 @@ induce() {
 		record "$name" skip 0 "skipped: global deadline"
 		return
 	fi
-	(cd "$work" && env "$@" timeout -k 5 "$lim" "$py" "$script") >"$res/$name.log" 2>&1
+	rm -f "$res/$name.pickle"
+	(cd "$work" && env OOMDOC_GPU_SNAPSHOT="$res/$name.pickle" "$@" \
+		timeout -k 5 "$lim" "$py" "$script") >"$res/$name.log" 2>&1
 	rc=$?
 	if [ "$rc" -ne 1 ] || ! grep -q 'OutOfMemoryError' "$res/$name.log"; then
 		record "$name" fail "$(($(date +%s) - t0))" "the script ended with status $rc (want 1 and an OutOfMemoryError): $(tail -c 200 "$res/$name.log")"
 		return
 	fi
-	t 60 "$oomdoc" --format json "$res/$name.log" >"$res/$name.report.json" 2>"$res/$name.report.err"
+	lim=$(left 60)
+	[ "$lim" = 0 ] && lim=1
+	local snap=()
+	[ -s "$res/$name.pickle" ] && snap=(--snapshot "$res/$name.pickle")
+	t "$lim" "$oomdoc" --format json "$res/$name.log" "${snap[@]}" \
+		>"$res/$name.report.json" 2>"$res/$name.report.err"
 	lim=$(left 90)
 	[ "$lim" = 0 ] && lim=1
 	t "$lim" "$oomdoc" live --force --format json "$res/$name.log" \
 		>"$res/$name.live.json" 2>"$res/$name.live.err"
-	if d=$("$py" "$work/check.py" case "$res/$name.report.json" "$want" "$res/$name.live.json" 2>&1); then
+	if d=$("$py" "$work/check.py" case "$res/$name.report.json" "$want" "$res/$name.live.json" \
+		"$([ ${#snap[@]} -gt 0 ] && echo snapshot || echo none)" 2>&1); then
 		record "$name" pass "$(($(date +%s) - t0))" "script status 1; $d"
 	else
 		record "$name" fail "$(($(date +%s) - t0))" "script status 1; $d"
@@ -574,10 +696,11 @@ else
 	(cd "$work" && timeout -k 5 "$lim" "$py" fragmentation.py "$res/snap.pickle") \
 		>"$res/fragmentation_snapshot.log" 2>&1
 	rc=$?
-	if [ "$rc" -ne 1 ] || [ ! -s "$res/snap.pickle" ]; then
-		record fragmentation_snapshot fail "$(($(date +%s) - t0))" "status $rc, snapshot $( [ -s "$res/snap.pickle" ] && echo written || echo missing)"
+	if [ "$rc" -ne 1 ] || [ ! -s "$res/snap.pickle" ] ||
+		! grep -q 'OutOfMemoryError' "$res/fragmentation_snapshot.log"; then
+		record fragmentation_snapshot fail "$(($(date +%s) - t0))" "status $rc (want 1 and an OutOfMemoryError), snapshot $( [ -s "$res/snap.pickle" ] && echo written || echo missing): $(tail -c 200 "$res/fragmentation_snapshot.log")"
 	else
-		t 60 "$oomdoc" --format json "$res/fragmentation_snapshot.log" --snapshot "$res/snap.pickle" \
+		t "$(left 60 | sed 's/^0$/1/')" "$oomdoc" --format json "$res/fragmentation_snapshot.log" --snapshot "$res/snap.pickle" \
 			>"$res/fragmentation_snapshot.report.json" 2>"$res/fragmentation_snapshot.err"
 		if d=$("$py" "$work/check.py" snapshot "$res/fragmentation_snapshot.report.json" 2>&1); then
 			record fragmentation_snapshot pass "$(($(date +%s) - t0))" "$d"
@@ -678,11 +801,12 @@ PY
 	mkdir -p "$res/hook"
 	(cd "$work" && PYTHONPATH="$root/python" OOMDOC_LIBRARY="$hooklib" \
 		timeout -k 5 "$lim" "$py" hook.py) >"$res/hook/hook.log" 2>&1
+	hrc=$?
 	hook=$(PYTHONPATH="$root/python" OOMDOC_LIBRARY="$hooklib" \
 		t 60 "$py" "$work/hook_check.py" "$res/hook" 2>&1 | tail -1)
 	ok=fail
-	[ "$hook" = request_exceeds_device ] && ok=pass
-	record hook "$ok" "$(($(date +%s) - t0))" "top cause $hook (want request_exceeds_device)"
+	[ "$hrc" -eq 1 ] && [ "$hook" = request_exceeds_device ] && ok=pass
+	record hook "$ok" "$(($(date +%s) - t0))" "script status $hrc (want 1: the OutOfMemoryError goes on after the hook); top cause $hook (want request_exceeds_device)"
 fi
 
 # --- MIG: a MIG instance by UUID (nvmlDeviceGetHandleByUUID; counters on

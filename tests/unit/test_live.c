@@ -781,6 +781,14 @@ test_health(void **state)
 		  "HBM3 reaches" },
 		{ "name=NVIDIA H100 80GB HBM3", PB_REFUTED,
 		  "triad bandwidth at 101% of the 2.97 TB/s" },
+		/* A part with no published triad: judged against the share
+		 * of its data sheet peak, and the verdict says so. */
+		{ "name=NVIDIA A100 80GB PCIe,bandwidth=0.3", PB_INCONCLUSIVE,
+		  "of the 1.61 TB/s taken for an NVIDIA A100 80GB PCIe (83% "
+		  "of its data sheet peak of 1.94 TB/s, no triad being "
+		  "published)" },
+		{ "name=NVIDIA L4", PB_REFUTED, "of the 0.25 TB/s taken for an "
+		  "NVIDIA L4 (83% of its data sheet peak of 0.30 TB/s" },
 		/* The fake's default name is no part of the table. */
 		{ "bandwidth=0.5", PB_REFUTED, "no reference for this part" },
 		{ "nvml=no", PB_INCONCLUSIVE, "counters could not be read" },
@@ -808,6 +816,106 @@ test_health(void **state)
 		pb_session_free(s);
 		dv_close(d);
 	}
+}
+
+/*
+ * The bandwidth table: a measured row is a triad below its peak and at
+ * least BW_REF_PEAK_FRACTION of it, the smallest such share being that
+ * fraction (so that the peak rows use what a measured part reaches); a
+ * peak row is its peak times the fraction; names are whole and unique,
+ * and a name from an old driver without "NVIDIA " finds its row.
+ */
+static void
+test_bandwidth_ref(void **state)
+{
+	size_t n, i, j, npeak = 0;
+	const bw_ref *t = bw_ref_table(&n);
+	double least = 2;
+	char basis[120];
+
+	(void)state;
+	assert_true(n >= 12);
+	for (i = 0; i < n; i++) {
+		assert_true(t[i].triad_bps > 0 && t[i].triad_bps < t[i].peak_bps);
+		assert_non_null(t[i].source);
+		assert_int_equal(strncmp(t[i].name, "NVIDIA ", 7), 0);
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(t[i].name, t[j].name);
+		assert_ptr_equal(bw_ref_find(t[i].name), &t[i]);
+		assert_ptr_equal(bw_ref_find(t[i].name + 7), &t[i]);
+		bw_ref_basis(&t[i], basis, sizeof basis);
+		if (t[i].measured) {
+			double share = t[i].triad_bps / t[i].peak_bps;
+
+			assert_true(share >= BW_REF_PEAK_FRACTION);
+			if (share < least)
+				least = share;
+			assert_string_equal(basis,
+			    "what it reaches in BabelStream");
+		} else {
+			npeak++;
+			assert_true(t[i].triad_bps == t[i].peak_bps *
+			    BW_REF_PEAK_FRACTION);
+			assert_non_null(strstr(t[i].how, "peak times 0.83"));
+			assert_non_null(strstr(basis, "83% of its data sheet "
+			    "peak"));
+		}
+	}
+	/* The fraction is the least measured share, rounded down. */
+	assert_true(least - BW_REF_PEAK_FRACTION < 0.01);
+	assert_true(npeak > 0 && npeak < n);
+	/* The parts the issue names, as NVML names them. */
+	assert_non_null(bw_ref_find("NVIDIA H100 PCIe"));
+	assert_non_null(bw_ref_find("NVIDIA H100 NVL"));
+	assert_non_null(bw_ref_find("NVIDIA A100-SXM4-40GB"));
+	assert_non_null(bw_ref_find("NVIDIA A100-PCIE-40GB"));
+	assert_non_null(bw_ref_find("NVIDIA L40S"));
+	assert_non_null(bw_ref_find("NVIDIA B200"));
+	/* Whole names only: no row for a prefix, a longer name, another
+	 * part, or a name that is only the prefix. */
+	assert_null(bw_ref_find("NVIDIA H100"));
+	assert_null(bw_ref_find("NVIDIA L40"));
+	assert_null(bw_ref_find("NVIDIA H200 "));
+	assert_null(bw_ref_find("NVIDIA GeForce RTX 4090"));
+	assert_null(bw_ref_find("NVIDIA "));
+	assert_null(bw_ref_find(""));
+	assert_null(bw_ref_find(NULL));
+}
+
+/* The identity check: the MIG instance named, CUDA's device and NVML's
+ * must be one; what could not be checked is said, never passed over. */
+static void
+test_identity(void **state)
+{
+	const char *m0 = "MIG-fa4e0000-0000-4000-8000-000000000100";
+	const char *m1 = "MIG-fa4e0000-0000-4000-8000-000000000101";
+	const char *g0 = "GPU-fa4e0000-0000-4000-8000-000000000000";
+	char note[240];
+	od_error err;
+
+	(void)state;
+	memset(&err, 0, sizeof err);
+	assert_int_equal(dv_check_identity("", g0, g0, note, sizeof note,
+	    &err), DV_OK);
+	assert_non_null(strstr(note, "agree"));
+	/* Case is not identity: nvidia-smi prints lower case. */
+	assert_int_equal(dv_check_identity(m0, "MIG-FA4E0000-0000-4000-8000-"
+	    "000000000100", m0, note, sizeof note, &err), DV_OK);
+	assert_int_equal(dv_check_identity("", g0, m0, note, sizeof note,
+	    &err), DV_UNSUPPORTED);
+	assert_non_null(strstr(err.msg, "but NVML's is"));
+	/* The instance named is checked even without NVML. */
+	assert_int_equal(dv_check_identity(m1, m0, "", note, sizeof note,
+	    &err), DV_UNSUPPORTED);
+	assert_non_null(strstr(err.msg, "not the MIG instance named"));
+	assert_int_equal(dv_check_identity(m1, m1, "", note, sizeof note,
+	    &err), DV_OK);
+	assert_non_null(strstr(note, "not cross-checked with NVML"));
+	assert_int_equal(dv_check_identity(m1, "", m1, note, sizeof note,
+	    &err), DV_OK);
+	assert_non_null(strstr(note, "not cross-checked: the driver gives no "
+	    "UUID"));
+	assert_non_null(strstr(note, "cuDeviceGetUuid_v2"));
 }
 
 /* The memory test of settings over 64 MiB with seed: what it found. */
@@ -1643,6 +1751,8 @@ main(void)
 		cmocka_unit_test(test_largest_allocation),
 		cmocka_unit_test(test_context_cost),
 		cmocka_unit_test(test_health),
+		cmocka_unit_test(test_bandwidth_ref),
+		cmocka_unit_test(test_identity),
 		cmocka_unit_test(test_pattern_kinds),
 		cmocka_unit_test(test_health_counters),
 		cmocka_unit_test(test_mig_selection),
