@@ -149,22 +149,28 @@ sk_name_ok(const char *s)
 	return true;
 }
 
-/* Whether mapping n has a key twice (an error at the second): its value
- * would be read twice. */
+/* Whether mapping n has a key twice (an error at each later one): its
+ * value would be read twice.  Out of memory (an error too) counts as
+ * one. */
 static bool
 sk_dup_keys(sk_load_ctx *lc, yaml_node_t *n)
 {
+	bool *rep = yu_repeated_keys(lc, n), dup = false;
 	yaml_node_pair_t *p;
-	bool dup = false;
 
+	if (rep == NULL) {
+		yu_err(lc, n, "out of memory");
+		return true;
+	}
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	    p++) {
-		if (yu_key_repeats(lc, n, p)) {
+		if (rep[p - n->data.mapping.pairs.start]) {
 			yu_err(lc, yu_node(lc, p->key), "key '%s' appears twice",
 			    yu_text(yu_node(lc, p->key)));
 			dup = true;
 		}
 	}
+	free(rep);
 	return dup;
 }
 

@@ -121,15 +121,45 @@ yu_strdup(yu_ctx *c, const yaml_node_t *at, const char *s)
 	return d;
 }
 
-bool
-yu_key_repeats(const yu_ctx *c, const yaml_node_t *map,
-    const yaml_node_pair_t *p)
-{
-	const char *k = yu_text(yu_node(c, p->key));
-	const yaml_node_pair_t *q;
+/* A key and the index of its pair, for yu_repeated_keys. */
+typedef struct {
+	const char *text;
+	size_t at;
+} yu_key;
 
-	for (q = map->data.mapping.pairs.start; k != NULL && q < p; q++)
-		if (yu_text_is(yu_node(c, q->key), k))
-			return true;
-	return false;
+static int
+yu_key_cmp(const void *a, const void *b)
+{
+	const yu_key *x = a, *y = b;
+	int d = strcmp(x->text, y->text);
+
+	return d != 0 ? d : x->at < y->at ? -1 : x->at > y->at;
+}
+
+bool *
+yu_repeated_keys(const yu_ctx *c, const yaml_node_t *map)
+{
+	size_t n = (size_t)(map->data.mapping.pairs.top -
+	    map->data.mapping.pairs.start), k = 0, i;
+	bool *rep = calloc(n + 1, sizeof *rep);
+	yu_key *keys = malloc((n + 1) * sizeof *keys);
+
+	if (rep == NULL || keys == NULL) {
+		free(rep);
+		free(keys);
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		const char *t = yu_text(yu_node(c,
+		    map->data.mapping.pairs.start[i].key));
+
+		if (t != NULL)
+			keys[k++] = (yu_key){ .text = t, .at = i };
+	}
+	qsort(keys, k, sizeof *keys, yu_key_cmp);
+	for (i = 1; i < k; i++)
+		if (strcmp(keys[i].text, keys[i - 1].text) == 0)
+			rep[keys[i].at] = true;
+	free(keys);
+	return rep;
 }
