@@ -120,10 +120,13 @@ class Diagnose(unittest.TestCase):
         p = subprocess.run([COMMAND, "--color", "never", "-v", "--width",
                             "0", SAMPLE], capture_output=True, text=True)
         self.assertEqual(text, p.stdout)
-        md = oomdoc.report(SAMPLE, format="markdown")
-        p = subprocess.run([COMMAND, "--format", "markdown", SAMPLE],
-                           capture_output=True, text=True)
-        self.assertEqual(md, p.stdout)
+        for fmt in ("markdown", "jsonl", "github", "prometheus", "html"):
+            got = oomdoc.report(SAMPLE, format=fmt)
+            p = subprocess.run([COMMAND, "--format", fmt, SAMPLE],
+                               capture_output=True, text=True)
+            self.assertEqual(got, p.stdout, fmt)
+        with self.assertRaises(ValueError):
+            oomdoc.report(SAMPLE, format="yaml")
         self.assertEqual(oomdoc.version(), "%s" % json.loads(
             oomdoc.report(SAMPLE, format="json"))["oomdoc_version"])
 
