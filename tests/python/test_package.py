@@ -97,7 +97,7 @@ class Diagnose(unittest.TestCase):
             self.assertTrue(c.exception.errors[0].startswith(bad + ":"),
                             c.exception.errors)
         with self.assertRaises(ValueError):
-            oomdoc.report(SAMPLE, format="html")
+            oomdoc.report(SAMPLE, format="yaml")
 
     def test_rules_and_facts(self):
         none = oomdoc.diagnose(SAMPLE, default_rules=False)
@@ -125,8 +125,6 @@ class Diagnose(unittest.TestCase):
             p = subprocess.run([COMMAND, "--format", fmt, SAMPLE],
                                capture_output=True, text=True)
             self.assertEqual(got, p.stdout, fmt)
-        with self.assertRaises(ValueError):
-            oomdoc.report(SAMPLE, format="yaml")
         self.assertEqual(oomdoc.version(), "%s" % json.loads(
             oomdoc.report(SAMPLE, format="json"))["oomdoc_version"])
 
