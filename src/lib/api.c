@@ -81,6 +81,20 @@ api_fail(oomdoc_error *out, const char *msg)
 	api_error(out, &e);
 }
 
+/* Whether h is between two inputs and not in the caller's event
+ * function, as a whole file or a snapshot needs; false with err filled
+ * in. */
+static bool
+api_between_inputs(const oomdoc_scanner *h, oomdoc_error *err)
+{
+	if (h->busy || h->open) {
+		api_fail(err, h->busy ? "called from the event function" :
+		    "an input is started: finish it first");
+		return false;
+	}
+	return true;
+}
+
 /* The core's delivery: on to the caller, who may not call back in. */
 static void
 api_deliver(od_event *ev, void *arg)
@@ -247,11 +261,8 @@ oomdoc_scanner_scan_file(oomdoc_scanner *h, const char *path,
 	od_error e;
 	bool ok;
 
-	if (h->busy || h->open) {
-		api_fail(err, h->busy ? "called from the event function" :
-		    "an input is started: finish it first");
+	if (!api_between_inputs(h, err))
 		return false;
-	}
 	in = api_add_input(h);
 	if (in == NULL) {
 		api_fail(err, "out of memory");
@@ -398,11 +409,8 @@ oomdoc_scanner_join_snapshot(oomdoc_scanner *h, const char *path,
 	od_error e;
 	long i;
 
-	if (h->busy || h->open) {
-		api_fail(err, "a snapshot is joined between inputs, not while "
-		    "one is read");
+	if (!api_between_inputs(h, err))
 		return -2;
-	}
 	memset(&e, 0, sizeof e);
 	root = od_snapshot_load(path, NULL, &e);
 	if (root == NULL) {

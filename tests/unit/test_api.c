@@ -773,8 +773,8 @@ same_as_command(oomdoc_scanner *sc, size_t f, const char *options,
  * which ctest sets) with -v and --width 0 on the same log with the same
  * rules; then a snapshot joined, as --snapshot joins it (which --format
  * jsonl does not take: its lines are checked for the snapshot's
- * verdict).  A file that is not a snapshot, and a scanner with no event
- * of PyTorch's allocator, join nothing.
+ * verdict).  A file that is not a snapshot, a scanner reading an input,
+ * and a scanner with no event of PyTorch's allocator join nothing.
  */
 static void
 test_formats_and_snapshot(void **state)
@@ -819,7 +819,12 @@ test_formats_and_snapshot(void **state)
 	oomdoc_free(jsonl);
 	free_run(&r);
 
+	/* Not while an input is read. */
 	new_scanner(&r);
+	assert_true(oomdoc_scanner_begin(r.sc, "open.log", &err));
+	assert_int_equal(oomdoc_scanner_join_snapshot(r.sc, snap, &err), -2);
+	assert_non_null(strstr(err.message, "finish it first"));
+	assert_true(oomdoc_scanner_finish(r.sc));
 	assert_true(oomdoc_scanner_scan_file(r.sc,
 	    "fixtures/stacks/kernel-oom-killer-global.log", &err));
 	assert_true(oomdoc_scanner_event_count(r.sc) > 0);
