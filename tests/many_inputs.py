@@ -29,6 +29,8 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, summary
+
 NLOGS = 200
 
 
@@ -45,12 +47,6 @@ def main():
     if len(sources) < 50:
         print("FAIL only %d fixtures found" % len(sources))
         return 1
-    failures = []
-
-    def check(cond, what):
-        if not cond:
-            failures.append(what)
-
     tmp = tempfile.mkdtemp(prefix="oomdoc-many-")
     try:
         os.chdir(tmp)
@@ -201,10 +197,7 @@ def main():
     finally:
         os.chdir(ROOT)
         shutil.rmtree(tmp)
-    for f in failures[:30]:
-        print("FAIL", f)
-    print("%d failed" % len(failures))
-    return 1 if failures else 0
+    return summary(30)
 
 
 ROOT = os.getcwd()

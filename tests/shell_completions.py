@@ -29,13 +29,9 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, summary
+
 SKIP = 77
-fails = []
-
-
-def check(cond, what):
-    if not cond:
-        fails.append(what)
 
 
 def zsh_matches(harness, fdir, line, cwd):
@@ -124,10 +120,7 @@ def main():
                   "%s: a live option offered to the diagnosis" % shell)
             print("%s: %d long options completed" % (shell, len(offered)))
 
-    for f in fails:
-        print("FAIL", f)
-    print("%d failed" % len(fails))
-    return 1 if fails else 0
+    return summary()
 
 
 if __name__ == "__main__":

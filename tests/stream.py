@@ -25,13 +25,9 @@ import subprocess
 import sys
 import time
 
+from checks import check, summary
+
 BOUND = 5.0
-fails = []
-
-
-def check(cond, what):
-    if not cond:
-        fails.append(what)
 
 
 def start(oomdoc, args):
@@ -125,10 +121,7 @@ def main():
     check(doc["inputs"][0]["complete"] is False,
           "-f json, SIGTERM: the input is not marked incomplete")
 
-    for f in fails:
-        print("FAIL", f)
-    print("%d failed" % len(fails))
-    return 1 if fails else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -31,13 +31,9 @@ import sys
 import tempfile
 import time
 
+from checks import check, summary
+
 BOUND = 5.0
-fails = []
-
-
-def check(cond, what):
-    if not cond:
-        fails.append(what)
 
 
 def run(oomdoc, args, stdin=None):
@@ -184,10 +180,7 @@ def main():
     check(r.returncode == 2 and b"--line-buffered" in r.stderr,
           "-f json --line-buffered: exit %d" % r.returncode)
 
-    for f in fails:
-        print("FAIL", f)
-    print("%d failed" % len(fails))
-    return 1 if fails else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -6,8 +6,9 @@
  * come events, one per out-of-memory failure (its echoes by other ranks
  * and retries grouped into it), with the figures the log gives; a rule set
  * (YAML files, see rules/ and the RULES section of oomdoc(1)) finds the
- * likely causes of each event; a report writes them as text, Markdown or
- * JSON.  A filter of a log pipeline does this:
+ * likely causes of each event; a PyTorch memory snapshot can be joined to
+ * the event it belongs to; a report writes them in any of the command's
+ * formats (text, Markdown, JSON, ...).  A filter of a log pipeline does this:
  *
  *     rules = oomdoc_rules_new();
  *     if (!oomdoc_rules_load(rules, "/usr/share/oomdoc/rules"))
@@ -362,10 +363,20 @@ void oomdoc_rules_apply(const oomdoc_rules *rules, oomdoc_event *ev);
  * Reports.
  */
 
+/* The formats of the command's --format (oomdoc(1) has a section on
+ * each); later versions only append. */
 typedef enum {
 	OOMDOC_REPORT_TEXT,
 	OOMDOC_REPORT_JSON,             /* oomdoc.report/2, see oomdoc(1) */
-	OOMDOC_REPORT_MARKDOWN
+	OOMDOC_REPORT_MARKDOWN,
+	OOMDOC_REPORT_JSONL,            /* one event object of the JSON
+	                                 * report a line (STREAMING) */
+	OOMDOC_REPORT_GITHUB,           /* workflow commands (GITHUB
+	                                 * ANNOTATIONS) */
+	OOMDOC_REPORT_PROMETHEUS,       /* the text exposition format
+	                                 * (PROMETHEUS METRICS) */
+	OOMDOC_REPORT_HTML              /* one self-contained page (HTML
+	                                 * REPORT) */
 } oomdoc_report_format;
 
 /*
@@ -392,6 +403,24 @@ bool oomdoc_scanner_report(oomdoc_scanner *sc, const oomdoc_rules *rules,
 char *oomdoc_scanner_report_string(oomdoc_scanner *sc,
     const oomdoc_rules *rules, oomdoc_report_format format, bool color,
     size_t *len);
+
+/*
+ * Joins the PyTorch memory snapshot in the file at path (the pickle of
+ * torch.cuda.memory._dump_snapshot, or its JSON form; SNAPSHOTS in
+ * oomdoc(1), which --snapshot does) to the event of the scanner it
+ * belongs to: a fatal event of PyTorch's allocator on the snapshot's
+ * device (or one that names none), the last whose request matches the
+ * trace's oom entry, else the last one.  Its figures and verdict then go
+ * into every report of the scanner, and the rules see them (the
+ * snapshot's facts), so join before oomdoc_scanner_report.  Returns the
+ * index of that event (oomdoc_scanner_event); -1 when the scanner has no
+ * such event (nothing is joined); -2, with err filled in, when the file
+ * cannot be read or is not a snapshot, when an input is still open or
+ * the call is made from the scanner's event function, or when memory ran
+ * out.  A later join to the same event replaces the earlier one.
+ */
+long oomdoc_scanner_join_snapshot(oomdoc_scanner *sc, const char *path,
+    oomdoc_error *err);
 
 /* Frees what oomdoc_scanner_report_string returned; NULL does nothing. */
 void oomdoc_free(void *p);

@@ -153,7 +153,9 @@ def report(source: Source, *, format: str = "text",
            facts: Optional[Mapping[str, Any]] = None,
            name: Optional[str] = None) -> str:
     """The report of one log, as a string, in format "text" (as the
-    command prints it, without colours), "markdown" or "json".
+    command prints it, without colours), or in any other format of the
+    command's --format: "markdown", "json", "jsonl", "github",
+    "prometheus" or "html".
 
     The arguments are those of diagnose().
     """

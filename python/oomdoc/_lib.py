@@ -22,7 +22,9 @@ from typing import Optional
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 # The report formats of oomdoc_report_format, in the header's order.
-FORMATS = {"text": 0, "json": 1, "markdown": 2}
+# oomdoc_report_format of oomdoc.h: the command's --format names.
+FORMATS = {"text": 0, "json": 1, "markdown": 2, "jsonl": 3, "github": 4,
+           "prometheus": 5, "html": 6}
 
 
 class Error(ctypes.Structure):

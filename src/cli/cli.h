@@ -16,6 +16,17 @@
  *                   standard output before exit
  *   options.c       option tables, and --format and --color
  *   follow.c        --follow: a growing log read as tail -F reads it
+ *
+ * The command is built on the core's own headers, not on the public
+ * oomdoc.h, which has what an embedding program needs: scanning, rules
+ * and facts, every report format, and joining a snapshot
+ * (oomdoc_scanner_join_snapshot).  What only the command needs stays
+ * internal: its input policy (a snapshot named as an input, --follow,
+ * the --summary triage table, the --line-buffered text report in parts),
+ * the text report's width and abridged messages (the library's text
+ * report is -v --width 0), the checks of `oomdoc rules check` and the
+ * listings of `rules list|show`, the recognisers stopped at PCRE2's
+ * limits (named in a diagnostic), and live mode (src/live).
  */
 #ifndef OD_CLI_H
 #define OD_CLI_H

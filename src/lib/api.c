@@ -1,9 +1,10 @@
 /*
  * api.c: the public scanner (include/oomdoc/oomdoc.h) over the core's: it
  * owns an od_scanner, the event set its inputs fill and the descriptions
- * of those inputs, hands each complete event to the caller's function, and
- * writes the report.  The events' accessors are in api_event.c, the rules'
- * in api_rules.c.
+ * of those inputs, hands each complete event to the caller's function,
+ * joins a memory snapshot to its event (snapshot.c), and writes the
+ * report.  The events' accessors are in api_event.c, the rules' in
+ * api_rules.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "api.h"
 #include "core.h"
 #include "rules.h"
+#include "snapshot.h"
 
 struct oomdoc_scanner {
 	od_scanner *sc;
@@ -77,6 +79,20 @@ api_fail(oomdoc_error *out, const char *msg)
 	memset(&e, 0, sizeof e);
 	od_error_set(&e, NULL, 0, 0, "%s", msg);
 	api_error(out, &e);
+}
+
+/* Whether h is between two inputs and not in the caller's event
+ * function, as a whole file or a snapshot needs; false with err filled
+ * in. */
+static bool
+api_between_inputs(const oomdoc_scanner *h, oomdoc_error *err)
+{
+	if (h->busy || h->open) {
+		api_fail(err, h->busy ? "called from the event function" :
+		    "an input is started: finish it first");
+		return false;
+	}
+	return true;
 }
 
 /* The core's delivery: on to the caller, who may not call back in. */
@@ -245,11 +261,8 @@ oomdoc_scanner_scan_file(oomdoc_scanner *h, const char *path,
 	od_error e;
 	bool ok;
 
-	if (h->busy || h->open) {
-		api_fail(err, h->busy ? "called from the event function" :
-		    "an input is started: finish it first");
+	if (!api_between_inputs(h, err))
 		return false;
-	}
 	in = api_add_input(h);
 	if (in == NULL) {
 		api_fail(err, "out of memory");
@@ -331,6 +344,10 @@ oomdoc_scanner_report(oomdoc_scanner *h, const oomdoc_rules *rules,
 		[OOMDOC_REPORT_TEXT] = OD_FORMAT_TEXT,
 		[OOMDOC_REPORT_JSON] = OD_FORMAT_JSON,
 		[OOMDOC_REPORT_MARKDOWN] = OD_FORMAT_MARKDOWN,
+		[OOMDOC_REPORT_JSONL] = OD_FORMAT_JSONL,
+		[OOMDOC_REPORT_GITHUB] = OD_FORMAT_GITHUB,
+		[OOMDOC_REPORT_PROMETHEUS] = OD_FORMAT_PROMETHEUS,
+		[OOMDOC_REPORT_HTML] = OD_FORMAT_HTML,
 	};
 	od_report_opts o;
 	size_t i;
@@ -382,6 +399,29 @@ oomdoc_scanner_report_string(oomdoc_scanner *h, const oomdoc_rules *rules,
 	if (len != NULL)
 		*len = n;
 	return text;
+}
+
+long
+oomdoc_scanner_join_snapshot(oomdoc_scanner *h, const char *path,
+    oomdoc_error *err)
+{
+	json_t *root;
+	od_error e;
+	long i;
+
+	if (!api_between_inputs(h, err))
+		return -2;
+	memset(&e, 0, sizeof e);
+	root = od_snapshot_load(path, NULL, &e);
+	if (root == NULL) {
+		api_error(err, &e);
+		return -2;
+	}
+	i = od_snapshot_join(root, h->set);
+	json_decref(root);
+	if (i == -2)
+		api_fail(err, "out of memory");
+	return i;
 }
 
 void

@@ -22,12 +22,12 @@
  * Every question takes the release range a message proves (kn_release)
  * and answers only what holds in every release of it.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "knowledge.h"
+#include "yaml_util.h"
 
 #define KN_MAX 256              /* entries of all knowledge files */
 
@@ -95,29 +95,6 @@ kn_count(const kn_table *t)
 	return t != NULL ? t->n : 0;
 }
 
-static void kn_err(rl_errors *errs, const char *path, const yaml_node_t *n,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static void
-kn_err(rl_errors *errs, const char *path, const yaml_node_t *n,
-    const char *fmt, ...)
-{
-	char msg[256];
-	od_error *e;
-	va_list ap;
-
-	if (errs->n >= RL_ERRORS_MAX) {
-		errs->dropped++;
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	e = &errs->v[errs->n++];
-	od_error_set(e, path, n != NULL ? (uint64_t)n->start_mark.line + 1 : 0,
-	    n != NULL ? (uint64_t)n->start_mark.column + 1 : 0, "%s", msg);
-}
-
 /* Parses "MAJOR.MINOR" into MAJOR * 100 + MINOR; -1 when it is not one. */
 static int
 kn_parse_release(const char *s)
@@ -152,15 +129,14 @@ kn_in(const char *s, const char *const *list)
 
 /* Reads one entry; false (with errors) when it is not valid. */
 static bool
-kn_entry_load(const char *path, yaml_document_t *doc, yaml_node_t *n,
-    kn_entry *e, rl_errors *errs)
+kn_entry_load(yu_ctx *c, yaml_node_t *n, kn_entry *e)
 {
 	static const char *const keys[] = {
 		"what", "name", "vendor", "var", "since", "until", "min",
 		"value", "phase", "source", NULL,
 	};
 	yaml_node_pair_t *p;
-	int before = errs->n + errs->dropped, i;
+	int before = c->nerr, i;
 
 	memset(e, 0, sizeof *e);
 	e->what = KN_WHAT_COUNT;
@@ -168,28 +144,23 @@ kn_entry_load(const char *path, yaml_document_t *doc, yaml_node_t *n,
 	e->until = KN_OPEN;
 	e->min = -1;
 	if (n == NULL || n->type != YAML_MAPPING_NODE) {
-		kn_err(errs, path, n, "a knowledge entry must be a mapping "
+		yu_err(c, n, "a knowledge entry must be a mapping "
 		    "(what, name, since, source, ...)");
 		return false;
 	}
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	    p++) {
-		yaml_node_t *kn = yaml_document_get_node(doc, p->key);
-		yaml_node_t *vn = yaml_document_get_node(doc, p->value);
-		const char *k, *v;
+		yaml_node_t *kn = yu_node(c, p->key), *vn = yu_node(c, p->value);
+		const char *k = yu_text(kn), *v = yu_text(vn);
 		char **slot = NULL;
 		char *end;
 
-		if (kn == NULL || kn->type != YAML_SCALAR_NODE || vn == NULL ||
-		    vn->type != YAML_SCALAR_NODE) {
-			kn_err(errs, path, kn, "a knowledge entry holds "
-			    "plain values only");
+		if (k == NULL || v == NULL) {
+			yu_err(c, kn, "a knowledge entry holds plain values only");
 			continue;
 		}
-		k = (const char *)kn->data.scalar.value;
-		v = (const char *)vn->data.scalar.value;
 		if (!kn_in(k, keys)) {
-			kn_err(errs, path, kn, "unknown key '%s' in a knowledge "
+			yu_err(c, kn, "unknown key '%s' in a knowledge "
 			    "entry (expected what, name, vendor, var, since, "
 			    "until, min, value, phase, source)", k);
 			continue;
@@ -199,7 +170,7 @@ kn_entry_load(const char *path, yaml_document_t *doc, yaml_node_t *n,
 				if (strcmp(v, kn_whats[i]) == 0)
 					e->what = (kn_what)i;
 			if (e->what == KN_WHAT_COUNT)
-				kn_err(errs, path, vn, "unknown what '%s' (expected "
+				yu_err(c, vn, "unknown what '%s' (expected "
 				    "layout, hint, variable, broken, option, "
 				    "feature, command, role or gpu)", v);
 			continue;
@@ -210,10 +181,10 @@ kn_entry_load(const char *path, yaml_document_t *doc, yaml_node_t *n,
 			/* A plain 1.10 is the number 1.1 to other YAML readers
 			 * (tests/check_fixes.py among them). */
 			if (vn->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
-				kn_err(errs, path, vn, "quote the release '%s' (a "
+				yu_err(c, vn, "quote the release '%s' (a "
 				    "plain 1.10 reads as the number 1.1)", v);
 			else if (r < 0)
-				kn_err(errs, path, vn, "'%s' is not a release "
+				yu_err(c, vn, "'%s' is not a release "
 				    "(MAJOR.MINOR, quoted)", v);
 			else if (k[0] == 's')
 				e->since = r;
@@ -225,14 +196,14 @@ kn_entry_load(const char *path, yaml_document_t *doc, yaml_node_t *n,
 			long long m = strtoll(v, &end, 10);
 
 			if (end == v || *end != '\0' || m < 0)
-				kn_err(errs, path, vn, "min must be a whole number, "
+				yu_err(c, vn, "min must be a whole number, "
 				    "not '%s'", v);
 			else
 				e->min = m;
 			continue;
 		}
 		if (strcmp(k, "vendor") == 0 && !kn_in(v, kn_vendors)) {
-			kn_err(errs, path, vn, "unknown vendor '%s' (expected "
+			yu_err(c, vn, "unknown vendor '%s' (expected "
 			    "nvidia, amd, intel or apple)", v);
 			continue;
 		}
@@ -242,47 +213,46 @@ kn_entry_load(const char *path, yaml_document_t *doc, yaml_node_t *n,
 		    strcmp(k, "value") == 0 ? &e->value :
 		    strcmp(k, "phase") == 0 ? &e->phase : &e->source;
 		if (*slot != NULL) {
-			kn_err(errs, path, kn, "key '%s' is given twice", k);
+			yu_err(c, kn, "key '%s' is given twice", k);
 			continue;
 		}
-		if ((*slot = strdup(v)) == NULL)
-			kn_err(errs, path, vn, "out of memory");
+		*slot = yu_strdup(c, vn, v);
 	}
 	if (e->what == KN_WHAT_COUNT)
-		kn_err(errs, path, n, "a knowledge entry needs a what");
+		yu_err(c, n, "a knowledge entry needs a what");
 	if (e->name == NULL)
-		kn_err(errs, path, n, "a knowledge entry needs a name");
+		yu_err(c, n, "a knowledge entry needs a name");
 	if (e->source == NULL || e->source[0] == '\0')
-		kn_err(errs, path, n, "a knowledge entry needs its source "
+		yu_err(c, n, "a knowledge entry needs its source "
 		    "(upstream file and release)");
 	if ((e->what == KN_LAYOUT || e->what == KN_HINT ||
 	    e->what == KN_VARIABLE || e->what == KN_BROKEN ||
 	    e->what == KN_OPTION || (e->what == KN_FEATURE &&
 	    e->value == NULL)) && e->since < 0)
-		kn_err(errs, path, n, "this entry needs since (the first "
+		yu_err(c, n, "this entry needs since (the first "
 		    "release)");
 	if (e->since >= 0 && e->until < e->since)
-		kn_err(errs, path, n, "until is before since");
+		yu_err(c, n, "until is before since");
 	if ((e->what == KN_VARIABLE || e->what == KN_BROKEN ||
 	    e->what == KN_COMMAND) && e->vendor == NULL)
-		kn_err(errs, path, n, "this entry needs a vendor");
+		yu_err(c, n, "this entry needs a vendor");
 	if (e->what == KN_BROKEN && e->var == NULL)
-		kn_err(errs, path, n, "a broken entry needs var (the "
+		yu_err(c, n, "a broken entry needs var (the "
 		    "variable that fails)");
 	if (e->what == KN_GPU && (e->value == NULL ||
 	    kn_parse_release(e->value) < 0))
-		kn_err(errs, path, n, "a gpu entry needs its compute capability "
+		yu_err(c, n, "a gpu entry needs its compute capability "
 		    "as value (\"8.0\")");
 	if (e->what == KN_COMMAND && e->value == NULL)
-		kn_err(errs, path, n, "a command entry needs a value");
+		yu_err(c, n, "a command entry needs a value");
 	if (e->what == KN_ROLE && (e->value == NULL) == (e->phase == NULL))
-		kn_err(errs, path, n, "a role entry needs a value or a "
+		yu_err(c, n, "a role entry needs a value or a "
 		    "phase, not both");
 	if (e->what == KN_ROLE && e->name != NULL &&
 	    strcmp(e->name, "activation") != 0 &&
 	    strcmp(e->name, "parameter") != 0)
-		kn_err(errs, path, n, "a role is activation or parameter");
-	if (errs->n + errs->dropped > before) {
+		yu_err(c, n, "a role is activation or parameter");
+	if (c->nerr > before) {
 		kn_entry_free(e);
 		return false;
 	}
@@ -293,32 +263,33 @@ bool
 kn_load(kn_table *t, const char *path, yaml_document_t *doc,
     yaml_node_t *list, rl_errors *errs)
 {
+	yu_ctx c = { .file = path, .doc = doc, .errs = errs };
 	kn_entry *entries;
 	yaml_node_item_t *it;
 	int n = 0, i;
 	bool ok = true;
 
 	if (list == NULL || list->type != YAML_SEQUENCE_NODE) {
-		kn_err(errs, path, list, "knowledge must be a list of "
+		yu_err(&c, list, "knowledge must be a list of "
 		    "entries");
 		return false;
 	}
 	entries = calloc(KN_MAX, sizeof *entries);
 	if (entries == NULL) {
-		kn_err(errs, path, list, "out of memory");
+		yu_err(&c, list, "out of memory");
 		return false;
 	}
 	for (it = list->data.sequence.items.start;
 	    it < list->data.sequence.items.top; it++) {
-		yaml_node_t *e = yaml_document_get_node(doc, *it);
+		yaml_node_t *e = yu_node(&c, *it);
 
 		if (t->n + n == KN_MAX) {
-			kn_err(errs, path, e, "at most %d knowledge entries",
+			yu_err(&c, e, "at most %d knowledge entries",
 			    KN_MAX);
 			ok = false;
 			break;
 		}
-		if (kn_entry_load(path, doc, e, &entries[n], errs))
+		if (kn_entry_load(&c, e, &entries[n]))
 			n++;
 		else
 			ok = false;

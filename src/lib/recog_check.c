@@ -51,15 +51,11 @@ sk_fail(sk_check_ctx *c, const sk_spec *sp, sk_mark at, const char *fmt, ...)
 	va_list ap;
 
 	c->nerr++;
-	if (c->errs->n >= RL_ERRORS_MAX) {
-		c->errs->dropped++;
-		return;
-	}
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	od_error_set(&c->errs->v[c->errs->n++], sp->file, at.line, at.col,
-	    "recogniser '%s': %s", sp->id, msg);
+	yu_errors_add(c->errs, sp->file, at.line, at.col, "recogniser '%s': %s",
+	    sp->id, msg);
 }
 
 /* Where anchor a first occurs in t[0..len), or NULL. */
@@ -229,10 +225,10 @@ sk_table_check(const sk_table *t, bool jit, rl_errors *errs)
 	memset(&err, 0, sizeof err);
 	self = sk_recogniser.create(jit, t, &err);
 	if (self == NULL) {
-		if (errs->n < RL_ERRORS_MAX)
-			errs->v[errs->n++] = err;
-		else
-			errs->dropped++;
+		od_error *slot = yu_error_slot(errs);
+
+		if (slot != NULL)
+			*slot = err;
 		return false;
 	}
 	for (i = 0; i < t->n; i++) {

@@ -28,22 +28,18 @@
  * stops the load with the place of its error; its groups must be named
  * after fields (recog_stacks.c).
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "recog_table.h"
+#include "yaml_util.h"
 
 #define SK_TEXT_MAX 4096        /* an example's text, a confirm text */
 #define SK_FOLLOW_LINES_MAX 64
 
-typedef struct {
-	const char *path;
-	yaml_document_t *doc;
-	rl_errors *errs;
-	int nerr;
-} sk_load_ctx;
+/* The file being loaded (yaml_util.h). */
+typedef yu_ctx sk_load_ctx;
 
 sk_table *
 sk_table_new(void)
@@ -104,72 +100,21 @@ sk_example_count(const sk_table *t)
 	return n;
 }
 
-static void sk_err_at(sk_load_ctx *lc, uint64_t line, uint64_t col,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static void
-sk_err_at(sk_load_ctx *lc, uint64_t line, uint64_t col, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	lc->nerr++;
-	if (lc->errs->n >= RL_ERRORS_MAX) {
-		lc->errs->dropped++;
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	od_error_set(&lc->errs->v[lc->errs->n++], lc->path, line, col, "%s",
-	    msg);
-}
-
-static sk_mark
-sk_mark_of(const yaml_node_t *n)
-{
-	sk_mark m = { 0, 0 };
-
-	if (n != NULL) {
-		m.line = (uint64_t)n->start_mark.line + 1;
-		m.col = (uint64_t)n->start_mark.column + 1;
-	}
-	return m;
-}
-
-#define sk_err(lc, n, ...) \
-	sk_err_at((lc), sk_mark_of(n).line, sk_mark_of(n).col, __VA_ARGS__)
-
-static yaml_node_t *
-sk_node(sk_load_ctx *lc, int i)
-{
-	return yaml_document_get_node(lc->doc, i);
-}
-
 /* The text of scalar n, or NULL with an error naming what. */
 static const char *
 sk_scalar(sk_load_ctx *lc, yaml_node_t *n, const char *what)
 {
-	if (n == NULL || n->type != YAML_SCALAR_NODE) {
-		sk_err(lc, n, "%s must be a string", what);
+	const char *s = yu_text(n);
+
+	if (s == NULL) {
+		yu_err(lc, n, "%s must be a string", what);
 		return NULL;
 	}
-	if (strlen((const char *)n->data.scalar.value) !=
-	    n->data.scalar.length) {
-		sk_err(lc, n, "%s holds a NUL byte", what);
+	if (strlen(s) != n->data.scalar.length) {
+		yu_err(lc, n, "%s holds a NUL byte", what);
 		return NULL;
 	}
-	return (const char *)n->data.scalar.value;
-}
-
-static char *
-sk_strdup(sk_load_ctx *lc, yaml_node_t *n, const char *s)
-{
-	char *d = s != NULL ? strdup(s) : NULL;
-
-	if (s != NULL && d == NULL)
-		sk_err(lc, n, "out of memory");
-	return d;
+	return s;
 }
 
 /* A boolean scalar (true/false, yes/no), or -1 with an error. */
@@ -184,7 +129,7 @@ sk_bool(sk_load_ctx *lc, yaml_node_t *n, const char *what)
 		return 1;
 	if (strcmp(s, "false") == 0 || strcmp(s, "no") == 0)
 		return 0;
-	sk_err(lc, n, "%s must be true or false, not '%s'", what, s);
+	yu_err(lc, n, "%s must be true or false, not '%s'", what, s);
 	return -1;
 }
 
@@ -204,32 +149,28 @@ sk_name_ok(const char *s)
 	return true;
 }
 
-/* Whether mapping n has a key twice (an error at the second): its value
- * would be read twice. */
+/* Whether mapping n has a key twice (an error at each later one): its
+ * value would be read twice.  Out of memory (an error too) counts as
+ * one. */
 static bool
 sk_dup_keys(sk_load_ctx *lc, yaml_node_t *n)
 {
-	yaml_node_pair_t *p, *q;
-	bool dup = false;
+	bool *rep = yu_repeated_keys(lc, n), dup = false;
+	yaml_node_pair_t *p;
 
+	if (rep == NULL) {
+		yu_err(lc, n, "out of memory");
+		return true;
+	}
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	    p++) {
-		yaml_node_t *a = sk_node(lc, p->key);
-
-		for (q = n->data.mapping.pairs.start; q < p; q++) {
-			yaml_node_t *b = sk_node(lc, q->key);
-
-			if (a != NULL && b != NULL && a->type == YAML_SCALAR_NODE &&
-			    b->type == YAML_SCALAR_NODE &&
-			    strcmp((const char *)a->data.scalar.value,
-			    (const char *)b->data.scalar.value) == 0) {
-				sk_err(lc, a, "key '%s' appears twice",
-				    (const char *)a->data.scalar.value);
-				dup = true;
-				break;
-			}
+		if (rep[p - n->data.mapping.pairs.start]) {
+			yu_err(lc, yu_node(lc, p->key), "key '%s' appears twice",
+			    yu_text(yu_node(lc, p->key)));
+			dup = true;
 		}
 	}
+	free(rep);
 	return dup;
 }
 
@@ -244,19 +185,19 @@ sk_pattern(sk_load_ctx *lc, yaml_node_t *n, const char *what, sk_mark *at)
 	size_t len = 0;
 	yaml_node_item_t *it;
 
-	*at = sk_mark_of(n);
+	*at = yu_mark_of(n);
 	buf[0] = '\0';
 	if (n != NULL && n->type == YAML_SEQUENCE_NODE) {
 		for (it = n->data.sequence.items.start;
 		    it < n->data.sequence.items.top; it++) {
-			const char *s = sk_scalar(lc, sk_node(lc, *it), what);
+			const char *s = sk_scalar(lc, yu_node(lc, *it), what);
 			size_t k;
 
 			if (s == NULL)
 				return NULL;
 			k = strlen(s);
 			if (len + k + 1 > sizeof buf) {
-				sk_err(lc, n, "%s is longer than %zu bytes", what,
+				yu_err(lc, n, "%s is longer than %zu bytes", what,
 				    sizeof buf - 1);
 				return NULL;
 			}
@@ -269,7 +210,7 @@ sk_pattern(sk_load_ctx *lc, yaml_node_t *n, const char *what, sk_mark *at)
 		if (s == NULL)
 			return NULL;
 		if (strlen(s) + 1 > sizeof buf) {
-			sk_err(lc, n, "%s is longer than %zu bytes", what,
+			yu_err(lc, n, "%s is longer than %zu bytes", what,
 			    sizeof buf - 1);
 			return NULL;
 		}
@@ -277,10 +218,10 @@ sk_pattern(sk_load_ctx *lc, yaml_node_t *n, const char *what, sk_mark *at)
 		len = strlen(s);
 	}
 	if (len == 0) {
-		sk_err(lc, n, "%s is empty", what);
+		yu_err(lc, n, "%s is empty", what);
 		return NULL;
 	}
-	return sk_strdup(lc, n, buf);
+	return yu_strdup(lc, n, buf);
 }
 
 /* Whether name is a group name a pattern may use: a field (a size field
@@ -329,31 +270,31 @@ sk_compile_check(sk_load_ctx *lc, const sk_spec *sp, const char *pattern,
 	uint32_t i;
 
 	if (!sk_widen(pattern, wide, sizeof wide)) {
-		sk_err_at(lc, at.line, at.col, "recogniser '%s': its %s is "
+		yu_err_at(lc, at.line, at.col, "recogniser '%s': its %s is "
 		    "longer than %d bytes once its spaces are widened", sp->id,
 		    what, SK_PATTERN_MAX - 1);
 		return;
 	}
 	memset(&err, 0, sizeof err);
-	re = rx_compile(wide, RX_DUPNAMES | RX_OFFSET_LIMIT, false, lc->path,
+	re = rx_compile(wide, RX_DUPNAMES | RX_OFFSET_LIMIT, false, lc->file,
 	    at.line, &err);
 	if (re == NULL && strcmp(err.msg, "out of memory") == 0) {
 		/* Not an error of the pattern: the one line that says so. */
-		sk_err_at(lc, at.line, at.col, "out of memory");
+		yu_err_at(lc, at.line, at.col, "out of memory");
 		return;
 	}
 	if (re == NULL) {
 		const char *msg = strncmp(err.msg, "internal pattern: ", 18) == 0 ?
 		    err.msg + 18 : err.msg;
 
-		sk_err_at(lc, at.line, at.col, "recogniser '%s': its %s does not "
+		yu_err_at(lc, at.line, at.col, "recogniser '%s': its %s does not "
 		    "compile: %s (at offset %llu once widened)", sp->id, what,
 		    msg, (unsigned long long)(err.col > 0 ? err.col - 1 : 0));
 		return;
 	}
 	for (i = 0; (name = rx_name(re, i)) != NULL; i++)
 		if (!sk_group_ok(name))
-			sk_err_at(lc, at.line, at.col, "recogniser '%s': group "
+			yu_err_at(lc, at.line, at.col, "recogniser '%s': group "
 			    "'%s' of its %s names no field (see RECOGNISERS in "
 			    "oomdoc(1))", sp->id, name, what);
 	rx_code_free(re);
@@ -366,17 +307,17 @@ sk_load_anchors(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 
 	if (n == NULL || n->type != YAML_SEQUENCE_NODE ||
 	    n->data.sequence.items.top == n->data.sequence.items.start) {
-		sk_err(lc, n, "anchors must be a list of at least one string");
+		yu_err(lc, n, "anchors must be a list of at least one string");
 		return;
 	}
 	for (it = n->data.sequence.items.start;
 	    it < n->data.sequence.items.top; it++) {
-		yaml_node_t *a = sk_node(lc, *it), *tn = a;
+		yaml_node_t *a = yu_node(lc, *it), *tn = a;
 		const char *text;
 		int caseless = 0;
 
 		if (sp->nanchors == SK_ANCHORS_MAX) {
-			sk_err(lc, a, "at most %d anchors a recogniser",
+			yu_err(lc, a, "at most %d anchors a recogniser",
 			    SK_ANCHORS_MAX);
 			return;
 		}
@@ -388,22 +329,22 @@ sk_load_anchors(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 				continue;
 			for (p = a->data.mapping.pairs.start;
 			    p < a->data.mapping.pairs.top; p++) {
-				const char *k = sk_scalar(lc, sk_node(lc, p->key),
+				const char *k = sk_scalar(lc, yu_node(lc, p->key),
 				    "a key");
 
 				if (k == NULL)
 					continue;
 				if (strcmp(k, "text") == 0)
-					tn = sk_node(lc, p->value);
+					tn = yu_node(lc, p->value);
 				else if (strcmp(k, "caseless") == 0)
-					caseless = sk_bool(lc, sk_node(lc, p->value),
+					caseless = sk_bool(lc, yu_node(lc, p->value),
 					    "caseless");
 				else
-					sk_err(lc, sk_node(lc, p->key), "an anchor "
+					yu_err(lc, yu_node(lc, p->key), "an anchor "
 					    "has no key '%s' (text, caseless)", k);
 			}
 			if (tn == NULL) {
-				sk_err(lc, a, "an anchor needs its text");
+				yu_err(lc, a, "an anchor needs its text");
 				continue;
 			}
 		}
@@ -411,12 +352,12 @@ sk_load_anchors(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 		if (text == NULL || caseless < 0)
 			continue;
 		if (text[0] == '\0' || strlen(text) > 128) {
-			sk_err(lc, tn, "an anchor must be 1 to 128 bytes");
+			yu_err(lc, tn, "an anchor must be 1 to 128 bytes");
 			continue;
 		}
-		sp->anchor_at[sp->nanchors] = sk_mark_of(tn);
+		sp->anchor_at[sp->nanchors] = yu_mark_of(tn);
 		sp->anchors[sp->nanchors].caseless = caseless == 1;
-		sp->anchors[sp->nanchors].text = sk_strdup(lc, tn, text);
+		sp->anchors[sp->nanchors].text = yu_strdup(lc, tn, text);
 		if (sp->anchors[sp->nanchors].text != NULL)
 			sp->nanchors++;
 	}
@@ -429,7 +370,7 @@ sk_load_follow(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 	bool lines = false;
 
 	if (n == NULL || n->type != YAML_MAPPING_NODE) {
-		sk_err(lc, n, "follow must be a mapping (pattern, lines, "
+		yu_err(lc, n, "follow must be a mapping (pattern, lines, "
 		    "required)");
 		return;
 	}
@@ -437,8 +378,8 @@ sk_load_follow(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 		return;
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	    p++) {
-		yaml_node_t *v = sk_node(lc, p->value);
-		const char *k = sk_scalar(lc, sk_node(lc, p->key), "a key");
+		yaml_node_t *v = yu_node(lc, p->value);
+		const char *k = sk_scalar(lc, yu_node(lc, p->key), "a key");
 
 		if (k == NULL)
 			continue;
@@ -452,21 +393,21 @@ sk_load_follow(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 
 			if (s != NULL && (end == s || *end != '\0' || l < 1 ||
 			    l > SK_FOLLOW_LINES_MAX))
-				sk_err(lc, v, "lines must be a number from 1 to "
+				yu_err(lc, v, "lines must be a number from 1 to "
 				    "%d", SK_FOLLOW_LINES_MAX);
 			sp->follow_lines = (int)l;
 			lines = true;
 		} else if (strcmp(k, "required") == 0) {
 			sp->follow_required = sk_bool(lc, v, "required") == 1;
 		} else {
-			sk_err(lc, sk_node(lc, p->key), "follow has no key '%s' "
+			yu_err(lc, yu_node(lc, p->key), "follow has no key '%s' "
 			    "(pattern, lines, required)", k);
 		}
 	}
 	if (sp->follow == NULL)
-		sk_err(lc, n, "follow needs its pattern");
+		yu_err(lc, n, "follow needs its pattern");
 	if (!lines)
-		sk_err(lc, n, "follow needs its lines");
+		yu_err(lc, n, "follow needs its lines");
 }
 
 /* Whether s is a decimal integer, maybe negative. */
@@ -489,17 +430,17 @@ sk_load_example(sk_load_ctx *lc, yaml_node_t *n, sk_example *ex)
 	yaml_node_pair_t *p, *q;
 	int before = lc->nerr;
 
-	ex->at = sk_mark_of(n);
+	ex->at = yu_mark_of(n);
 	if (n == NULL || n->type != YAML_MAPPING_NODE) {
-		sk_err(lc, n, "an example must be a mapping (text, fields)");
+		yu_err(lc, n, "an example must be a mapping (text, fields)");
 		return;
 	}
 	if (sk_dup_keys(lc, n))
 		return;
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	    p++) {
-		yaml_node_t *v = sk_node(lc, p->value);
-		const char *k = sk_scalar(lc, sk_node(lc, p->key), "a key");
+		yaml_node_t *v = yu_node(lc, p->value);
+		const char *k = sk_scalar(lc, yu_node(lc, p->key), "a key");
 
 		if (k == NULL)
 			continue;
@@ -507,19 +448,19 @@ sk_load_example(sk_load_ctx *lc, yaml_node_t *n, sk_example *ex)
 			const char *s = sk_scalar(lc, v, "an example's text");
 
 			if (s != NULL && (s[0] == '\0' || strlen(s) > SK_TEXT_MAX))
-				sk_err(lc, v, "an example's text must be 1 to %d "
+				yu_err(lc, v, "an example's text must be 1 to %d "
 				    "bytes", SK_TEXT_MAX);
 			else if (s != NULL)
-				ex->text = sk_strdup(lc, v, s);
+				ex->text = yu_strdup(lc, v, s);
 			continue;
 		}
 		if (strcmp(k, "fields") != 0) {
-			sk_err(lc, sk_node(lc, p->key), "an example has no key "
+			yu_err(lc, yu_node(lc, p->key), "an example has no key "
 			    "'%s' (text, fields)", k);
 			continue;
 		}
 		if (v == NULL || v->type != YAML_MAPPING_NODE) {
-			sk_err(lc, v, "fields must be a mapping of field names "
+			yu_err(lc, v, "fields must be a mapping of field names "
 			    "to values ({} for none)");
 			continue;
 		}
@@ -527,8 +468,8 @@ sk_load_example(sk_load_ctx *lc, yaml_node_t *n, sk_example *ex)
 			continue;
 		for (q = v->data.mapping.pairs.start;
 		    q < v->data.mapping.pairs.top; q++) {
-			yaml_node_t *fk = sk_node(lc, q->key);
-			yaml_node_t *fv = sk_node(lc, q->value);
+			yaml_node_t *fk = yu_node(lc, q->key);
+			yaml_node_t *fv = yu_node(lc, q->value);
 			const char *name = sk_scalar(lc, fk, "a field name");
 			const char *val = sk_scalar(lc, fv, "a field's value");
 			sk_example_field *f;
@@ -541,33 +482,33 @@ sk_load_example(sk_load_ctx *lc, yaml_node_t *n, sk_example *ex)
 					break;
 			if (sk_fields[i].name == NULL && strcmp(name, "fatal") != 0 &&
 			    strcmp(name, "benign") != 0) {
-				sk_err(lc, fk, "'%s' is no field (see RECOGNISERS in "
+				yu_err(lc, fk, "'%s' is no field (see RECOGNISERS in "
 				    "oomdoc(1))", name);
 				continue;
 			}
 			if (sk_fields[i].name == NULL ? strcmp(val, "true") != 0 &&
 			    strcmp(val, "false") != 0 : sk_fields[i].type !=
 			    SK_FIELD_TEXT && !sk_decimal(val)) {
-				sk_err(lc, fv, "field %s must be %s, not '%s'", name,
+				yu_err(lc, fv, "field %s must be %s, not '%s'", name,
 				    sk_fields[i].name == NULL ? "true or false" :
 				    sk_fields[i].type == SK_FIELD_SIZE ?
 				    "a number of bytes" : "an integer", val);
 				continue;
 			}
 			if (ex->nfields == SK_FIELDS_MAX) {
-				sk_err(lc, fk, "at most %d fields an example",
+				yu_err(lc, fk, "at most %d fields an example",
 				    SK_FIELDS_MAX);
 				break;
 			}
 			f = &ex->fields[ex->nfields];
-			f->at = sk_mark_of(fk);
-			f->name = sk_strdup(lc, fk, name);
-			f->value = sk_strdup(lc, fv, val);
+			f->at = yu_mark_of(fk);
+			f->name = yu_strdup(lc, fk, name);
+			f->value = yu_strdup(lc, fv, val);
 			ex->nfields++;
 		}
 	}
 	if (ex->text == NULL && lc->nerr == before)
-		sk_err(lc, n, "an example needs its text");
+		yu_err(lc, n, "an example needs its text");
 }
 
 static void
@@ -578,24 +519,24 @@ sk_load_examples(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 
 	if (n == NULL || n->type != YAML_SEQUENCE_NODE ||
 	    n->data.sequence.items.top == n->data.sequence.items.start) {
-		sk_err(lc, n, "examples must be a list of at least one example");
+		yu_err(lc, n, "examples must be a list of at least one example");
 		return;
 	}
 	count = (size_t)(n->data.sequence.items.top -
 	    n->data.sequence.items.start);
 	if (count > SK_EXAMPLES_MAX) {
-		sk_err(lc, n, "at most %d examples a recogniser",
+		yu_err(lc, n, "at most %d examples a recogniser",
 		    SK_EXAMPLES_MAX);
 		return;
 	}
 	sp->examples = calloc(count, sizeof *sp->examples);
 	if (sp->examples == NULL) {
-		sk_err(lc, n, "out of memory");
+		yu_err(lc, n, "out of memory");
 		return;
 	}
 	for (it = n->data.sequence.items.start;
 	    it < n->data.sequence.items.top; it++)
-		sk_load_example(lc, sk_node(lc, *it),
+		sk_load_example(lc, yu_node(lc, *it),
 		    &sp->examples[sp->nexamples++]);
 }
 
@@ -620,10 +561,10 @@ sk_load_spec(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 	bool kind = false, conf = false;
 	int before = lc->nerr;
 
-	sp->at = sk_mark_of(n);
+	sp->at = yu_mark_of(n);
 	sp->fatal = true;
 	if (n == NULL || n->type != YAML_MAPPING_NODE) {
-		sk_err(lc, n, "a recogniser must be a mapping (id, kind, "
+		yu_err(lc, n, "a recogniser must be a mapping (id, kind, "
 		    "confidence, anchors, pattern, examples, ...)");
 		return;
 	}
@@ -631,23 +572,23 @@ sk_load_spec(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 		return;
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	    p++) {
-		yaml_node_t *kn = sk_node(lc, p->key), *v = sk_node(lc, p->value);
+		yaml_node_t *kn = yu_node(lc, p->key), *v = yu_node(lc, p->value);
 		const char *k = sk_scalar(lc, kn, "a key"), *s;
 
 		if (k == NULL)
 			continue;
 		if (strcmp(k, "id") == 0) {
 			if ((s = sk_scalar(lc, v, "id")) != NULL && !sk_name_ok(s))
-				sk_err(lc, v, "id '%s' must be 1 to 64 letters, "
+				yu_err(lc, v, "id '%s' must be 1 to 64 letters, "
 				    "digits, '.', '_' or '-'", s);
 			else if (s != NULL)
-				sp->id = sk_strdup(lc, v, s);
+				sp->id = yu_strdup(lc, v, s);
 		} else if (strcmp(k, "kind") == 0) {
 			int kd = (s = sk_scalar(lc, v, "kind")) != NULL ?
 			    sk_kind(s) : -2;
 
 			if (kd == -1)
-				sk_err(lc, v, "'%s' is no kind (see KINDS in "
+				yu_err(lc, v, "'%s' is no kind (see KINDS in "
 				    "oomdoc(1))", s);
 			else if (kd >= 0)
 				sp->kind = (od_kind)kd;
@@ -655,10 +596,10 @@ sk_load_spec(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 		} else if (strcmp(k, "framework") == 0) {
 			if ((s = sk_scalar(lc, v, "framework")) != NULL &&
 			    !sk_name_ok(s))
-				sk_err(lc, v, "framework '%s' must be 1 to 64 "
+				yu_err(lc, v, "framework '%s' must be 1 to 64 "
 				    "letters, digits, '.', '_' or '-'", s);
 			else if (s != NULL)
-				sp->framework = sk_strdup(lc, v, s);
+				sp->framework = yu_strdup(lc, v, s);
 		} else if (strcmp(k, "confidence") == 0) {
 			s = sk_scalar(lc, v, "confidence");
 			if (s != NULL && strcmp(s, "high") == 0)
@@ -668,7 +609,7 @@ sk_load_spec(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 			else if (s != NULL && strcmp(s, "low") == 0)
 				sp->conf = OD_CONF_LOW;
 			else if (s != NULL)
-				sk_err(lc, v, "confidence must be high, medium or "
+				yu_err(lc, v, "confidence must be high, medium or "
 				    "low, not '%s'", s);
 			conf = true;
 		} else if (strcmp(k, "fatal") == 0) {
@@ -677,9 +618,9 @@ sk_load_spec(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 			s = sk_scalar(lc, v, "confirm");
 			confirm = v;
 			if (s != NULL && (s[0] == '\0' || strlen(s) > 512))
-				sk_err(lc, v, "confirm must be 1 to 512 bytes");
+				yu_err(lc, v, "confirm must be 1 to 512 bytes");
 			else if (s != NULL)
-				sp->confirm = sk_strdup(lc, v, s);
+				sp->confirm = yu_strdup(lc, v, s);
 		} else if (strcmp(k, "anchors") == 0) {
 			sk_load_anchors(lc, v, sp);
 		} else if (strcmp(k, "pattern") == 0) {
@@ -689,7 +630,7 @@ sk_load_spec(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 		} else if (strcmp(k, "examples") == 0) {
 			sk_load_examples(lc, v, sp);
 		} else {
-			sk_err(lc, kn, "a recogniser has no key '%s' (id, kind, "
+			yu_err(lc, kn, "a recogniser has no key '%s' (id, kind, "
 			    "framework, confidence, fatal, confirm, anchors, "
 			    "pattern, follow, examples)", k);
 		}
@@ -697,7 +638,7 @@ sk_load_spec(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 	if (sp->id == NULL || !kind || !conf || sp->nanchors == 0 ||
 	    sp->pattern == NULL || sp->examples == NULL) {
 		if (lc->nerr == before)
-			sk_err(lc, n, "a recogniser needs %s", sp->id == NULL ?
+			yu_err(lc, n, "a recogniser needs %s", sp->id == NULL ?
 			    "its id" : !kind ? "its kind" : !conf ?
 			    "its confidence" : sp->nanchors == 0 ?
 			    "its anchors" : sp->pattern == NULL ?
@@ -705,10 +646,10 @@ sk_load_spec(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 		return;
 	}
 	if (sp->conf == OD_CONF_LOW && sp->confirm == NULL)
-		sk_err(lc, n, "recogniser '%s' is of low confidence: it needs "
+		yu_err(lc, n, "recogniser '%s' is of low confidence: it needs "
 		    "confirm, what would confirm its evidence", sp->id);
 	else if (sp->conf != OD_CONF_LOW && confirm != NULL)
-		sk_err(lc, confirm, "recogniser '%s': confirm is for "
+		yu_err(lc, confirm, "recogniser '%s': confirm is for "
 		    "recognisers of low confidence only", sp->id);
 	sk_compile_check(lc, sp, sp->pattern, sp->pattern_at, "pattern");
 	if (sp->follow != NULL)
@@ -732,31 +673,31 @@ bool
 sk_table_load(sk_table *t, const char *path, yaml_document_t *doc,
     yaml_node_t *list, rl_errors *errs)
 {
-	sk_load_ctx lc = { .path = path, .doc = doc, .errs = errs };
+	sk_load_ctx lc = { .file = path, .doc = doc, .errs = errs };
 	yaml_node_item_t *it;
 	sk_spec *specs;
 	size_t count;
 	int n = 0, added = 0, i, j;
 
 	if (list == NULL || list->type != YAML_SEQUENCE_NODE) {
-		sk_err(&lc, list, "recognisers must be a list of recognisers");
+		yu_err(&lc, list, "recognisers must be a list of recognisers");
 		return false;
 	}
 	count = (size_t)(list->data.sequence.items.top -
 	    list->data.sequence.items.start);
 	if (count > SK_MAX) {
-		sk_err(&lc, list, "at most %d recognisers", SK_MAX);
+		yu_err(&lc, list, "at most %d recognisers", SK_MAX);
 		return false;
 	}
 	specs = calloc(count + 1, sizeof *specs);
 	if (specs == NULL) {
-		sk_err(&lc, list, "out of memory");
+		yu_err(&lc, list, "out of memory");
 		return false;
 	}
 	for (it = list->data.sequence.items.start;
 	    it < list->data.sequence.items.top; it++) {
-		sk_load_spec(&lc, sk_node(&lc, *it), &specs[n]);
-		specs[n].file = sk_strdup(&lc, list, path);
+		sk_load_spec(&lc, yu_node(&lc, *it), &specs[n]);
+		specs[n].file = yu_strdup(&lc, list, path);
 		n++;
 	}
 	/* The same id twice in one file is a mistake; a new one counts
@@ -764,21 +705,21 @@ sk_table_load(sk_table *t, const char *path, yaml_document_t *doc,
 	for (i = 0; i < n && lc.nerr == 0; i++) {
 		for (j = 0; j < i; j++)
 			if (strcmp(specs[i].id, specs[j].id) == 0)
-				sk_err_at(&lc, specs[i].at.line, specs[i].at.col,
+				yu_err_at(&lc, specs[i].at.line, specs[i].at.col,
 				    "recogniser id '%s' is defined twice (first "
 				    "on line %llu)", specs[i].id,
 				    (unsigned long long)specs[j].at.line);
 		added += sk_find_id(t, specs[i].id) < 0;
 	}
 	if (lc.nerr == 0 && t->n + added > SK_MAX)
-		sk_err(&lc, list, "at most %d recognisers in all files, these "
+		yu_err(&lc, list, "at most %d recognisers in all files, these "
 		    "would make %d", SK_MAX, t->n + added);
 	if (lc.nerr == 0 && t->n + added > t->cap) {
 		int cap = t->n + added + 16;
 		sk_spec *v = realloc(t->v, (size_t)cap * sizeof *v);
 
 		if (v == NULL) {
-			sk_err(&lc, list, "out of memory");
+			yu_err(&lc, list, "out of memory");
 		} else {
 			t->v = v;
 			t->cap = cap;

@@ -20,6 +20,7 @@
 
 #include "recogniser.h"
 #include "rules.h"
+#include "yaml_util.h"
 
 /* The most recognisers of all files together: each is a candidate of
  * recogniser.h. */
@@ -35,9 +36,7 @@
 #define SK_ANCHORS_MAX 16
 
 /* Where a YAML node starts: line and column from 1. */
-typedef struct {
-	uint64_t line, col;
-} sk_mark;
+typedef yu_mark sk_mark;
 
 /* A field an example must yield, as the file writes it. */
 typedef struct {

@@ -292,10 +292,12 @@ od_report_write(FILE *out, const od_report_opts *opts, const od_input *inputs,
 	else if (opts->format == OD_FORMAT_JSONL) {
 		size_t i;
 
+		/* Out of memory: false, as for the JSON report, for the
+		 * caller to say (the library prints nothing). */
 		for (i = 0; i < od_events_count(set); i++)
 			if (!od_report_jsonl_event(out, inputs,
 			    od_events_get(set, i)))
-				fputs("oomdoc: out of memory\n", stderr);
+				return false;
 	} else
 		return rp_text(out, opts, inputs, ninputs, set);
 	return true;

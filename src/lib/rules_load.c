@@ -56,6 +56,7 @@
 #include "knowledge.h"
 #include "recog_table.h"
 #include "rules.h"
+#include "yaml_util.h"
 
 #define RL_FILE_MAX (1024 * 1024)
 #define RL_DEPTH_MAX 16
@@ -67,14 +68,12 @@ static const char *const rl_probes[] = {
 	"processes", "health", NULL,
 };
 
-/* One file being loaded. */
+/* One file being loaded: y.doc is doc. */
 typedef struct {
-	const char *file;
+	yu_ctx y;
 	const char *text;       /* the file's text, for positions in scalars */
 	size_t len;
 	yaml_document_t doc;
-	rl_errors *errs;
-	int nerr;               /* errors of this file */
 } rl_load_ctx;
 
 /* Whether text[i] starts a line break (YAML's \n, \r\n or \r), and its
@@ -228,28 +227,28 @@ rl_value_offset(const rl_load_ctx *lc, const yaml_node_t *n, size_t at)
 	return p < len ? p : len;
 }
 
-/* Sets e's line and column (1-based, the column in characters) from byte
- * offset p of the file's text. */
-static void
-rl_position(const rl_load_ctx *lc, size_t p, od_error *e)
+/* The line and column (1-based, the column in characters) of byte offset
+ * p of the file's text. */
+static yu_mark
+rl_position(const rl_load_ctx *lc, size_t p)
 {
+	yu_mark m = { 1, 1 };
 	size_t i = 0, b;
 
-	e->line = 1;
-	e->col = 1;
 	if (lc->len >= 3 && memcmp(lc->text, "\xef\xbb\xbf", 3) == 0)
 		i = 3;
 	while (i < p) {
 		if ((b = rl_break(lc->text, lc->len, i)) > 0) {
-			e->line++;
-			e->col = 1;
+			m.line++;
+			m.col = 1;
 			i += b;
 			continue;
 		}
 		if (((unsigned char)lc->text[i] & 0xc0) != 0x80)
-			e->col++;
+			m.col++;
 		i++;
 	}
+	return m;
 }
 
 /* Adds an error of this file at node, or at byte at of its value when
@@ -262,25 +261,12 @@ static void
 rl_err_in(rl_load_ctx *lc, const yaml_node_t *node, long long at,
     const char *fmt, va_list ap)
 {
-	od_error *e;
+	yu_mark m = yu_mark_of(node);
 
-	lc->nerr++;
-	if (lc->errs->n >= RL_ERRORS_MAX) {
-		lc->errs->dropped++;
-		return;
-	}
-	e = &lc->errs->v[lc->errs->n++];
-	snprintf(e->file, sizeof e->file, "%s", lc->file);
-	if (node == NULL) {
-		e->line = e->col = 0;
-	} else if (at >= 0 && node->type == YAML_SCALAR_NODE &&
-	    lc->text != NULL) {
-		rl_position(lc, rl_value_offset(lc, node, (size_t)at), e);
-	} else {
-		e->line = (uint64_t)node->start_mark.line + 1;
-		e->col = (uint64_t)node->start_mark.column + 1;
-	}
-	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	if (node != NULL && at >= 0 && node->type == YAML_SCALAR_NODE &&
+	    lc->text != NULL)
+		m = rl_position(lc, rl_value_offset(lc, node, (size_t)at));
+	yu_verr_at(&lc->y, m.line, m.col, fmt, ap);
 }
 
 static void
@@ -313,29 +299,18 @@ rl_err_value(rl_load_ctx *lc, const yaml_node_t *node, size_t at,
 	va_end(ap);
 }
 
+/* An error of file at a mark of libyaml's (the parser's). */
 static void
 rl_err_at(rl_errors *errs, const char *file, yaml_mark_t mark, const char *msg)
 {
-	od_error *e;
-
-	if (errs->n >= RL_ERRORS_MAX) {
-		errs->dropped++;
-		return;
-	}
-	e = &errs->v[errs->n++];
-	/* A mark of (size_t)-1 means no position: line and column 0. */
-	od_error_set(e, file, (uint64_t)mark.line + 1, (uint64_t)mark.column + 1,
-	    "%s", msg);
+	yu_errors_add(errs, file, (uint64_t)mark.line + 1,
+	    (uint64_t)mark.column + 1, "%s", msg);
 }
 
-/* An error about a whole file (it cannot be opened, it is too big). */
-static void
-rl_err_file(rl_errors *errs, const char *file, const char *msg)
-{
-	yaml_mark_t none = { 0, (size_t)-1, (size_t)-1 };
-
-	rl_err_at(errs, file, none, msg);
-}
+/* An error about a whole file (it cannot be opened, it is too big): no
+ * line, no column. */
+#define rl_err_file(errs, file, ...) \
+	yu_errors_add((errs), (file), 0, 0, __VA_ARGS__)
 
 rl_set *
 rl_new(void)
@@ -411,30 +386,25 @@ rl_free(rl_set *s)
 static yaml_node_t *
 rl_node(rl_load_ctx *lc, int index)
 {
-	return yaml_document_get_node(&lc->doc, index);
+	return yu_node(&lc->y, index);
 }
 
 /* A scalar's text, or NULL (with an error) when the node is not one. */
 static const char *
 rl_scalar(rl_load_ctx *lc, yaml_node_t *n, const char *what)
 {
-	if (n == NULL || n->type != YAML_SCALAR_NODE) {
+	const char *s = yu_text(n);
+
+	if (s == NULL)
 		rl_err(lc, n, "%s must be a plain value", what);
-		return NULL;
-	}
-	return (const char *)n->data.scalar.value;
+	return s;
 }
 
-/* A copy of s (NULL for NULL); out of memory, NULL and an error, so
- * that a value lost is not taken for a value missing. */
+/* A copy of s (yu_strdup), its error at no place. */
 static char *
 rl_strdup(rl_load_ctx *lc, const char *s)
 {
-	char *c = s != NULL ? strdup(s) : NULL;
-
-	if (s != NULL && c == NULL)
-		rl_err(lc, NULL, "out of memory");
-	return c;
+	return yu_strdup(&lc->y, NULL, s);
 }
 
 static xp_expr *
@@ -770,12 +740,10 @@ rl_variant_src(rl_load_ctx *lc, yaml_node_t *n)
 		return NULL;
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	    p++) {
-		yaml_node_t *k = rl_node(lc, p->key), *v = rl_node(lc, p->value);
+		const char *v = yu_text(rl_node(lc, p->value));
 
-		if (k != NULL && v != NULL && k->type == YAML_SCALAR_NODE &&
-		    v->type == YAML_SCALAR_NODE &&
-		    strcmp((const char *)k->data.scalar.value, "text") == 0)
-			return (const char *)v->data.scalar.value;
+		if (v != NULL && yu_text_is(rl_node(lc, p->key), "text"))
+			return v;
 	}
 	return NULL;
 }
@@ -1174,23 +1142,20 @@ rl_load_file(rl_set *s, const char *path, rl_errors *errs)
 
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
-		rl_err_file(errs, path, strerror(errno));
+		rl_err_file(errs, path, "%s", strerror(errno));
 		return false;
 	}
 	if (fstat(fd, &st) != 0) {
-		rl_err_file(errs, path, strerror(errno));
+		rl_err_file(errs, path, "%s", strerror(errno));
 		close(fd);
 		return false;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		char msg[120];
-
-		snprintf(msg, sizeof msg, "not a regular file (%s): a rule file "
+		rl_err_file(errs, path, "not a regular file (%s): a rule file "
 		    "must be one", S_ISDIR(st.st_mode) ? "a directory" :
 		    S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ?
 		    "a socket" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ?
 		    "a device" : "of another type");
-		rl_err_file(errs, path, msg);
 		close(fd);
 		return false;
 	}
@@ -1201,7 +1166,7 @@ rl_load_file(rl_set *s, const char *path, rl_errors *errs)
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
-			rl_err_file(errs, path, strerror(errno));
+			rl_err_file(errs, path, "%s", strerror(errno));
 			free(buf);
 			close(fd);
 			return false;
@@ -1240,10 +1205,9 @@ rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
 	if (!rl_prescan(buf, len, path, errs))
 		return false;
 	memset(&lc, 0, sizeof lc);
-	lc.file = path;
+	lc.y = (yu_ctx){ .file = path, .doc = &lc.doc, .errs = errs };
 	lc.text = text;
 	lc.len = len;
-	lc.errs = errs;
 	yaml_parser_initialize(&p);
 	yaml_parser_set_input_string(&p, buf, len);
 	if (!yaml_parser_load(&p, &lc.doc)) {
@@ -1264,8 +1228,7 @@ rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
 	    root->data.mapping.pairs.top - root->data.mapping.pairs.start == 1) {
 		yaml_node_t *k = rl_node(&lc, root->data.mapping.pairs.start->key);
 
-		if (k != NULL && k->type == YAML_SCALAR_NODE &&
-		    strcmp((char *)k->data.scalar.value, "knowledge") == 0) {
+		if (yu_text_is(k, "knowledge")) {
 			/* The knowledge table (knowledge.c), not rules. */
 			bool ok;
 
@@ -1278,8 +1241,7 @@ rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
 			yaml_document_delete(&lc.doc);
 			return ok;
 		}
-		if (k != NULL && k->type == YAML_SCALAR_NODE &&
-		    strcmp((char *)k->data.scalar.value, "recognisers") == 0) {
+		if (yu_text_is(k, "recognisers")) {
 			/* Recognisers (recog_load.c), not rules. */
 			bool ok;
 
@@ -1292,8 +1254,7 @@ rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
 			yaml_document_delete(&lc.doc);
 			return ok;
 		}
-		if (k != NULL && k->type == YAML_SCALAR_NODE &&
-		    strcmp((char *)k->data.scalar.value, "rules") == 0) {
+		if (yu_text_is(k, "rules")) {
 			list = rl_node(&lc, root->data.mapping.pairs.start->value);
 			if (list == NULL || list->type != YAML_SEQUENCE_NODE) {
 				rl_err(&lc, list, "rules must be a list");
@@ -1313,7 +1274,7 @@ rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
 			}
 			rl_load_rule(&lc, rl_node(&lc, *it), &rules[nrules++]);
 		}
-	} else if (lc.nerr == 0) {
+	} else if (lc.y.nerr == 0) {
 		rl_load_rule(&lc, root, &rules[nrules++]);
 	}
 	/* The same id twice in one file is a mistake. */
@@ -1321,8 +1282,7 @@ rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
 		int j;
 
 		for (j = 0; j < i && rules[i].id != NULL; j++) {
-			char msg[160];
-			yaml_mark_t at = { 0, (size_t)rules[i].line - 1, 0 };
+			char msg[160];  /* the id cut as it always was */
 
 			if (rules[j].id == NULL ||
 			    strcmp(rules[i].id, rules[j].id) != 0)
@@ -1330,8 +1290,7 @@ rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
 			snprintf(msg, sizeof msg, "rule id '%s' is defined "
 			    "twice (first on line %d)", rules[i].id,
 			    rules[j].line);
-			rl_err_at(errs, path, at, msg);
-			lc.nerr++;
+			yu_err_at(&lc.y, (uint64_t)rules[i].line, 1, "%s", msg);
 		}
 	}
 	yaml_document_delete(&lc.doc);
@@ -1370,14 +1329,14 @@ rl_load(rl_set *s, const char *path, rl_errors *errs)
 	struct dirent *de;
 
 	if (stat(path, &st) != 0) {
-		rl_err_file(errs, path, strerror(errno));
+		rl_err_file(errs, path, "%s", strerror(errno));
 		return false;
 	}
 	if (!S_ISDIR(st.st_mode))
 		return rl_load_file(s, path, errs);
 	d = opendir(path);
 	if (d == NULL) {
-		rl_err_file(errs, path, strerror(errno));
+		rl_err_file(errs, path, "%s", strerror(errno));
 		return false;
 	}
 	while ((de = readdir(d)) != NULL) {
@@ -1404,15 +1363,12 @@ rl_load(rl_set *s, const char *path, rl_errors *errs)
 	 * so a directory with too many is refused whole rather than loaded
 	 * in part. */
 	if (more > 0 || nomem) {
-		char msg[160];
-
 		if (nomem)
-			snprintf(msg, sizeof msg, "out of memory");
+			rl_err_file(errs, path, "out of memory");
 		else
-			snprintf(msg, sizeof msg, "a rules directory may hold at "
+			rl_err_file(errs, path, "a rules directory may hold at "
 			    "most %d rule files (*.yaml, *.yml), this one holds "
 			    "%d", RL_DIR_FILES_MAX, n + more);
-		rl_err_file(errs, path, msg);
 		for (i = 0; i < n; i++)
 			free(names[i]);
 		return false;

@@ -97,7 +97,7 @@ class Diagnose(unittest.TestCase):
             self.assertTrue(c.exception.errors[0].startswith(bad + ":"),
                             c.exception.errors)
         with self.assertRaises(ValueError):
-            oomdoc.report(SAMPLE, format="html")
+            oomdoc.report(SAMPLE, format="yaml")
 
     def test_rules_and_facts(self):
         none = oomdoc.diagnose(SAMPLE, default_rules=False)
@@ -120,10 +120,11 @@ class Diagnose(unittest.TestCase):
         p = subprocess.run([COMMAND, "--color", "never", "-v", "--width",
                             "0", SAMPLE], capture_output=True, text=True)
         self.assertEqual(text, p.stdout)
-        md = oomdoc.report(SAMPLE, format="markdown")
-        p = subprocess.run([COMMAND, "--format", "markdown", SAMPLE],
-                           capture_output=True, text=True)
-        self.assertEqual(md, p.stdout)
+        for fmt in ("markdown", "jsonl", "github", "prometheus", "html"):
+            got = oomdoc.report(SAMPLE, format=fmt)
+            p = subprocess.run([COMMAND, "--format", fmt, SAMPLE],
+                               capture_output=True, text=True)
+            self.assertEqual(got, p.stdout, fmt)
         self.assertEqual(oomdoc.version(), "%s" % json.loads(
             oomdoc.report(SAMPLE, format="json"))["oomdoc_version"])
 

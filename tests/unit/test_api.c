@@ -4,7 +4,8 @@
  * sizes gives the same events, and each event is delivered once, with the
  * values it ends with (but for what its echoes add); an event is delivered by feed, before finish, once
  * enough text follows it; two scanners used alternately, or at once in
- * two threads, do not mix; the options, the rules' errors and the report.
+ * two threads, do not mix; the options, the rules' errors and the report;
+ * a snapshot joined, and every format as the command writes it.
  *
  * Run from the repository root (ctest does): it reads fixtures/.
  */
@@ -709,6 +710,128 @@ test_rules_and_report(void **state)
 	oomdoc_rules_free(rules);
 }
 
+/* What the command writes on standard output for these arguments. */
+static char *
+command_output(const char *args, size_t *len)
+{
+	const char *bin = getenv("OOMDOC_BIN");
+	char cmd[1024];
+	buf b = { NULL, 0, 0 };
+	char chunk[4096];
+	size_t n;
+	FILE *p;
+
+	assert_non_null(bin);
+	assert_true((size_t)snprintf(cmd, sizeof cmd, "'%s' %s", bin, args) <
+	    sizeof cmd);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	buf_add(&b, "", 0);
+	while ((n = fread(chunk, 1, sizeof chunk, p)) > 0)
+		buf_add(&b, chunk, n);
+	pclose(p);
+	*len = b.n;
+	return b.s;
+}
+
+static const char *const api_formats[] = {
+	[OOMDOC_REPORT_TEXT] = "text", [OOMDOC_REPORT_JSON] = "json",
+	[OOMDOC_REPORT_MARKDOWN] = "markdown", [OOMDOC_REPORT_JSONL] = "jsonl",
+	[OOMDOC_REPORT_GITHUB] = "github",
+	[OOMDOC_REPORT_PROMETHEUS] = "prometheus",
+	[OOMDOC_REPORT_HTML] = "html",
+};
+
+/* Asserts that sc's report in format f is byte for byte the command's
+ * with -v --width 0 and these options (the shipped rules, log). */
+static void
+same_as_command(oomdoc_scanner *sc, size_t f, const char *options,
+    const char *log)
+{
+	char args[512];
+	size_t len = 0, want_len = 0;
+	char *got = oomdoc_scanner_report_string(sc, shipped_rules(),
+	    (oomdoc_report_format)f, false, &len);
+	char *want;
+
+	snprintf(args, sizeof args, "--no-default-rules --rules rules -v "
+	    "--width 0 --color never --format %s %s %s 2>/dev/null",
+	    api_formats[f], options, log);
+	want = command_output(args, &want_len);
+	assert_non_null(got);
+	assert_true(len > 0);
+	if (len != want_len || memcmp(got, want, len) != 0)
+		fail_msg("--format %s %s: the library's report (%zu bytes) is "
+		    "not the command's (%zu bytes)", api_formats[f], options,
+		    len, want_len);
+	oomdoc_free(got);
+	free(want);
+}
+
+/*
+ * Every format, byte for byte the report of the command (OOMDOC_BIN,
+ * which ctest sets) with -v and --width 0 on the same log with the same
+ * rules; then a snapshot joined, as --snapshot joins it (which --format
+ * jsonl does not take: its lines are checked for the snapshot's
+ * verdict).  A file that is not a snapshot, a scanner reading an input,
+ * and a scanner with no event of PyTorch's allocator join nothing.
+ */
+static void
+test_formats_and_snapshot(void **state)
+{
+	static const char log[] = "fixtures/snapshot/job.log";
+	static const char snap[] = "fixtures/snapshot/fragmentation.pickle";
+	char options[128], *jsonl, *second;
+	oomdoc_error err;
+	size_t f;
+	run r;
+
+	(void)state;
+	new_scanner(&r);
+	assert_true(oomdoc_scanner_scan_file(r.sc, log, &err));
+	assert_int_equal(oomdoc_scanner_event_count(r.sc), 2);
+	for (f = 0; f < sizeof api_formats / sizeof api_formats[0]; f++)
+		same_as_command(r.sc, f, "", log);
+	assert_null(oomdoc_scanner_report_string(r.sc, shipped_rules(),
+	    (oomdoc_report_format)(OOMDOC_REPORT_HTML + 1), false, NULL));
+
+	memset(&err, 0, sizeof err);
+	assert_int_equal(oomdoc_scanner_join_snapshot(r.sc, "fixtures/none",
+	    &err), -2);
+	assert_string_equal(err.file, "fixtures/none");
+	assert_non_null(strstr(err.message, "cannot open"));
+	assert_int_equal(oomdoc_scanner_join_snapshot(r.sc, log, &err), -2);
+	assert_string_equal(err.file, log);
+	/* The oom entry asked for 512 MiB: the second event (SNAPSHOTS). */
+	assert_int_equal(oomdoc_scanner_join_snapshot(r.sc, snap, &err), 1);
+	snprintf(options, sizeof options, "--snapshot %s", snap);
+	for (f = 0; f < sizeof api_formats / sizeof api_formats[0]; f++)
+		if (f != OOMDOC_REPORT_JSONL)
+			same_as_command(r.sc, f, options, log);
+	jsonl = oomdoc_scanner_report_string(r.sc, shipped_rules(),
+	    OOMDOC_REPORT_JSONL, false, NULL);
+	assert_non_null(jsonl);
+	second = strchr(jsonl, '\n');
+	assert_non_null(second);
+	*second++ = '\0';
+	assert_non_null(strstr(jsonl, "\"snapshot\":null"));
+	assert_non_null(strstr(second, "\"snapshot\":{\"verdict\":"));
+	oomdoc_free(jsonl);
+	free_run(&r);
+
+	/* Not while an input is read. */
+	new_scanner(&r);
+	assert_true(oomdoc_scanner_begin(r.sc, "open.log", &err));
+	assert_int_equal(oomdoc_scanner_join_snapshot(r.sc, snap, &err), -2);
+	assert_non_null(strstr(err.message, "finish it first"));
+	assert_true(oomdoc_scanner_finish(r.sc));
+	assert_true(oomdoc_scanner_scan_file(r.sc,
+	    "fixtures/stacks/kernel-oom-killer-global.log", &err));
+	assert_true(oomdoc_scanner_event_count(r.sc) > 0);
+	assert_int_equal(oomdoc_scanner_join_snapshot(r.sc, snap, &err), -1);
+	free_run(&r);
+}
+
 int
 main(void)
 {
@@ -722,6 +845,7 @@ main(void)
 		cmocka_unit_test(test_inputs),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_rules_and_report),
+		cmocka_unit_test(test_formats_and_snapshot),
 	};
 
 	return cmocka_run_group_tests_name("api", tests, NULL, NULL);
