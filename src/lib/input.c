@@ -42,6 +42,9 @@
 #include <bzlib.h>
 #include <lzma.h>
 #include <zlib.h>
+#ifdef OOMDOC_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
 /* ZSTD_getFrameHeader, to name the window a frame asks for. */
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
@@ -87,6 +90,12 @@ struct in_reader {
 	z_stream z;
 	bool z_ready;
 	bool z_member_done;     /* between two gzip members */
+	/* Whether gzip goes through zlib although ISA-L is there
+	 * (in_set_zlib), and ISA-L's decoder (in_read_isal). */
+	bool use_zlib;
+#ifdef OOMDOC_HAVE_ISAL
+	struct inflate_state *isal;
+#endif
 	ZSTD_DCtx *zd;
 	int zd_window_log;      /* the largest window allowed, log2 bytes */
 	bool zd_boundary;       /* between two zstd frames */
@@ -385,6 +394,19 @@ in_decide(in_reader *r, od_error *err)
 		return false;
 	if (r->raw_len >= 2 && r->raw[0] == 0x1f && r->raw[1] == 0x8b) {
 		r->format = IN_GZIP;
+#ifdef OOMDOC_HAVE_ISAL
+		if (!r->use_zlib) {
+			r->isal = malloc(sizeof *r->isal);
+			if (r->isal == NULL) {
+				od_error_set(err, r->name, 0, 0,
+				    "out of memory");
+				return false;
+			}
+			isal_inflate_init(r->isal);
+			r->isal->crc_flag = ISAL_GZIP;
+			return true;
+		}
+#endif
 		if (inflateInit2(&r->z, 15 + 16) != Z_OK) {
 			od_error_set(err, r->name, 0, 0,
 			    "cannot start the gzip decoder");
@@ -517,6 +539,117 @@ in_read_gzip(in_reader *r, char *buf, size_t cap, od_error *err)
 		}
 	}
 	return (ssize_t)(cap - r->z.avail_out);
+}
+
+#ifdef OOMDOC_HAVE_ISAL
+/*
+ * ISA-L's igzip (isa-l 2.30, igzip/igzip_inflate.c, isal_inflate with
+ * crc_flag ISAL_GZIP: the header is parsed and the trailer's CRC-32 and
+ * length are checked, as zlib's inflate does for windowBits 15 + 16).  It
+ * decodes gzip's deflate about 3 times as fast as zlib 1.2.13 (figures
+ * in bench/RESULTS.md).  The members, the zero bytes after the last one,
+ * trailing garbage and truncation go as in_read_gzip takes them, with the
+ * same messages; for corrupt data ISA-L has an error code where zlib has
+ * a message, and the message given is zlib's for that kind of fault.
+ */
+static const char *
+in_isal_message(int rc)
+{
+	switch (rc) {
+	case ISAL_INVALID_BLOCK:
+		return "invalid block type";
+	case ISAL_INVALID_SYMBOL:
+		return "invalid literal/length code";
+	case ISAL_INVALID_LOOKBACK:
+		return "invalid distance too far back";
+	case ISAL_INVALID_WRAPPER:
+		return "incorrect header check";
+	case ISAL_UNSUPPORTED_METHOD:
+		return "unknown compression method";
+	case ISAL_INCORRECT_CHECKSUM:
+		return "incorrect data check";
+	default:
+		return "inflate failed";
+	}
+}
+
+static ssize_t
+in_read_isal(in_reader *r, char *buf, size_t cap, od_error *err)
+{
+	struct inflate_state *z = r->isal;
+	int zr;
+
+	if (cap > (1u << 30))
+		cap = 1u << 30;
+	z->next_out = (uint8_t *)buf;
+	z->avail_out = (uint32_t)cap;
+	while (z->avail_out == (uint32_t)cap) {
+		if (!in_fill(r, err))
+			return -1;
+		if (r->raw_pos == r->raw_len) {
+			if (r->z_member_done)
+				return 0;
+			/* ISA-L reads ahead into its own buffers: what it
+			 * has decoded may still be to write. */
+			z->next_in = r->raw + r->raw_pos;
+			z->avail_in = 0;
+			zr = isal_inflate(z);
+			if (zr < 0) {
+				od_error_set(err, r->name, 0, 0,
+				    "corrupt gzip data: %s",
+				    in_isal_message(zr));
+				return -1;
+			}
+			if (z->block_state == ISAL_BLOCK_FINISH)
+				r->z_member_done = true;
+			if (r->z_member_done || z->avail_out < (uint32_t)cap)
+				continue;
+			od_error_set(err, r->name, 0, 0,
+			    "truncated gzip input: it ends inside a member "
+			    "after %llu compressed bytes",
+			    (unsigned long long)r->raw_total);
+			return -1;
+		}
+		if (r->z_member_done) {
+			/* As in_read_gzip: zero bytes skipped, another
+			 * member read, anything else an error. */
+			while (r->raw_pos < r->raw_len &&
+			    r->raw[r->raw_pos] == 0)
+				r->raw_pos++;
+			if (r->raw_pos == r->raw_len)
+				continue;
+			if (r->raw[r->raw_pos] != 0x1f) {
+				od_error_set(err, r->name, 0, 0,
+				    "trailing data after the gzip stream was "
+				    "ignored");
+				return -1;
+			}
+			isal_inflate_reset(z);
+			z->crc_flag = ISAL_GZIP;
+			z->next_out = (uint8_t *)buf;
+			z->avail_out = (uint32_t)cap;
+			r->z_member_done = false;
+		}
+		z->next_in = r->raw + r->raw_pos;
+		z->avail_in = (uint32_t)(r->raw_len - r->raw_pos);
+		zr = isal_inflate(z);
+		r->raw_pos = r->raw_len - z->avail_in;
+		if (zr < 0) {
+			od_error_set(err, r->name, 0, 0, "corrupt gzip data: %s",
+			    in_isal_message(zr));
+			return -1;
+		}
+		if (z->block_state == ISAL_BLOCK_FINISH)
+			r->z_member_done = true;
+	}
+	return (ssize_t)(cap - z->avail_out);
+}
+#endif
+
+void
+in_set_zlib(in_reader *r, bool on)
+{
+	r->use_zlib = on;
 }
 
 /* The smallest log2 of a window of size bytes. */
@@ -761,6 +894,10 @@ in_read_bytes(in_reader *r, char *buf, size_t cap, od_error *err)
 {
 	switch (r->format) {
 	case IN_GZIP:
+#ifdef OOMDOC_HAVE_ISAL
+		if (r->isal != NULL)
+			return in_read_isal(r, buf, cap, err);
+#endif
 		return in_read_gzip(r, buf, cap, err);
 	case IN_ZSTD:
 		return in_read_zstd(r, buf, cap, err);
@@ -1219,6 +1356,9 @@ in_close(in_reader *r)
 	free(r->view);
 	if (r->z_ready)
 		inflateEnd(&r->z);
+#ifdef OOMDOC_HAVE_ISAL
+	free(r->isal);
+#endif
 	ZSTD_freeDCtx(r->zd);
 	if (r->bz_ready)
 		BZ2_bzDecompressEnd(&r->bz);
@@ -1247,4 +1387,14 @@ in_resume(in_reader *r, int *fd)
 	r->tx_eof = false;
 	*fd = r->fd;
 	return true;
+}
+
+bool
+in_have_isal(void)
+{
+#ifdef OOMDOC_HAVE_ISAL
+	return true;
+#else
+	return false;
+#endif
 }

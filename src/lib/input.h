@@ -47,6 +47,11 @@ ssize_t in_read(in_reader *r, char *buf, size_t cap, od_error *err);
  */
 ssize_t in_next(in_reader *r, const char **data, od_error *err);
 void in_set_background(in_reader *r, bool on);
+/* Gzip through zlib although the build has ISA-L's igzip (see input.c),
+ * when called before the first read: the tests compare the two. */
+void in_set_zlib(in_reader *r, bool on);
+/* Whether the build decodes gzip with ISA-L's igzip. */
+bool in_have_isal(void);
 
 /*
  * The descriptor to poll before the next read, for a caller that must
