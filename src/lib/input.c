@@ -145,17 +145,19 @@ struct in_reader {
  * when it asks for the next.  Two pipes count the slots as semaphores: a
  * byte in full per slot filled, a byte in free per slot handed back
  * (IN_SLOTS at the start).  A pipe is what the caller can poll
- * (in_wait_fd), and a thread that waits on one takes no CPU; a byte costs
- * two system calls per side per slot, 4 per 256 KiB.  The thread stops
- * after the slot that ends the input, or when in_close closes the write
- * end of the stop pipe: it polls that pipe with the input before each read
- * that may block (in_sysread), and its wait for a free slot ends when
- * in_close hands one back.  It blocks every signal, so that they reach the
+ * (in_wait_fd), and a thread that waits on one takes no CPU; the bytes
+ * cost four system calls per slot, about 30 000 for 1 GiB.  The slots
+ * are 512 KiB in all, the peak memory the thread adds (a pipe gives at
+ * most 64 KiB a read, a slot gets one read).  The thread stops after the
+ * slot that ends the input, or when in_close closes the write ends of the
+ * stop pipe (it polls that pipe with the input before each read that may
+ * block, in_sysread) and of the free one (its wait for a free slot ends).
+ * It blocks every signal, so that they reach the
  * caller's thread as before (a poll or read there ends with EINTR).  The
  * fences pair each slot's writes with the reads of the thread that takes
  * the byte after them.
  */
-#define IN_SLOT_SIZE (256 * 1024)
+#define IN_SLOT_SIZE (128 * 1024)
 #define IN_SLOTS 4
 
 struct in_slot {
@@ -1048,7 +1050,8 @@ in_read_direct(in_reader *r, char *buf, size_t cap, od_error *err)
 	if (r->text == IN_TEXT_UNKNOWN) {
 		/* The first decompressed bytes say whether it is UTF-16:
 		 * read up to two of them into the text buffer. */
-		r->tx = malloc(IN_TEXT_SIZE);
+		if (r->tx == NULL)
+			r->tx = malloc(IN_TEXT_SIZE);
 		r->tx_byte = -1;
 		if (r->tx == NULL) {
 			od_error_set(err, r->name, 0, 0, "out of memory");
@@ -1230,6 +1233,16 @@ in_begin(in_reader *r, od_error *err)
 	if (r->ring_tried)
 		return true;
 	if (r->format == IN_UNDECIDED && !r->done && !in_decide(r, err)) {
+		r->done = true;
+		r->ring_tried = true;
+		return false;
+	}
+	/* The text layer's buffer too: every allocation of ours is the
+	 * caller's thread's, in the same order whatever the thread does
+	 * (tests/alloc_fail.py fails each in turn). */
+	if (r->tx == NULL && !r->done &&
+	    (r->tx = malloc(IN_TEXT_SIZE)) == NULL) {
+		od_error_set(err, r->name, 0, 0, "out of memory");
 		r->done = true;
 		r->ring_tried = true;
 		return false;

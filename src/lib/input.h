@@ -38,9 +38,9 @@ ssize_t in_read(in_reader *r, char *buf, size_t cap, od_error *err);
 
 /*
  * As in_read, without a copy: *data receives the reader's bytes, valid
- * until the next in_next, in_read or in_close.  At most 256 KiB at a time.
+ * until the next in_next, in_read or in_close.  At most 128 KiB at a time.
  * Reading and decompressing run in a second thread that reads ahead into
- * a few buffers (1 MiB in all, input.c says how), unless
+ * a few buffers (512 KiB in all, input.c says how), unless
  * in_set_background(r, false) was called before the first read or the
  * thread cannot be started; either way the bytes and the errors are the
  * same.  After the end of the input (or an error) the thread has ended.
