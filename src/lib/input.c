@@ -2,8 +2,12 @@
  * input.c: reading plain, gzip, zstd, bzip2 and xz input as one
  * decompressed stream, and UTF-16 text as UTF-8.
  *
- * The raw bytes go through a fixed buffer of IN_RAW_SIZE; nothing here grows
- * with the size of the input but the decoders' state, which is bounded: the
+ * Reading and decompressing run in a second thread, which reads ahead
+ * into a ring of fixed buffers (see "The reader thread" below); gzip is
+ * decoded by ISA-L's igzip when the build has it (in_read_isal), else by
+ * zlib.  The raw bytes go through a fixed buffer of IN_RAW_SIZE; nothing
+ * here grows with the size of the input but the decoders' state, which is
+ * bounded: the
  * zstd window (in_set_zstd_window_log), xz's memory limit (IN_XZ_MEMLIMIT),
  * bzip2's blocks (900 kB at most, the format's own bound).  The format is
  * decided on the first bytes:
@@ -1262,6 +1266,8 @@ in_next(in_reader *r, const char **data, od_error *err)
 		return -1;
 	g = r->ring;
 	if (g == NULL) {
+		if (r->done)
+			return 0;
 		if (r->view == NULL && (r->view = malloc(IN_SLOT_SIZE)) == NULL) {
 			od_error_set(err, r->name, 0, 0, "out of memory");
 			r->done = true;
