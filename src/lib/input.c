@@ -1396,8 +1396,9 @@ in_resume(in_reader *r, int *fd)
 	/* Only a plain file's bytes are the text as it was appended; a
 	 * decoder's state ends with its stream.  An error left raw_eof
 	 * false, and done set: it is not resumed. */
-	if (!r->own_fd || r->format != IN_PLAIN || !r->raw_eof ||
-	    r->raw_pos < r->raw_len || r->ring != NULL)
+	/* While the thread runs, its fields are its own: asked first. */
+	if (r->ring != NULL || !r->own_fd || r->format != IN_PLAIN ||
+	    !r->raw_eof || r->raw_pos < r->raw_len)
 		return false;
 	r->raw_eof = false;
 	r->done = false;
