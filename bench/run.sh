@@ -18,7 +18,9 @@
 # MiB; "Killed " on one 4 MiB line; "out of memory" on each of 1 000 000
 # lines; 100 000 PyTorch OOM reports, all different.  Each command runs
 # once to warm up, then --runs times (a command slower than 60 s only
-# once); the tables show the median wall time and the largest peak RSS.
+# once); the tables show the median wall time, the median CPU time (the
+# figure that holds on a shared machine) and the largest peak RSS, of
+# --format json and of the default text report.
 # Without --log, or when the --log file does not exist, a log is generated
 # with bench/genlog.py (default 1 GiB, 53 OOM events) in the scratch
 # directory (default ${TMPDIR:-/tmp}/oomdoc-bench), and deleted at the end
@@ -109,14 +111,18 @@ measure "pipe|rg"     'cat "$LOG" | $T rg -c -F -f "$ANCH" >"$O.pipe.rg"'
 measure "pipe|grep"   'cat "$LOG" | $T grep -c -F -f "$ANCH" >"$O.pipe.grep"'
 if [ "$COMPRESSED" = 1 ]; then
 	measure "gzip|oomdoc" '$T "$OOMDOC" --format json "$LOG.gz" >"$O.gzip.json"'
-	measure "gzip|rg19"   'zcat "$LOG.gz" | $T rg -c -F -f "$REF19" >"$O.gzip.rg19"'
+	# The reference's CPU time takes in its decompressor: GNU time of
+	# the shell that waits for both (the pipe rows leave out cat).
+	measure "gzip|rg19"   '$T sh -c '\''zcat "$1" | rg -c -F -f "$2"'\'' sh "$LOG.gz" "$REF19" >"$O.gzip.rg19"'
 	measure "gzip|rg"     'zcat "$LOG.gz" | $T rg -c -F -f "$ANCH" >"$O.gzip.rg"'
 	measure "gzip|grep"   'zcat "$LOG.gz" | $T grep -c -F -f "$ANCH" >"$O.gzip.grep"'
 	measure "zstd|oomdoc" '$T "$OOMDOC" --format json "$LOG.zst" >"$O.zstd.json"'
-	measure "zstd|rg19"   'zstdcat "$LOG.zst" | $T rg -c -F -f "$REF19" >"$O.zstd.rg19"'
+	measure "zstd|rg19"   '$T sh -c '\''zstdcat "$1" | rg -c -F -f "$2"'\'' sh "$LOG.zst" "$REF19" >"$O.zstd.rg19"'
 	measure "zstd|rg"     'zstdcat "$LOG.zst" | $T rg -c -F -f "$ANCH" >"$O.zstd.rg"'
 	measure "zstd|grep"   'zstdcat "$LOG.zst" | $T grep -c -F -f "$ANCH" >"$O.zstd.grep"'
 fi
+# The peak memory of the default report (text), beside --format json's.
+measure "rss|oomdoc text" '$T "$OOMDOC" "$LOG" >"$O.file.txt"'
 # Context: floors and the reference anchor set.
 measure "ctx|wc -l < FILE"          '$T wc -l <"$LOG" >"$O.ctx1"'
 measure "ctx|cat FILE | wc -l"      'cat "$LOG" | $T wc -l >"$O.ctx2"'
@@ -189,15 +195,27 @@ cmds = {
     ("zstd", "grep"): "zstdcat FILE.zst | grep -c -F -f ANCHORS",
 }
 print("The reference: oomdoc's wall time divided by `rg -c -F` with the 19")
-print("reference anchors (REF19, bench/anchors-ref19.txt) on the same input;")
-print("below 1 is faster than rg.")
+print("reference anchors (REF19, bench/anchors-ref19.txt) on the same input,")
+print("and the same for CPU time (user + system: oomdoc's own threads, reading")
+print("and decompressing included; for gzip and zstd the reference's takes in")
+print("zcat or zstdcat too, as both do that work); below 1 is faster than rg.")
+print("CPU time is the figure to compare on a shared machine, where a wall time")
+print("is as long as the load makes it; oomdoc's two threads add their CPU")
+print("times, so its CPU ratio is the ratio of the work, not of the wait.")
 print()
-print("| input | oomdoc s | rg REF19 s | **oomdoc / rg REF19** | oomdoc peak RSS KiB |")
-print("|---|---:|---:|---:|---:|")
+print("| input | oomdoc s | rg REF19 s | **oomdoc / rg REF19** | oomdoc CPU s | rg REF19 CPU s | **CPU ratio** | oomdoc peak RSS KiB |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
 for mode in ("file", "pipe", "gzip", "zstd"):
     if (mode, "oomdoc") in rows and (mode, "rg19") in rows:
         o, r = rows[(mode, "oomdoc")], rows[(mode, "rg19")]
-        print("| %s | %.2f | %.2f | **%.2f** | %d |" % (names[mode], o[0], r[0], o[0] / r[0], o[1]))
+        print("| %s | %.2f | %.2f | **%.2f** | %.2f | %.2f | **%s** | %d |" % (
+            names[mode], o[0], r[0], o[0] / r[0], o[3], r[3],
+            "%.2f" % (o[3] / r[3]) if r[3] > 0 else "-", o[1]))
+if ("rss", "oomdoc text") in rows:
+    print()
+    print("Peak RSS of the default text report on the file: %d KiB (the table's is"
+          % rows[("rss", "oomdoc text")][1])
+    print("`--format json`'s, which builds the whole report as a JSON document).")
 print()
 print("Context, not the reference: every command, with rg and grep also fed the")
 print("%s strings of `oomdoc --list-anchors` (ANCHORS): so many literals slow rg" % os.environ.get("NANCH", "?"))
@@ -206,7 +224,7 @@ print()
 print("| input | command | wall s | MB/s | vs rg REF19 | vs rg ANCHORS (context) | vs grep ANCHORS | CPU s | peak RSS KiB |")
 print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
 for mode, tool in order:
-    if mode == "ctx":
+    if mode in ("ctx", "rss"):
         continue
     med, rss, _, cpu = rows[(mode, tool)]
     r19 = rows.get((mode, "rg19"), (0,))[0]
@@ -228,13 +246,14 @@ if os.path.exists(sys.argv[3]):
     print("Inputs dense with prefilter anchors: the work per hit decides the")
     print("speed here.  Events: what oomdoc counted (kept + omitted).")
     print()
-    print("| input | bytes | events | oomdoc s | oomdoc MB/s | rg REF19 s | oomdoc / rg REF19 | peak RSS KiB |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| input | bytes | events | oomdoc s | oomdoc MB/s | oomdoc CPU s | MB/s of CPU | rg REF19 s | oomdoc / rg REF19 | peak RSS KiB |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for ln in open(sys.argv[3]):
         d, size, events = ln.rstrip("\n").split("\t")
         o, r = rows[(d, "oomdoc")], rows[(d, "rg19")]
-        print("| %s | %s | %s | %.2f | %.2f | %.3f | %.0f | %d |" % (
-            what[d], size, events, o[0], int(size) / o[0] / 1e6, r[0],
+        print("| %s | %s | %s | %.2f | %.2f | %.2f | %s | %.3f | %.0f | %d |" % (
+            what[d], size, events, o[0], int(size) / o[0] / 1e6, o[3],
+            "%.1f" % (int(size) / o[3] / 1e6) if o[3] > 0 else "-", r[0],
             o[0] / r[0] if r[0] else 0, o[1]))
 ctx = [(t, rows[(m, t)]) for m, t in order if m == "ctx"]
 if ctx:
@@ -258,9 +277,11 @@ echo "benchmark is judged by; 'vs rg ANCHORS' and 'vs grep ANCHORS' divide by rg
 echo "and grep's with oomdoc's own $NANCH prefilter strings, context only.  Above 1"
 echo "is slower.  Peak RSS is the largest maximum resident set size (GNU time %M)"
 echo "of the timed process over the runs: oomdoc itself, or the rg/grep that reads"
-echo "the pipe (not cat, zcat, zstdcat).  CPU s is the median user + system time"
-echo "of that same process (so it leaves out cat, zcat and zstdcat, and oomdoc's"
-echo "own decompression is in it).  The machine may be shared: compare the ratios"
+echo "the pipe (not cat, zcat, zstdcat; for the REF19 rows of gzip and zstd, the"
+echo "largest of zcat or zstdcat and rg).  CPU s is the median user + system time"
+echo "of that same process (so it leaves out cat, and zcat and zstdcat but in the"
+echo "REF19 rows; oomdoc's own decompression and both its threads are in it)."
+echo "The machine may be shared: compare the ratios"
 echo "of one run, whose commands ran in turn under the same load, not the"
 echo "absolute times of different runs."
 echo

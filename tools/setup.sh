@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 # Debian packages: the build, the libraries, and the tools the tests use.
 packages="build-essential cmake pkg-config libpcre2-dev libvectorscan-dev
-libyaml-dev zlib1g-dev libzstd-dev libbz2-dev liblzma-dev libjansson-dev libcmocka-dev mandoc valgrind python3
+libyaml-dev zlib1g-dev libisal-dev libzstd-dev libbz2-dev liblzma-dev libjansson-dev libcmocka-dev mandoc valgrind python3
 python3-venv python3-markdown-it python3-linkify-it python3-jsonschema
 python3-prometheus-client cmark-gfm gzip zstd bzip2 xz-utils jq clang
 libclang-rt-14-dev slurm-wlm munge slurmdbd mariadb-server shellcheck chromium

@@ -435,7 +435,6 @@ dg_snapshot_input(const char *path, od_sniff kind, int index,
 /* How long standard input may be silent before the scanner is asked for
  * what it has (od_scan_flush), in --format jsonl. */
 #define DG_IDLE_MS 500
-#define DG_CHUNK (256 * 1024)   /* over IN_RAW_SIZE: plain reads unbuffered */
 
 /*
  * Scans path ("-": standard input) as input index into set, as
@@ -449,8 +448,7 @@ static bool
 dg_scan(od_scanner *sc, const char *path, int index, od_input *info,
     od_events *set, bool idle_flush, od_error *err)
 {
-	static char buf[DG_CHUNK];
-	bool ok = true, is_stdin = strcmp(path, "-") == 0, wait = true;
+	bool ok = true, is_stdin = strcmp(path, "-") == 0;
 	bool flushed = true;
 	in_reader *r;
 
@@ -466,17 +464,20 @@ dg_scan(od_scanner *sc, const char *path, int index, od_input *info,
 	if (r == NULL)
 		return false;
 	for (;;) {
+		const char *data;
 		ssize_t n;
+		int fd;
 
 		if (dg_signal != 0) {
 			info->failed = true;
 			break;
 		}
 		/* A pipe that pauses: wait for it here, where a signal or the
-		 * idle timeout can end the wait.  After a full chunk more may
-		 * be buffered by the reader: read on. */
-		if (is_stdin && wait) {
-			struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+		 * idle timeout can end the wait (for the reader's thread, when
+		 * it reads one: in_wait_fd).  When the reader may hold bytes
+		 * already, read on. */
+		if (is_stdin && (fd = in_wait_fd(r)) >= 0) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
 			int rc = poll(&p, 1, idle_flush && !flushed ? DG_IDLE_MS :
 			    -1);
 
@@ -488,15 +489,14 @@ dg_scan(od_scanner *sc, const char *path, int index, od_input *info,
 				continue;
 			}
 		}
-		n = in_read(r, buf, sizeof buf, err);
+		n = in_next(r, &data, err);
 		if (n < 0) {
 			ok = false;
 			info->failed = true;
 		}
 		if (n <= 0)
 			break;
-		od_scan_feed(sc, buf, (size_t)n);
-		wait = (size_t)n < sizeof buf;
+		od_scan_feed(sc, data, (size_t)n);
 		flushed = false;
 	}
 	return od_scan_close(sc, r, info, err) && ok;

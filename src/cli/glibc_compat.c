@@ -9,7 +9,9 @@
  * pow@GLIBC_2.29; the static libstdc++ and libgcc add arc4random
  * (GLIBC_2.36, std::random_device), _dl_find_object (GLIBC_2.35, the
  * unwinder), __libc_single_threaded (GLIBC_2.32) and pthread_once
- * @GLIBC_2.34.  The link wraps each of them (-Wl,--wrap=NAME, see
+ * @GLIBC_2.34; the reader thread (input.c) and the watchdog (live mode)
+ * add pthread_create, pthread_join (GLIBC_2.34) and pthread_sigmask
+ * (GLIBC_2.32).  The link wraps each of them (-Wl,--wrap=NAME, see
  * CMakeLists.txt) and the wrappers below call the version glibc 2.28
  * already had, bound with .symver; every glibc since keeps those old
  * versions for old binaries.  GLIBC_2.2.5 is x86-64's first symbol
@@ -31,6 +33,8 @@
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/random.h>
@@ -143,6 +147,40 @@ int
 __wrap___pthread_key_create(unsigned *key, void (*fn)(void *))
 {
 	return od_old_pthread_key_create(key, fn);
+}
+
+/* The threads of input.c's reader and of live mode's watchdog:
+ * pthread_create and pthread_join got version 2.34 with the move into
+ * libc, pthread_sigmask 2.32; the old ones are the same functions. */
+int od_old_pthread_create(pthread_t *, const pthread_attr_t *,
+    void *(*)(void *), void *);
+int od_old_pthread_join(pthread_t, void **);
+int od_old_pthread_sigmask(int, const sigset_t *, sigset_t *);
+OD_OLD(od_old_pthread_create, "pthread_create");
+OD_OLD(od_old_pthread_join, "pthread_join");
+OD_OLD(od_old_pthread_sigmask, "pthread_sigmask");
+int __wrap_pthread_create(pthread_t *, const pthread_attr_t *,
+    void *(*)(void *), void *);
+int __wrap_pthread_join(pthread_t, void **);
+int __wrap_pthread_sigmask(int, const sigset_t *, sigset_t *);
+
+int
+__wrap_pthread_create(pthread_t *t, const pthread_attr_t *a,
+    void *(*fn)(void *), void *arg)
+{
+	return od_old_pthread_create(t, a, fn, arg);
+}
+
+int
+__wrap_pthread_join(pthread_t t, void **ret)
+{
+	return od_old_pthread_join(t, ret);
+}
+
+int
+__wrap_pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return od_old_pthread_sigmask(how, set, old);
 }
 
 /*

@@ -36,6 +36,31 @@ void in_set_zstd_window_log(in_reader *r, int log);
  */
 ssize_t in_read(in_reader *r, char *buf, size_t cap, od_error *err);
 
+/*
+ * As in_read, without a copy: *data receives the reader's bytes, valid
+ * until the next in_next, in_read or in_close.  At most 128 KiB at a time.
+ * Reading and decompressing run in a second thread that reads ahead into
+ * a few buffers (512 KiB in all, input.c says how), unless
+ * in_set_background(r, false) was called before the first read or the
+ * thread cannot be started; either way the bytes and the errors are the
+ * same.  After the end of the input (or an error) the thread has ended.
+ */
+ssize_t in_next(in_reader *r, const char **data, od_error *err);
+void in_set_background(in_reader *r, bool on);
+/* Gzip through zlib although the build has ISA-L's igzip (see input.c),
+ * when called before the first read: the tests compare the two. */
+void in_set_zlib(in_reader *r, bool on);
+/* Whether the build decodes gzip with ISA-L's igzip. */
+bool in_have_isal(void);
+
+/*
+ * The descriptor to poll before the next read, for a caller that must
+ * not block in it (a pipe that pauses): readable when in_next or in_read
+ * has something to return (or the end) without waiting.  -1 when the
+ * reader may already hold bytes: read without waiting.
+ */
+int in_wait_fd(const in_reader *r);
+
 /* "none", "gzip", "zstd", "bzip2" or "xz"; known after the first
  * in_read.  The formats that are not read (zip, lzip, lz4, 7-Zip,
  * compress) make the first in_read fail with an error that names the

@@ -98,14 +98,10 @@ struct od_scanner {
 	 * the line break, and the break's offset in the piece. */
 	size_t seam_before, seam_nl;
 	int zstd_window_log;            /* for od_scan_path's inputs */
-	/* The structured-line reader in front of the buffer (structured.c),
-	 * and od_scan_path's read buffer (SC_CHUNK bytes). */
+	/* The structured-line reader in front of the buffer (structured.c). */
 	sl_reader *sl;
-	char *chunk;
 	uint64_t gen;           /* the last generation given (ex_window) */
 };
-
-#define SC_CHUNK (128u * 1024)
 
 /* The state of one input's scan. */
 typedef struct sc_state {
@@ -174,7 +170,6 @@ od_scanner_new(bool jit, const struct sk_table *recognisers, od_error *err)
 
 	if (sc == NULL || (sc->buf = malloc(SC_BUF_SIZE)) == NULL ||
 	    (sc->clean = malloc(SC_TRACEBACK)) == NULL ||
-	    (sc->chunk = malloc(SC_CHUNK)) == NULL ||
 	    (sc->sl = sl_new()) == NULL ||
 	    (sc->st = calloc(1, sizeof *sc->st)) == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
@@ -245,7 +240,6 @@ od_scanner_free(od_scanner *sc)
 	cx_free(sc->cx);
 	free(sc->buf);
 	free(sc->clean);
-	free(sc->chunk);
 	sl_free(sc->sl);
 	free(sc->st);
 	free(sc);
@@ -1016,7 +1010,8 @@ od_scan_path(od_scanner *sc, const char *path, int index, od_input *info,
 	if (r == NULL)
 		return false;
 	for (;;) {
-		ssize_t n = in_read(r, sc->chunk, SC_CHUNK, err);
+		const char *data;
+		ssize_t n = in_next(r, &data, err);
 
 		if (n < 0) {
 			ok = false;
@@ -1024,7 +1019,7 @@ od_scan_path(od_scanner *sc, const char *path, int index, od_input *info,
 		}
 		if (n <= 0)
 			break;
-		od_scan_feed(sc, sc->chunk, (size_t)n);
+		od_scan_feed(sc, data, (size_t)n);
 	}
 	return od_scan_close(sc, r, info, err) && ok;
 }
