@@ -36,6 +36,10 @@ static const ex_recogniser *const ex_recognisers[] = {
 #define EX_NRECOG ((int)(sizeof ex_recognisers / sizeof ex_recognisers[0]))
 #define EX_FALLBACK (EX_NRECOG - 1)
 
+/* Later anchors that ex_later_message asks every recogniser about before
+ * it leaves out what cannot match in the text. */
+#define EX_LATER_LOOK 16
+
 /* Failed candidates tried again per text, at most. */
 #define EX_TRIES_MAX 8
 
@@ -376,17 +380,43 @@ static bool
 ex_later_message(ex_ctx *x, size_t ht)
 {
 	const char *t = x->text->text;
-	size_t tlen = x->text->len, at, a, st;
-	int r;
+	size_t tlen = x->text->len, at, a, st, tried = 0;
+	rg_skip none[EX_FALLBACK];
+	bool all[EX_FALLBACK] = { false }, masked = false;
+	int r, left = EX_FALLBACK;
 
 	for (a = 0; a < x->nspecific; a++)
 		for (at = ex_anchor_next(&x->anchors[a], t, tlen, ht + 1);
 		    at < tlen; at = ex_anchor_next(&x->anchors[a], t, tlen,
-		    at + 1))
+		    at + 1)) {
+			/*
+			 * A text with many later anchors (a long line of one
+			 * anchor repeated) would ask every recogniser at each:
+			 * past EX_LATER_LOOK of them, the candidates that
+			 * cannot match anywhere in the text are left out
+			 * (ex_recogniser.absent), which changes no answer,
+			 * and a recogniser none of whose can is asked no more.
+			 */
+			if (++tried == EX_LATER_LOOK) {
+				masked = true;
+				for (r = 0; r < EX_FALLBACK; r++) {
+					memset(&none[r], 0, sizeof none[r]);
+					if (ex_recognisers[r]->absent != NULL &&
+					    ex_recognisers[r]->absent(x->self[r],
+					    t, tlen, &none[r])) {
+						all[r] = true;
+						left--;
+					}
+				}
+				if (left == 0)
+					return false;
+			}
 			for (r = 0; r < EX_FALLBACK; r++)
-				if (ex_recognisers[r]->find(x->self[r], t, tlen, at,
-				    0, &st) >= 0)
+				if (!all[r] && ex_recognisers[r]->find(x->self[r],
+				    t, tlen, at, masked ? &none[r] : NULL,
+				    &st) >= 0)
 					return true;
+		}
 	return false;
 }
 
