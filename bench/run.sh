@@ -228,13 +228,14 @@ if os.path.exists(sys.argv[3]):
     print("Inputs dense with prefilter anchors: the work per hit decides the")
     print("speed here.  Events: what oomdoc counted (kept + omitted).")
     print()
-    print("| input | bytes | events | oomdoc s | oomdoc MB/s | rg REF19 s | oomdoc / rg REF19 | peak RSS KiB |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| input | bytes | events | oomdoc s | oomdoc MB/s | oomdoc CPU s | MB/s of CPU | rg REF19 s | oomdoc / rg REF19 | peak RSS KiB |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for ln in open(sys.argv[3]):
         d, size, events = ln.rstrip("\n").split("\t")
         o, r = rows[(d, "oomdoc")], rows[(d, "rg19")]
-        print("| %s | %s | %s | %.2f | %.2f | %.3f | %.0f | %d |" % (
-            what[d], size, events, o[0], int(size) / o[0] / 1e6, r[0],
+        print("| %s | %s | %s | %.2f | %.2f | %.2f | %s | %.3f | %.0f | %d |" % (
+            what[d], size, events, o[0], int(size) / o[0] / 1e6, o[3],
+            "%.0f" % (int(size) / o[3] / 1e6) if o[3] > 0 else "-", r[0],
             o[0] / r[0] if r[0] else 0, o[1]))
 ctx = [(t, rows[(m, t)]) for m, t in order if m == "ctx"]
 if ctx:
