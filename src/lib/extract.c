@@ -36,6 +36,10 @@ static const ex_recogniser *const ex_recognisers[] = {
 #define EX_NRECOG ((int)(sizeof ex_recognisers / sizeof ex_recognisers[0]))
 #define EX_FALLBACK (EX_NRECOG - 1)
 
+/* Later anchors that ex_later_message asks every recogniser about before
+ * it leaves out what cannot match in the text. */
+#define EX_LATER_LOOK 16
+
 /* Failed candidates tried again per text, at most. */
 #define EX_TRIES_MAX 8
 
@@ -69,6 +73,13 @@ static const ex_recogniser *const ex_recognisers[] = {
 typedef struct {
 	bool used;
 	uint64_t hash, strikes;
+	/* The joined text (ex_ctx.text_gen) last found equal to text. */
+	uint64_t vgen;
+	/* Where text came from when it was the window's own bytes
+	 * (ln_text.src_buf; NULL: it was not). */
+	const char *src_buf;
+	uint64_t src_gen;
+	size_t src_at;
 	char *text;             /* cap bytes, owned */
 	size_t cap, len, ht;
 	bool fallback_ok;
@@ -121,6 +132,32 @@ struct ex_ctx {
 	ln_text texts[2];
 	ex_join_key keys[2];
 	ln_text *text;
+	/*
+	 * Each join's number (a new one for every ln_join, never 0) and the
+	 * hash of its text (ex_memo_hash_text), per pass: the hits that read
+	 * one joined text hash it once, and a remembered round found equal
+	 * to it is not compared byte for byte again (ex_memo.vgen).
+	 */
+	uint64_t text_gens, text_gen[2], text_hash[2];
+	/* What ex_after_event last answered, and for which question: the
+	 * line's start in which window (buf, gen) after which event's end
+	 * (remembered, ex_remember's count). */
+	/*
+	 * A stretch of a window's bytes known to repeat with period pr_d:
+	 * buf[i] == buf[i + pr_d] for every i in [pr_lo, pr_hi) (a line of
+	 * one anchor a thousand times; ex_same_text).
+	 */
+	const char *pr_buf;
+	uint64_t pr_gen;
+	size_t pr_lo, pr_hi, pr_d;
+	const char *ae_buf;
+	uint64_t ae_gen, ae_remembered, remembered;
+	size_t ae_line_start;
+	/* The '\n' that ex_after_event_look counted from the last event's
+	 * end up to ae_line_start (or up to where it stopped, past
+	 * EX_AFTER_LINES). */
+	size_t ae_lines;
+	bool ae_answer;
 	ex_join_key px_key;
 	size_t px_len;
 	int px_rank;
@@ -343,17 +380,43 @@ static bool
 ex_later_message(ex_ctx *x, size_t ht)
 {
 	const char *t = x->text->text;
-	size_t tlen = x->text->len, at, a, st;
-	int r;
+	size_t tlen = x->text->len, at, a, st, tried = 0;
+	rg_skip none[EX_FALLBACK];
+	bool all[EX_FALLBACK] = { false }, masked = false;
+	int r, left = EX_FALLBACK;
 
 	for (a = 0; a < x->nspecific; a++)
 		for (at = ex_anchor_next(&x->anchors[a], t, tlen, ht + 1);
 		    at < tlen; at = ex_anchor_next(&x->anchors[a], t, tlen,
-		    at + 1))
+		    at + 1)) {
+			/*
+			 * A text with many later anchors (a long line of one
+			 * anchor repeated) would ask every recogniser at each:
+			 * past EX_LATER_LOOK of them, the candidates that
+			 * cannot match anywhere in the text are left out
+			 * (ex_recogniser.absent), which changes no answer,
+			 * and a recogniser none of whose can is asked no more.
+			 */
+			if (++tried == EX_LATER_LOOK) {
+				masked = true;
+				for (r = 0; r < EX_FALLBACK; r++) {
+					memset(&none[r], 0, sizeof none[r]);
+					if (ex_recognisers[r]->absent != NULL &&
+					    ex_recognisers[r]->absent(x->self[r],
+					    t, tlen, &none[r])) {
+						all[r] = true;
+						left--;
+					}
+				}
+				if (left == 0)
+					return false;
+			}
 			for (r = 0; r < EX_FALLBACK; r++)
-				if (ex_recognisers[r]->find(x->self[r], t, tlen, at,
-				    0, &st) >= 0)
+				if (!all[r] && ex_recognisers[r]->find(x->self[r],
+				    t, tlen, at, masked ? &none[r] : NULL,
+				    &st) >= 0)
 					return true;
+		}
 	return false;
 }
 
@@ -429,42 +492,123 @@ ex_strikes(const ex_ctx *x)
  * first and last EX_MEMO_EDGE bytes (FNV-1a); equal texts are then
  * compared whole. */
 static uint64_t
-ex_memo_hash(const char *t, size_t len, size_t ht)
+ex_memo_hash_text(const char *t, size_t len)
 {
-	uint64_t h = 1469598103934665603ULL ^ len ^ ((uint64_t)ht << 32);
+	uint64_t h = 1469598103934665603ULL ^ len, w;
 	size_t i, n = len < EX_MEMO_EDGE ? len : EX_MEMO_EDGE;
 
-	for (i = 0; i < n; i++)
+	/* Eight bytes a step (a byte a step is a chain of 64 multiplies,
+	 * and the hits of a dense input hash every text they join). */
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&w, t + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	for (; i < n; i++)
 		h = (h ^ (unsigned char)t[i]) * 1099511628211ULL;
-	for (i = len - n; i < len; i++)
+	for (i = len - n; i + 8 <= len; i += 8) {
+		memcpy(&w, t + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	for (; i < len; i++)
 		h = (h ^ (unsigned char)t[i]) * 1099511628211ULL;
-	/* The high bits down to the low ones, which pick the slot. */
+	return h;
+}
+
+/* The hash of a round: its text's (above) and the hit's place, the
+ * high bits mixed down to the low ones, which pick the slot. */
+static uint64_t
+ex_memo_hash(uint64_t text_hash, size_t ht)
+{
+	uint64_t h = text_hash ^ ((uint64_t)ht << 32);
+
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdULL;
 	return h ^ (h >> 33);
 }
 
 /*
+ * Whether the window's bytes buf[b..b+len) and buf[a..a+len), b < a, are
+ * the same: they are when the bytes from b to a + len repeat with a period
+ * that divides a - b, which the hits along a long line of one repeated
+ * anchor find out a period at a time, each comparing only the bytes that
+ * its text has past the last one's (ex_ctx.pr_*), not its whole text.
+ */
+static bool
+ex_period_same(ex_ctx *x, const char *buf, uint64_t gen, size_t b, size_t a,
+    size_t len)
+{
+	size_t need;
+
+	if (x->pr_buf != buf || x->pr_gen != gen || x->pr_d == 0 ||
+	    (a - b) % x->pr_d != 0 || b < x->pr_lo || b > x->pr_hi) {
+		x->pr_buf = buf;
+		x->pr_gen = gen;
+		x->pr_d = a - b;
+		x->pr_lo = x->pr_hi = b;
+	}
+	/* Every i in [b, a + len - d) repeats: the i + k d of [b, b + len)
+	 * then all hold the same byte up to a + len. */
+	need = a + len - x->pr_d;
+	if (x->pr_hi < need) {
+		if (memcmp(buf + x->pr_hi, buf + x->pr_hi + x->pr_d,
+		    need - x->pr_hi) != 0)
+			return false;
+		x->pr_hi = need;
+	}
+	return true;
+}
+
+/* Whether remembered round m's text is the text being read (of len
+ * bytes, as m's): compared byte for byte, but for two stretches of one
+ * window's bytes (ex_period_same). */
+static bool
+ex_same_text(ex_ctx *x, const ex_memo *m, size_t len)
+{
+	const ln_text *j = x->text;
+
+	if (j->src_buf != NULL && m->src_buf == j->src_buf &&
+	    m->src_gen == j->src_gen && j->src_gen != 0) {
+		if (m->src_at == j->src_at)
+			return true;
+		return m->src_at < j->src_at ?
+		    ex_period_same(x, j->src_buf, j->src_gen, m->src_at,
+		    j->src_at, len) :
+		    ex_period_same(x, j->src_buf, j->src_gen, j->src_at,
+		    m->src_at, len);
+	}
+	return memcmp(m->text, j->text, len) == 0;
+}
+
+/*
  * ex_arbitrate, remembered.  A round's answer depends only on its inputs
  * (ex_memo): the recognisers keep no state between rounds but the table's
  * strikes, and the event it starts from is a fresh one with the prefix's
- * timestamp (sc_hit, ex_reset).  An input dense with anchors (a line of a
+ * timestamp ts (sc_hit, ex_reset).  An input dense with anchors (a line of a
  * thousand "Killed ", a million lines of "out of memory") asks the same
  * round again and again; each is so run once, and the others copy its
  * answer.  A round during which a pattern struck a limit is not kept (it
  * changed the state), and a kept one is used only while the strikes are
- * the same.
+ * the same.  So whether a round is found here or run again changes
+ * nothing but the time it takes.
+ *
+ * ev is made a fresh event with timestamp ts (od_event_init) only when
+ * the round is run or its remembered event copied, and *fresh then set: a
+ * remembered round that found no event, the common case of a dense input,
+ * touches ev not at all.  pass: the joined text's pass (ex_extract).
  */
 static bool
-ex_arbitrate_memo(ex_ctx *x, size_t ht, bool fallback_ok, od_event *ev,
-    size_t *ms, size_t *me, bool *follows)
+ex_arbitrate_memo(ex_ctx *x, int pass, size_t ht, bool fallback_ok,
+    const char *ts, od_event *ev, bool *fresh, size_t *ms, size_t *me,
+    bool *follows)
 {
 	const char *t = x->text->text;
 	size_t len = x->text->len;
-	uint64_t h = ex_memo_hash(t, len, ht), strikes = ex_strikes(x);
+	uint64_t h = ex_memo_hash(x->text_hash[pass], ht);
+	uint64_t strikes = ex_strikes(x), tg = x->text_gen[pass];
 	size_t set = (size_t)(h % (EX_MEMO / EX_MEMO_WAYS)) * EX_MEMO_WAYS;
 	ex_memo *m;
-	char ts[OD_TIMESTAMP_MAX];
 	bool ok, f = false, again = false;
 	int i;
 
@@ -472,9 +616,18 @@ ex_arbitrate_memo(ex_ctx *x, size_t ht, bool fallback_ok, od_event *ev,
 		m = &x->memo[set + (size_t)i];
 		if (!m->used || m->hash != h || m->len != len || m->ht != ht ||
 		    m->fallback_ok != fallback_ok || m->strikes != strikes ||
-		    memcmp(m->ts, ev->timestamp, sizeof m->ts) != 0 ||
-		    memcmp(m->text, t, len) != 0)
+		    memcmp(m->ts, ts, sizeof m->ts) != 0)
 			continue;
+		/* The text itself, unless found equal to this join before. */
+		if (m->vgen != tg) {
+			if (!ex_same_text(x, m, len))
+				continue;
+			/* Its bytes are also these: compared from here on. */
+			m->vgen = tg;
+			m->src_buf = x->text->src_buf;
+			m->src_gen = x->text->src_gen;
+			m->src_at = x->text->src_at;
+		}
 		if (m->ok && !m->have_ev) {
 			/* Seen once before, an event: kept in full now. */
 			again = true;
@@ -482,6 +635,7 @@ ex_arbitrate_memo(ex_ctx *x, size_t ht, bool fallback_ok, od_event *ev,
 		}
 		if (m->ok) {
 			*ev = m->ev;
+			*fresh = true;
 			*ms = m->ms;
 			*me = m->me;
 		}
@@ -494,8 +648,11 @@ ex_arbitrate_memo(ex_ctx *x, size_t ht, bool fallback_ok, od_event *ev,
 		x->memo_turn[set / EX_MEMO_WAYS] =
 		    (x->memo_turn[set / EX_MEMO_WAYS] + 1) % EX_MEMO_WAYS;
 	}
-	/* The timestamp the round starts from (fill may change it). */
-	memcpy(ts, ev->timestamp, sizeof ts);
+	if (!*fresh) {
+		od_event_init(ev);
+		*fresh = true;
+	}
+	memcpy(ev->timestamp, ts, sizeof ev->timestamp);
 	ok = ex_arbitrate(x, ht, fallback_ok, ev, ms, me, &f);
 	*follows |= f;
 	if (ex_strikes(x) != strikes || (ok && (ev->message != NULL ||
@@ -516,6 +673,10 @@ ex_arbitrate_memo(ex_ctx *x, size_t ht, bool fallback_ok, od_event *ev,
 	memcpy(m->ts, ts, sizeof m->ts);
 	m->used = true;
 	m->hash = h;
+	m->vgen = tg;
+	m->src_buf = x->text->src_buf;
+	m->src_gen = x->text->src_gen;
+	m->src_at = x->text->src_at;
 	m->strikes = strikes;
 	m->len = len;
 	m->ht = ht;
@@ -539,7 +700,7 @@ ex_arbitrate_memo(ex_ctx *x, size_t ht, bool fallback_ok, od_event *ev,
  * window): a fallback's line there is more output of that failure.
  */
 static bool
-ex_after_event(const ex_ctx *x, const ex_window *w)
+ex_after_event_look(ex_ctx *x, const ex_window *w)
 {
 	size_t n = x->last_tail_n, i, lines = 0;
 
@@ -547,10 +708,42 @@ ex_after_event(const ex_ctx *x, const ex_window *w)
 	    x->last_end < n || w->line_start - x->last_end > EX_AFTER_BYTES ||
 	    memcmp(w->buf + x->last_end - n, x->last_tail, n) != 0)
 		return false;
-	for (i = x->last_end; i < w->line_start; i++)
+	/* The lines counted for an earlier line after the same event, in
+	 * the same bytes, are not counted again (a dense input asks this of
+	 * each of the 24 lines after an event). */
+	i = x->last_end;
+	if (w->gen != 0 && x->ae_buf == w->buf && x->ae_gen == w->gen &&
+	    x->ae_remembered == x->remembered &&
+	    x->ae_line_start <= w->line_start && x->ae_line_start >= i) {
+		i = x->ae_line_start;
+		lines = x->ae_lines;
+	}
+	for (; i < w->line_start; i++)
 		if (w->buf[i] == '\n' && ++lines > EX_AFTER_LINES)
-			return false;
-	return true;
+			break;
+	x->ae_lines = lines;
+	return lines <= EX_AFTER_LINES;
+}
+
+/*
+ * ex_after_event_look, asked once per line: its answer depends only on
+ * the window's bytes (the same while buf and gen are), the line's start
+ * and the last event's end, so the other hits of the line take it from
+ * the first.
+ */
+static bool
+ex_after_event(ex_ctx *x, const ex_window *w)
+{
+	if (w->gen == 0 || x->ae_buf != w->buf || x->ae_gen != w->gen ||
+	    x->ae_line_start != w->line_start ||
+	    x->ae_remembered != x->remembered) {
+		x->ae_answer = ex_after_event_look(x, w);
+		x->ae_buf = w->buf;
+		x->ae_gen = w->gen;
+		x->ae_line_start = w->line_start;
+		x->ae_remembered = x->remembered;
+	}
+	return x->ae_answer;
 }
 
 /* Keeps where the event just read ends (ex_after_event). */
@@ -563,6 +756,7 @@ ex_remember(ex_ctx *x, const ex_window *w, size_t end)
 		end = w->len, n = end < EX_TAIL ? end : EX_TAIL;
 	x->last_buf = w->buf;
 	x->last_end = end;
+	x->remembered++;
 	x->last_tail_n = n;
 	memcpy(x->last_tail, w->buf + end - n, n);
 }
@@ -574,10 +768,12 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 	uint64_t nl;
 	const char *t;
 	int rank = -1, pass;
-	bool ok = false, fallback_ok;
+	bool ok = false, fallback_ok, fresh = false;
 	od_labels labels;
+	/* The prefix's timestamp, all of it set: the rounds remembered
+	 * compare it whole. */
+	char ts[OD_TIMESTAMP_MAX] = { 0 };
 
-	ev->timestamp[0] = '\0';
 	fallback_ok = !w->line_start_known || !ex_after_event(x, w);
 	content = w->line_start;
 	memset(&labels, 0, sizeof labels);
@@ -598,7 +794,7 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 		}
 		content += x->px_len;
 		rank = x->px_rank;
-		memcpy(ev->timestamp, x->px_ts, sizeof ev->timestamp);
+		memcpy(ts, x->px_ts, sizeof ts);
 		labels = x->px_labels;
 	}
 	s = content;
@@ -627,11 +823,18 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 			    .wrap_width = w->wrap_width,
 			    .gen = w->gen, .len = w->len,
 			    .line_start = w->line_start, .s = s, .lines = lines };
+			/* A text the same as the one before keeps its number:
+			 * the rounds found equal to it need no compare. */
+			if (!x->text->same || x->text_gen[pass] == 0) {
+				x->text_gen[pass] = ++x->text_gens;
+				x->text_hash[pass] = ex_memo_hash_text(
+				    x->text->text, x->text->len);
+			}
 		}
 		/* The hit's place in the text, which has no escapes. */
 		ht = ln_unmap(x->text, w->hit);
-		ok = ex_arbitrate_memo(x, ht, fallback_ok, ev, &ms, &me,
-		    &follows);
+		ok = ex_arbitrate_memo(x, pass, ht, fallback_ok, ts, ev, &fresh,
+		    &ms, &me, &follows);
 		/* Done unless more lines could change the outcome. */
 		if (x->text->nseg < lines || (ok && !follows &&
 		    me < x->text->seg[x->text->nseg - 1].t))
@@ -642,8 +845,11 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 	/* A message that says it is no failure (TensorFlow's "The caller
 	 * indicates that this is not a failure") is read, so that no other
 	 * recogniser or the fallback takes its words, and gives no event. */
-	if (!ok || ev->benign)
+	if (!ok || ev->benign) {
+		if (fresh)
+			od_event_clear(ev);
 		return false;
+	}
 	t = x->text->text;
 	if (rank >= 0 && ev->rank < 0)
 		ev->rank = rank;

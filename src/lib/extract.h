@@ -64,8 +64,10 @@ typedef struct {
 
 /*
  * Recognises a message around w->hit.  On success fills ev (everything but
- * input and line numbers) and *span and returns true.  ev must have been
- * initialised with od_event_init.
+ * input and line numbers) and *span and returns true.  ev need not be
+ * initialised: it is made a fresh event (od_event_init) only when there is
+ * one to fill, which a dense input's hits mostly do not need; on false it
+ * holds nothing to free (and nothing to read).
  */
 bool ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span);
 

@@ -34,7 +34,7 @@ ln_append(ln_text *j, const char *s, size_t n)
 {
 	if (n > EX_TEXT_MAX - j->len)
 		n = EX_TEXT_MAX - j->len;
-	memcpy(j->text + j->len, s, n);
+	memcpy(j->own + j->len, s, n);
 	j->len += n;
 }
 
@@ -268,11 +268,13 @@ ln_html(const char *s, size_t n, char *out, size_t *nout)
  */
 static size_t
 ln_append_line(ln_text *j, const char *s, size_t n, size_t b, int line,
-    size_t before)
+    size_t before, bool *whole)
 {
 	size_t r[LN_REGIONS_MAX][2], i = 0, out = 0;
 	int nr = 0, ri = 0;
 	bool html, bs;
+
+	*whole = true;
 
 	/* A short line with none of the four bytes goes in whole, seen in
 	 * one pass rather than four calls (an anchor on every short line
@@ -295,6 +297,7 @@ ln_append_line(ln_text *j, const char *s, size_t n, size_t b, int line,
 		ln_append(j, s, n);
 		return 0;
 	}
+	*whole = false;
 	/* The strings are found from the line's start, `before` bytes
 	 * before s, so that a hit deep in a long JSON string is known to be
 	 * inside it; their bounds are then made relative to s. */
@@ -433,11 +436,84 @@ ln_plain(ln_text *j, const ex_window *w, size_t from, size_t to)
 }
 
 /*
+ * Whether the last join of j can be moved on by one line to give the join
+ * of w from s (ln_join_shift): it was of the same bytes (the window's
+ * buffer, generation, length and wrap width) with as many lines, it ended
+ * because it had them all (not at the window's end nor at EX_TEXT_MAX
+ * bytes), each of its lines went in whole (no byte of them read as an
+ * escape, a quoted string's escape or HTML: ln_append_line's whole) with
+ * a '\n' before each but the first (no console's wrap joined), and s is
+ * where its second line's text began, that line starting at
+ * w->line_start.
+ */
+static bool
+ln_can_shift(const ln_text *j, const ex_window *w, size_t s, int max_lines)
+{
+	return w->gen != 0 && j->sh_ok && j->sh_buf == w->buf &&
+	    j->sh_gen == w->gen && j->sh_len == w->len &&
+	    j->sh_wrap == w->wrap_width && j->sh_lines == max_lines &&
+	    j->nseg == max_lines && j->nseg >= 2 && j->px_n >= 1 &&
+	    j->seg[1].b == s && j->px_at[0] == w->line_start &&
+	    w->line_start_known;
+}
+
+/*
+ * The join of the next line on (ln_can_shift): the text without its first
+ * line and the '\n' after it, every offset moved down.  What ln_join would
+ * make of the same lines is this: each of them went in whole, so its text
+ * is its bytes whatever came before it (ln_append_line reads the line's
+ * start, `before`, only for a line with a backslash, and the first line's
+ * prefix is stripped by s as the others' by their prefix); a line is
+ * joined to the one before without a '\n' only after a line of a console's
+ * width, which each one's length (from its own start: begin) says the
+ * same in both joins; and the prefixes of the lines after the first are
+ * the ones found.  The caller joins the lines after them.
+ */
+static void
+ln_join_shift(ln_text *j)
+{
+	size_t cut = j->seg[1].t;
+	uint64_t nl = j->seg[1].nl;
+	int i;
+
+	/*
+	 * Whether the text without its first line is the text's start: it
+	 * is when the text repeats every cut bytes, which a text found equal
+	 * to the one before it at the last shift of a line of this length
+	 * does (old = R B = A R gives old the period |A|), and so need not
+	 * be compared again.  ln_join then compares only the new line.
+	 */
+	j->same = j->period == cut ||
+	    memcmp(j->own + cut, j->own, j->len - cut) == 0;
+	j->period = 0;
+	memmove(j->own, j->own + cut, j->len - cut);
+	j->len -= cut;
+	for (i = 1; i < j->nseg; i++) {
+		j->seg[i - 1].t = j->seg[i].t - cut;
+		j->seg[i - 1].b = j->seg[i].b;
+		j->seg[i - 1].nl = j->seg[i].nl - nl;
+	}
+	j->nseg--;
+	for (i = 1; i < j->px_n; i++) {
+		j->px_at[i - 1] = j->px_at[i];
+		j->px_eol[i - 1] = j->px_eol[i];
+		j->px_pre[i - 1] = j->px_pre[i];
+	}
+	j->px_n--;
+	j->sh_nl -= nl;
+}
+
+/*
  * A line break that a console's hard wrap put inside a word or a number
  * ("2.00 Gi" / "B", "capac" / "ity") is joined without the '\n': the line
  * before is exactly a console's width long and letters or digits meet at
  * the break.  The width is one of the usual consoles', or the one the
  * scanner saw this log wrapped at (w->wrap_width, scan.c's sc_seams).
+ *
+ * Successive hits on successive lines (an anchor on every line) join
+ * the same lines but one: such a join is the last one moved on by a line
+ * (ln_can_shift), and only its new last line is read, so that a line is
+ * read about once, not once per join it is in (max_lines).
  */
 void
 ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s, int max_lines)
@@ -446,9 +522,21 @@ ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s, int max_lines)
 	size_t old_at[EX_LINES_MAX], old_eol[EX_LINES_MAX], old_pre[EX_LINES_MAX];
 	uint64_t nl = 0;
 	int old_n = 0, k = 0;
+	bool simple = true, full = false;
+	size_t old_len = 0, cut = 0;
 
 	if (max_lines > EX_LINES_MAX)
 		max_lines = EX_LINES_MAX;
+	if (ln_can_shift(j, w, s, max_lines)) {
+		old_len = j->len;
+		cut = j->seg[1].t;
+		ln_join_shift(j);
+		p = j->sh_p;
+		begin = j->sh_begin;
+		prev_len = j->sh_prev_len;
+		nl = j->sh_nl;
+		goto lines;
+	}
 	/* The last join's prefixes, when they are of the same bytes. */
 	if (w->gen != 0 && j->px_gen == w->gen && j->px_buf == w->buf) {
 		old_n = j->px_n;
@@ -459,11 +547,17 @@ ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s, int max_lines)
 	j->px_buf = w->buf;
 	j->px_gen = w->gen;
 	j->px_n = 0;
+	j->text = j->own;
+	j->src_buf = NULL;
+	j->same = false;
+	j->period = 0;
 	j->len = 0;
 	j->nseg = 0;
 	j->ngap = 0;
+lines:
 	while (j->nseg < max_lines && j->len < EX_TEXT_MAX && p <= w->len) {
 		size_t room = EX_TEXT_MAX - j->len, eol;
+		bool whole;
 
 		/*
 		 * A line longer than the room left in the text (a 300 MB
@@ -479,11 +573,18 @@ ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s, int max_lines)
 		    !ln_plain(j, w, p, p + room)) {
 			eol = ln_eol(w->buf, p, w->len);
 		} else {
+			/* The text is then the window's bytes themselves:
+			 * not copied. */
 			j->seg[j->nseg].t = j->len;
 			j->seg[j->nseg].b = p;
 			j->seg[j->nseg].nl = nl;
 			j->nseg++;
-			ln_append(j, w->buf + p, room);
+			j->text = w->buf + p;
+			j->len = room;
+			j->src_buf = w->buf;
+			j->src_gen = w->gen;
+			j->src_at = p;
+			simple = false;
 			break;
 		}
 
@@ -519,6 +620,8 @@ ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s, int max_lines)
 			    (ln_word_char(w->buf[p]) || w->buf[p] == '/') &&
 			    !(ln_digits(w->buf + p, 4) && w->buf[p + 4] == '-')))
 				ln_append(j, "\n", 1);
+			else
+				simple = false;
 			p += pre;
 		}
 		j->seg[j->nseg].t = j->len;
@@ -527,7 +630,9 @@ ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s, int max_lines)
 		j->nseg++;
 		/* The width a console saw: without the escapes. */
 		prev_len = eol - begin - ln_append_line(j, w->buf + p, eol - p,
-		    p, j->nseg - 1, j->nseg == 1 ? ln_before(w, p) : 0);
+		    p, j->nseg - 1, j->nseg == 1 ? ln_before(w, p) : 0, &whole);
+		if (!whole)
+			simple = false;
 		if (eol >= w->len)
 			break;
 		if (w->buf[eol] == '\r' && eol + 1 < w->len &&
@@ -536,7 +641,29 @@ ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s, int max_lines)
 		if (w->buf[eol] == '\n')
 			nl++;
 		p = begin = eol + 1;
+		if (j->nseg == max_lines && j->len < EX_TEXT_MAX && p <= w->len)
+			full = true;
 	}
+	/* A shifted text is the one before when the line it took in is the
+	 * one it let go (the text's start is its second line on, and was
+	 * compared in ln_join_shift): then it repeats every cut bytes. */
+	if (cut != 0) {
+		j->same = j->same && j->len == old_len && j->len >= 2 * cut &&
+		    memcmp(j->own + j->len - cut, j->own + j->len - 2 * cut,
+		    cut) == 0;
+		j->period = j->same ? cut : 0;
+	}
+	/* What ln_join_shift needs to move this join on (ln_can_shift). */
+	j->sh_ok = simple && full && j->ngap == 0;
+	j->sh_buf = w->buf;
+	j->sh_gen = w->gen;
+	j->sh_len = w->len;
+	j->sh_wrap = w->wrap_width;
+	j->sh_lines = max_lines;
+	j->sh_p = p;
+	j->sh_begin = begin;
+	j->sh_prev_len = prev_len;
+	j->sh_nl = nl;
 }
 
 void

@@ -31,7 +31,17 @@ typedef struct {
 /* The joined text: at most EX_TEXT_MAX bytes of at most EX_LINES_MAX
  * lines. */
 typedef struct {
-	char text[EX_TEXT_MAX];
+	/*
+	 * The text: own, or, for a line longer than the text that has
+	 * nothing to leave out (ln_join's plain case), the window's own
+	 * bytes from src_at on (src_buf and src_gen the window's buf and
+	 * gen; src_buf NULL otherwise), valid while the window's bytes are.
+	 */
+	const char *text;
+	char own[EX_TEXT_MAX];
+	const char *src_buf;
+	uint64_t src_gen;
+	size_t src_at;
 	size_t len;
 	ln_seg seg[EX_LINES_MAX];
 	int nseg;
@@ -55,6 +65,22 @@ typedef struct {
 	const char *pl_buf;
 	uint64_t pl_gen;
 	size_t pl_lo, pl_hi;
+	/* Whether the last join may be moved on by a line (lines.c,
+	 * ln_can_shift), what it was joined from, and where its loop
+	 * stopped: the next line's offset, its start, the length of the
+	 * line before it, the '\n' so far. */
+	bool sh_ok;
+	const char *sh_buf;
+	uint64_t sh_gen;
+	size_t sh_len, sh_wrap;
+	int sh_lines;
+	size_t sh_p, sh_begin, sh_prev_len;
+	uint64_t sh_nl;
+	/* Set by ln_join when the text it made is byte for byte the one
+	 * before it (a line repeated, ln_join_shift); and a period the text
+	 * is known to have (0: none known). */
+	bool same;
+	size_t period;
 } ln_text;
 
 /*

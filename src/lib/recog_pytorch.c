@@ -450,6 +450,26 @@ pt_derive(od_event *ev)
 		m->non_framework = m->process_in_use - m->reserved;
 }
 
+/* The starters that match nowhere in t (ex_recogniser.absent), as
+ * sk_absent finds them. */
+static bool
+pt_absent(void *self, const char *t, size_t tlen, rg_skip *none)
+{
+	pt_ctx *p = self;
+	bool all = true;
+	int i;
+
+	for (i = 0; i < PT_NSTARTERS; i++) {
+		if (!rx_find(p->m, p->re[pt_starters[i]], t, tlen, 0) &&
+		    rx_nomatch(p->m)) {
+			none->w[i / 64] |= UINT64_C(1) << (i % 64);
+			continue;
+		}
+		all = false;
+	}
+	return all;
+}
+
 /* The earliest starter that covers the hit; of two at the same byte, the
  * one first in pt_starters. */
 static int
@@ -578,4 +598,5 @@ const ex_recogniser pt_recogniser = {
 	.fill = pt_fill,
 	.follows = pt_follows,
 	.retry = false,
+	.absent = pt_absent,
 };

@@ -684,6 +684,39 @@ sc_find(void *self, const char *t, size_t tlen, size_t ht,
 	return -1;
 }
 
+/*
+ * The candidates that cannot match in t (ex_recogniser.absent): each
+ * needs a string in the hit's line that t may lack: a sacct header the
+ * word State (sc_header), seff's report "Job ID: " or "State: OUT_OF_ME"
+ * (sc_find), a pod's reason OOMKilled, sacct's JSON state OUT_OF_MEMORY.
+ */
+static bool
+sc_absent(void *self, const char *t, size_t tlen, rg_skip *none)
+{
+	static const char *const need[SC_N][2] = {
+		[SC_SACCT] = { "State", NULL },
+		[SC_SEFF] = { "Job ID: ", "State: OUT_OF_ME" },
+		[SC_K8S_OBJ] = { "OOMKilled", NULL },
+		[SC_SACCT_JSON] = { "OUT_OF_MEMORY", NULL },
+	};
+	bool all = true;
+	int c, k;
+
+	(void)self;
+	for (c = 0; c < SC_N; c++) {
+		bool found = false;
+
+		for (k = 0; k < 2 && need[c][k] != NULL; k++)
+			found |= memmem(t, tlen, need[c][k],
+			    strlen(need[c][k])) != NULL;
+		if (found)
+			all = false;
+		else
+			none->w[c / 64] |= UINT64_C(1) << (c % 64);
+	}
+	return all;
+}
+
 static bool
 sc_fill(void *self, int c, const char *t, size_t tlen, size_t ms, size_t *me,
     od_event *ev)
@@ -733,6 +766,7 @@ const ex_recogniser sc_recogniser = {
 	.find = sc_find,
 	.fill = sc_fill,
 	.follows = sc_follows,
+	.absent = sc_absent,
 	.retry = true,
 };
 

@@ -231,6 +231,28 @@ sk_find(void *self, const char *t, size_t tlen, size_t ht,
 	return best;
 }
 
+/* The patterns that match nowhere in t (ex_recogniser.absent): one search
+ * each from the start, with no offset limit; one stopped at a limit says
+ * nothing. */
+static bool
+sk_absent(void *self, const char *t, size_t tlen, rg_skip *none)
+{
+	sk_set *s = self;
+	bool all = true;
+	int i;
+
+	for (i = 0; i < s->n; i++) {
+		if (i < RG_CANDIDATES_MAX && (s->limits[i] >= SK_STRIKES ||
+		    (!rx_find(s->m, s->re[i], t, tlen, 0) &&
+		    rx_nomatch(s->m)))) {
+			none->w[i / 64] |= UINT64_C(1) << (i % 64);
+			continue;
+		}
+		all = false;
+	}
+	return all;
+}
+
 /* A decimal integer, maybe negative, maybe with thousands commas. */
 static bool
 sk_int(const char *p, size_t n, int64_t *out)
@@ -556,4 +578,5 @@ const ex_recogniser sk_recogniser = {
 	.fill = sk_fill,
 	.follows = sk_follows,
 	.retry = true,
+	.absent = sk_absent,
 };

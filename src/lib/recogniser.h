@@ -104,6 +104,16 @@ typedef struct {
 	/* When fill fails: true, find is asked again without that candidate;
 	 * false, the recogniser finds nothing more in this text. */
 	bool retry;
+	/*
+	 * May be NULL.  Adds to *none the candidates that find cannot return
+	 * for any hit in t[0..tlen) (a pattern that matches nowhere in it, a
+	 * string the candidate needs that it lacks), and returns true when
+	 * that is every one: find then returns -1 whatever the hit.  Leaving
+	 * them out of find (its skip) changes nothing but the time it takes:
+	 * not its answer, nor the state it keeps (a pattern found to match
+	 * nowhere, without striking a limit, strikes none at any hit).
+	 */
+	bool (*absent)(void *self, const char *t, size_t tlen, rg_skip *none);
 } ex_recogniser;
 
 extern const ex_recogniser pt_recogniser;

@@ -245,6 +245,12 @@ rx_limited(const rx_match *m)
 	    m->rc == PCRE2_ERROR_JIT_STACKLIMIT;
 }
 
+bool
+rx_nomatch(const rx_match *m)
+{
+	return m->rc == PCRE2_ERROR_NOMATCH;
+}
+
 size_t
 rx_start(const rx_match *m)
 {

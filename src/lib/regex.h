@@ -67,6 +67,10 @@ bool rx_find_upto(rx_match *m, const rx_code *re, const char *s, size_t len,
  * too much for the text. */
 bool rx_limited(const rx_match *m);
 
+/* Whether the last search ended for want of a match: no limit, no other
+ * error. */
+bool rx_nomatch(const rx_match *m);
+
 /* Where the last match starts and ends. */
 size_t rx_start(const rx_match *m);
 size_t rx_end(const rx_match *m);

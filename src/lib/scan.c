@@ -535,11 +535,9 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 	w.gen = st->gen;
 	w.wrap_width = st->wrap_width;
 	w.line_start = sc_line_start(st, lo, hit, &w.line_start_known);
-	od_event_init(&ev);
-	if (!ex_extract(st->sc->ex, &w, &ev, &span)) {
-		od_event_clear(&ev);
+	/* ev is made fresh by ex_extract, and holds nothing on false. */
+	if (!ex_extract(st->sc->ex, &w, &ev, &span))
 		return;
-	}
 	/* The labels of the record the event's line came from, over those
 	 * of a prefix. */
 	{

@@ -119,6 +119,85 @@ test_unescape_and_map(void **state)
 	px_free(px);
 }
 
+/*
+ * A join moved on by a line (ln_join_shift) is the join made afresh: for
+ * a hit on each line in turn, with repeated lines, prefixes, a line of a
+ * console's width that the next continues, a backslash and an escape
+ * (which make a join that cannot be moved), the text, its lines and their
+ * places are the same either way, and a join said to be the same as the
+ * one before (ln_text.same) is.  Breaking ln_join_shift's offsets, or
+ * its test of sameness, fails here.
+ */
+static void
+test_join_shift(void **state)
+{
+	static char log[8192];
+	static ln_text moved, fresh, prev;
+	static const char *const lines[] = {
+		"out of memory", "out of memory", "[rank1]: out of memory",
+		"out of memory", "Killed Killed Killed", "Killed Killed Killed",
+		"Killed Killed Killed", "a\\b c", "out of memory", ESC "[31mx",
+		"out of memorX", "out of memory", "out of memory",
+		"out of memory",
+	};
+	ex_window w = { .buf = log, .line_start_known = true, .gen = 7 };
+	od_error err;
+	px_ctx *px = px_new(false, &err);
+	size_t n = 0, starts[64], k;
+	int pass, lines_max, r, nsame = 0;
+
+	(void)state;
+	assert_non_null(px);
+	for (r = 0; r < 48; r++) {
+		const char *l = lines[(size_t)r % (sizeof lines / sizeof lines[0])];
+
+		starts[r] = n;
+		if (r == 20) {
+			/* A line of 80 bytes that ends inside a word. */
+			memset(log + n, 'w', 80);
+			n += 80;
+		} else {
+			memcpy(log + n, l, strlen(l));
+			n += strlen(l);
+		}
+		log[n++] = '\n';
+	}
+	w.len = n;
+	for (pass = 0; pass < 2; pass++) {
+		lines_max = pass == 0 ? 3 : 32;
+		memset(&moved, 0, sizeof moved);
+		for (r = 0; r < 48; r++) {
+			size_t eol = ln_eol(log, starts[r], n);
+			size_t s = starts[r] + px_strip(px, log + starts[r],
+			    eol - starts[r], NULL, NULL);
+
+			w.line_start = starts[r];
+			w.hit = s;
+			prev = moved;
+			ln_join(&moved, px, &w, s, lines_max);
+			memset(&fresh, 0, sizeof fresh);
+			ln_join(&fresh, px, &w, s, lines_max);
+			assert_int_equal(moved.len, fresh.len);
+			assert_memory_equal(moved.text, fresh.text, fresh.len);
+			assert_int_equal(moved.nseg, fresh.nseg);
+			assert_int_equal(moved.ngap, fresh.ngap);
+			for (k = 0; k < (size_t)fresh.nseg; k++) {
+				assert_int_equal(moved.seg[k].t, fresh.seg[k].t);
+				assert_int_equal(moved.seg[k].b, fresh.seg[k].b);
+				assert_int_equal(moved.seg[k].nl, fresh.seg[k].nl);
+			}
+			if (moved.same) {
+				nsame++;
+				assert_int_equal(moved.len, prev.len);
+				assert_memory_equal(moved.text, prev.own, prev.len);
+			}
+		}
+	}
+	/* Lines 11 to 14 are one line four times: found the same. */
+	assert_true(nsame > 0);
+	px_free(px);
+}
+
 /* A coloured rank prefix gives its rank, and its length in the line's
  * own bytes. */
 static void
@@ -250,6 +329,7 @@ main(void)
 		cmocka_unit_test(test_escape_lengths),
 		cmocka_unit_test(test_join_and_map),
 		cmocka_unit_test(test_unescape_and_map),
+		cmocka_unit_test(test_join_shift),
 		cmocka_unit_test(test_coloured_prefix),
 		cmocka_unit_test(test_copy_nul),
 		cmocka_unit_test(test_zstd_frames),
