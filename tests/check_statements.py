@@ -13,6 +13,11 @@ fails when:
   * a cause's explains_bytes is negative, larger than the shortfall or
     than the bytes the cause accounts for (cause_bytes), or given while
     the shortfall is unknown;
+  * a cause's explanation says that a figure went past (or exceeded) a
+    limit while one of its comparisons prints it below the limit ("<":
+    below it even as the figures are rounded);
+  * a cause's explanation names the event's kind by its identifier
+    ("host_oom_killer says so"), which no log prints;
   * the text report's bar draws a request larger than the free memory as
     fitting in it (its "=" must run past the bar, "]=");
   * a text or Markdown report prints a "?" standing for an unknown value
@@ -34,6 +39,8 @@ OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
        ">": lambda a, b: a > b}
 # A "?" on its own (not part of a word or a question): "(?)", "? of ?".
 UNKNOWN = re.compile(r"(?<![\w?])\?(?![\w?])")
+# An explanation's claim that a figure went past a limit.
+PAST = re.compile(r"\b(went past|exceed(s|ed)?)\b")
 TEMPLATE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*[^{}]*\}")
 
 
@@ -88,8 +95,12 @@ def check_event(ev, where, errs):
         elif parts.get("unaccounted") is not None and sum(known) != total:
             errs.append("%s: the known parts add up to %d, not total_bytes "
                         "%r" % (where, sum(known), total))
+    kind = ev.get("kind") or ""
     for i, c in enumerate(ev.get("causes", [])):
         cw = "%s cause %d (%s)" % (where, i, c.get("rule"))
+        if "_" in kind and kind in (c.get("explanation") or ""):
+            errs.append("%s: the explanation names the kind %s by its "
+                        "identifier" % (cw, kind))
         x, held = c.get("explains_bytes"), c.get("cause_bytes")
         if x is not None:
             if x < 0:
@@ -106,6 +117,11 @@ def check_event(ev, where, errs):
             errs.append("%s: cause_bytes %d < 0" % (cw, held))
         for k, e in enumerate(c.get("evidence", [])):
             check_evidence(e, "%s evidence %d" % (cw, k), errs)
+            if isinstance(e, dict) and e.get("op") == "<" and \
+                    PAST.search(c.get("explanation") or ""):
+                errs.append("%s: the explanation says it went past, the "
+                            "evidence prints it below: %s"
+                            % (cw, e.get("text")))
 
 
 def own_lines_text(out):
