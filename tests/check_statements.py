@@ -18,6 +18,9 @@ fails when:
     below it even as the figures are rounded);
   * a cause's explanation names the event's kind by its identifier
     ("host_oom_killer says so"), which no log prints;
+  * a cause's explanation states a default that the log shows set
+    otherwise (OVERRIDDEN: XLA's 75% where the log sets its share,
+    TensorFlow taking nearly the whole GPU where it turns on growth);
   * the text report's bar draws a request larger than the free memory as
     fitting in it (its "=" must run past the bar, "]=");
   * a text or Markdown report prints a "?" standing for an unknown value
@@ -39,6 +42,14 @@ OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
        ">": lambda a, b: a > b}
 # A "?" on its own (not part of a word or a question): "(?)", "? of ?".
 UNKNOWN = re.compile(r"(?<![\w?])\?(?![\w?])")
+# A setting the log shows, and what an explanation may then not say of
+# the default it overrides.
+OVERRIDDEN = [
+    (re.compile(r"XLA_PYTHON_CLIENT_MEM_FRACTION=\.?[0-9]"),
+     re.compile(r"\b75%")),
+    (re.compile(r"TF_FORCE_GPU_ALLOW_GROWTH=true|allow_growth\s*=\s*True"),
+     re.compile(r"nearly (all|the whole)")),
+]
 # An explanation's claim that a figure went past a limit.
 PAST = re.compile(r"\b(went past|exceed(s|ed)?)\b")
 TEMPLATE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*[^{}]*\}")
@@ -80,6 +91,19 @@ def check_evidence(e, where, errs):
     elif not OPS[op](size(before[-1]), size(after)):
         errs.append("%s: as printed, %s %s %s does not hold (%s)"
                     % (where, before[-1].group(0), op, after.group(0), text))
+
+
+def check_overridden(ev, where, log_text, errs):
+    for setting, claim in OVERRIDDEN:
+        m = setting.search(log_text)
+        if m is None:
+            continue
+        for i, c in enumerate(ev.get("causes", [])):
+            if claim.search(c.get("explanation") or ""):
+                errs.append("%s cause %d (%s): the log sets %s, the "
+                            "explanation states the default: %s"
+                            % (where, i, c.get("rule"), m.group(0),
+                               c.get("explanation")))
 
 
 def check_event(ev, where, errs):
@@ -216,8 +240,14 @@ def main():
             continue
         if doc.get("schema") != "oomdoc.report/2":
             errs.append("schema %r, not oomdoc.report/2" % doc.get("schema"))
+        try:
+            with open(log, errors="replace") as f:
+                log_text = f.read()
+        except OSError:
+            log_text = ""
         for i, ev in enumerate(doc.get("events", [])):
             check_event(ev, "event %d" % i, errs)
+            check_overridden(ev, "event %d" % i, log_text, errs)
             statements += sum(len(c.get("evidence", []))
                               for c in ev.get("causes", []))
         text = run(oomdoc, "text", log)
