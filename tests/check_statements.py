@@ -21,6 +21,8 @@ fails when:
   * a cause's explanation states a default that the log shows set
     otherwise (OVERRIDDEN: XLA's 75% where the log sets its share,
     TensorFlow taking nearly the whole GPU where it turns on growth);
+  * an explanation calls a rise in memory small ("grew by only X") where X
+    is 5% of the GPU or more, or the GPU's size is unknown;
   * the text report's bar draws a request larger than the free memory as
     fitting in it (its "=" must run past the bar, "]=");
   * a text or Markdown report prints a "?" standing for an unknown value
@@ -50,6 +52,9 @@ OVERRIDDEN = [
     (re.compile(r"TF_FORCE_GPU_ALLOW_GROWTH=true|allow_growth\s*=\s*True"),
      re.compile(r"nearly (all|the whole)")),
 ]
+# An explanation's claim that memory grew little.
+ONLY_GREW = re.compile(r"(?<=grew by only )(-?[0-9]+(?:\.[0-9]+)?) "
+                       r"(bytes|KiB|MiB|GiB|TiB|PiB)")
 # An explanation's claim that a figure went past a limit.
 PAST = re.compile(r"\b(went past|exceed(s|ed)?)\b")
 TEMPLATE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*[^{}]*\}")
@@ -120,6 +125,12 @@ def check_event(ev, where, errs):
             errs.append("%s: the known parts add up to %d, not total_bytes "
                         "%r" % (where, sum(known), total))
     kind = ev.get("kind") or ""
+    for i, c in enumerate(ev.get("causes", [])):
+        m = ONLY_GREW.search(c.get("explanation") or "")
+        if m is not None and (total is None or size(m) >= 0.05 * total):
+            errs.append("%s cause %d (%s): calls a rise of %s small on a GPU "
+                        "of %r bytes" % (where, i, c.get("rule"), m.group(0),
+                                         total))
     for i, c in enumerate(ev.get("causes", [])):
         cw = "%s cause %d (%s)" % (where, i, c.get("rule"))
         if "_" in kind and kind in (c.get("explanation") or ""):
