@@ -23,6 +23,10 @@ fails when:
     TensorFlow taking nearly the whole GPU where it turns on growth);
   * an explanation calls a rise in memory small ("grew by only X") where X
     is 5% of the GPU or more, or the GPU's size is unknown;
+  * a cause whose title makes a claim about the figures (TITLE_CLAIMS:
+    "One request is larger than the whole GPU", a fraction that "capped
+    PyTorch below the free memory") is given where the event's figures,
+    all known, say otherwise;
   * the text report's bar draws a request larger than the free memory as
     fitting in it (its "=" must run past the bar, "]=");
   * a text or Markdown report prints a "?" standing for an unknown value
@@ -52,6 +56,20 @@ OVERRIDDEN = [
     (re.compile(r"TF_FORCE_GPU_ALLOW_GROWTH=true|allow_growth\s*=\s*True"),
      re.compile(r"nearly (all|the whole)")),
 ]
+# What the title of a cause claims of the event's figures (all known),
+# by rule: the request is larger than the device; the cap is below what
+# the process could have had (its reserved memory, or allocated where
+# reserved is not printed, and the free memory).
+TITLE_CLAIMS = {
+    "request_exceeds_device": (
+        ("requested_bytes", "total_bytes"), lambda m:
+        m["requested_bytes"] > m["total_bytes"]),
+    "memory_fraction_limit": (
+        ("allowed_bytes", "free_bytes"), lambda m:
+        m["allowed_bytes"] < (m.get("reserved_bytes") if m.get(
+            "reserved_bytes") is not None else m.get("allocated_bytes") or 0)
+        + m["free_bytes"]),
+}
 # An explanation's claim that memory grew little.
 ONLY_GREW = re.compile(r"(?<=grew by only )(-?[0-9]+(?:\.[0-9]+)?) "
                        r"(bytes|KiB|MiB|GiB|TiB|PiB)")
@@ -125,6 +143,14 @@ def check_event(ev, where, errs):
             errs.append("%s: the known parts add up to %d, not total_bytes "
                         "%r" % (where, sum(known), total))
     kind = ev.get("kind") or ""
+    for i, c in enumerate(ev.get("causes", [])):
+        claim = TITLE_CLAIMS.get(c.get("rule"))
+        if claim is not None and all(mem.get(k) is not None
+                                     for k in claim[0]) and \
+                not claim[1](mem):
+            errs.append("%s cause %d (%s): the figures do not bear out its "
+                        "title (%s)" % (where, i, c.get("rule"),
+                                        c.get("title")))
     for i, c in enumerate(ev.get("causes", [])):
         m = ONLY_GREW.search(c.get("explanation") or "")
         if m is not None and (total is None or size(m) >= 0.05 * total):
