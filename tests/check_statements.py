@@ -27,6 +27,9 @@ fails when:
     "One request is larger than the whole GPU", a fraction that "capped
     PyTorch below the free memory") is given where the event's figures,
     all known, say otherwise;
+  * an explanation asserts that something keeps tensors alive (": something
+    keeps tensors alive") from readings that are not of allocated memory
+    (a peak, reserved or device memory, which rise without it);
   * the text report's bar draws a request larger than the free memory as
     fitting in it (its "=" must run past the bar, "]=");
   * a text or Markdown report prints a "?" standing for an unknown value
@@ -143,6 +146,14 @@ def check_event(ev, where, errs):
             errs.append("%s: the known parts add up to %d, not total_bytes "
                         "%r" % (where, sum(known), total))
     kind = ev.get("kind") or ""
+    whats = {r.get("what") for r in
+             ((ev.get("context") or {}).get("readings") or [])}
+    for i, c in enumerate(ev.get("causes", [])):
+        if ": something keeps tensors alive" in (c.get("explanation") or "") \
+                and whats - {"allocated"}:
+            errs.append("%s cause %d (%s): says tensors are kept alive from "
+                        "readings of %s" % (where, i, c.get("rule"),
+                                            ", ".join(sorted(map(str, whats)))))
     for i, c in enumerate(ev.get("causes", [])):
         claim = TITLE_CLAIMS.get(c.get("rule"))
         if claim is not None and all(mem.get(k) is not None
