@@ -30,6 +30,9 @@ fails when:
   * an explanation asserts that something keeps tensors alive (": something
     keeps tensors alive") from readings that are not of allocated memory
     (a peak, reserved or device memory, which rise without it);
+  * with nothing allocated by the framework (allocated_bytes 0), an
+    explanation says the job's tensors "leave too little room", or a fix
+    offers activation checkpointing (there are no stored activations);
   * the text report's bar draws a request larger than the free memory as
     fitting in it (its "=" must run past the bar, "]=");
   * a text or Markdown report prints a "?" standing for an unknown value
@@ -146,6 +149,17 @@ def check_event(ev, where, errs):
             errs.append("%s: the known parts add up to %d, not total_bytes "
                         "%r" % (where, sum(known), total))
     kind = ev.get("kind") or ""
+    if mem.get("allocated_bytes") == 0:
+        for i, c in enumerate(ev.get("causes", [])):
+            if "leave too little room" in (c.get("explanation") or ""):
+                errs.append("%s cause %d (%s): nothing was allocated, yet "
+                            "the tensors leave too little room"
+                            % (where, i, c.get("rule")))
+            for f in c.get("fixes", []):
+                if "activation checkpointing" in f.get("text", ""):
+                    errs.append("%s cause %d (%s): offers activation "
+                                "checkpointing with nothing allocated"
+                                % (where, i, c.get("rule")))
     whats = {r.get("what") for r in
              ((ev.get("context") or {}).get("readings") or [])}
     for i, c in enumerate(ev.get("causes", [])):
