@@ -34,7 +34,13 @@ against the knowledge table.
        here with a pattern of this file); one that says the GPU refuses
        bfloat16 names one below 8.0; and one that names an autocast
        API comes from a range whose every release has that API (or, for
-       an event of no known range, says which release it needs).
+       an event of no known range, says which release it needs);
+     * a setting a fix offers to make smaller (a workspace, a buffer) is
+       set below its default for every GPU (SHRINK);
+     * the explanation of a cause names nothing a fix of its vendor may not
+       name, and a GPU event whose log shows a framework other than
+       PyTorch (or one built on it) gets no explanation or fix that names
+       PyTorch's allocator or torch.cuda.
 
 Usage: check_fixes.py [--logs PATTERN] OOMDOC KNOWLEDGE_YAML FIXES_DIR...
 """
@@ -62,6 +68,27 @@ NOT_FOR = {
     "apple": ["nvidia-smi", "CUDA_VISIBLE_DEVICES", "PYTORCH_CUDA_ALLOC_CONF",
               "CUBLAS_WORKSPACE_CONFIG", "torch.cuda", "NCCL", "rocm-smi"],
 }
+
+
+# Settings a fix lowers, and the smallest default each has: the value a
+# fix sets must be below it.  CUBLAS_WORKSPACE_CONFIG (":KIB:COUNT"
+# pairs): PyTorch's default :4096:2:16:8 (8519680 bytes; 32 MiB on
+# Hopper), aten/src/ATen/cuda/CublasHandlePool.cpp
+# parseChosenWorkspaceSize; cuBLAS's guide (Results reproducibility) says
+# :4096:8 grows the footprint.  NCCL_BUFFSIZE: 4 MiB (NCCL's environment
+# variables documentation).
+SHRINK = {
+    "CUBLAS_WORKSPACE_CONFIG": (8519680, lambda v: sum(
+        int(k) * 1024 * int(n) for k, n in re.findall(r":([0-9]+):([0-9]+)",
+                                                      v))),
+    "NCCL_BUFFSIZE": (4194304, lambda v: int(v) if v.isdigit() else None),
+}
+# Frameworks built on PyTorch, whose events may name its allocator.
+ON_TORCH = {"pytorch", "vllm", "sglang"}
+# Event kinds of host memory: their fixes may name torch.load beside
+# numpy's and datasets' ways to read less.
+HOST = {"host_oom_killer", "dataloader_killed", "slurm_oom", "k8s_oomkilled",
+        "host_alloc_failed", "ray"}
 
 
 def release(s):
@@ -186,6 +213,36 @@ def check_event(kb, ev, where, text=""):
         if vendor not in (None, "nvidia") and c.get("confirm_with"):
             bad.append("%s %s: offers the live probe %s for a %s event" % (
                 where, c["rule"], c["confirm_with"], vendor))
+    fw = ev.get("framework")
+    for c in ev["causes"]:
+        texts = [("explanation", c.get("explanation") or "")] + [
+            ("fix " + f["id"], f["text"] + " " + " ".join(
+                "%s=%s" % kv for kv in f.get("env", {}).items()))
+            for f in c["fixes"]]
+        for what, words in texts:
+            if what == "explanation":
+                for word in NOT_FOR.get(vendor, []):
+                    if word in words:
+                        bad.append("%s %s: the explanation names %s for a "
+                                   "%s event" % (where, c["rule"], word,
+                                                 vendor))
+            if fw is not None and fw not in ON_TORCH and \
+                    ev["kind"] not in HOST:
+                for word in ("PyTorch's allocator", "PyTorch cache",
+                             "torch.cuda"):
+                    if word in words:
+                        bad.append("%s %s %s: names %s for a %s event" % (
+                            where, c["rule"], what, word, fw))
+        for f in c["fixes"]:
+            for var, value in f.get("env", {}).items():
+                if var in SHRINK:
+                    default, size = SHRINK[var]
+                    got = size(value)
+                    if got is None or got == 0 or got >= default:
+                        bad.append("%s %s.%s: %s=%s is no smaller than "
+                                   "the default (%d bytes)" % (
+                                       where, c["rule"], f["id"], var,
+                                       value, default))
     conf = options(ev["context"]["alloc_conf"] or "")
     shown = " ".join(filter(None, [ev["context"].get("xla_conf"),
                                    ev["context"].get("tf_allocator")]))

@@ -13,6 +13,26 @@ fails when:
   * a cause's explains_bytes is negative, larger than the shortfall or
     than the bytes the cause accounts for (cause_bytes), or given while
     the shortfall is unknown;
+  * a cause's explanation says that a figure went past (or exceeded) a
+    limit while one of its comparisons prints it below the limit ("<":
+    below it even as the figures are rounded);
+  * a cause's explanation names the event's kind by its identifier
+    ("host_oom_killer says so"), which no log prints;
+  * a cause's explanation states a default that the log shows set
+    otherwise (OVERRIDDEN: XLA's 75% where the log sets its share,
+    TensorFlow taking nearly the whole GPU where it turns on growth);
+  * an explanation calls a rise in memory small ("grew by only X") where X
+    is 5% of the GPU or more, or the GPU's size is unknown;
+  * a cause whose title makes a claim about the figures (TITLE_CLAIMS:
+    "One request is larger than the whole GPU", a fraction that "capped
+    PyTorch below the free memory") is given where the event's figures,
+    all known, say otherwise;
+  * an explanation asserts that something keeps tensors alive (": something
+    keeps tensors alive") from readings that are not of allocated memory
+    (a peak, reserved or device memory, which rise without it);
+  * with nothing allocated by the framework (allocated_bytes 0), an
+    explanation says the job's tensors "leave too little room", or a fix
+    offers activation checkpointing (there are no stored activations);
   * the text report's bar draws a request larger than the free memory as
     fitting in it (its "=" must run past the bar, "]=");
   * a text or Markdown report prints a "?" standing for an unknown value
@@ -34,6 +54,33 @@ OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
        ">": lambda a, b: a > b}
 # A "?" on its own (not part of a word or a question): "(?)", "? of ?".
 UNKNOWN = re.compile(r"(?<![\w?])\?(?![\w?])")
+# A setting the log shows, and what an explanation may then not say of
+# the default it overrides.
+OVERRIDDEN = [
+    (re.compile(r"XLA_PYTHON_CLIENT_MEM_FRACTION=\.?[0-9]"),
+     re.compile(r"\b75%")),
+    (re.compile(r"TF_FORCE_GPU_ALLOW_GROWTH=true|allow_growth\s*=\s*True"),
+     re.compile(r"nearly (all|the whole)")),
+]
+# What the title of a cause claims of the event's figures (all known),
+# by rule: the request is larger than the device; the cap is below what
+# the process could have had (its reserved memory, or allocated where
+# reserved is not printed, and the free memory).
+TITLE_CLAIMS = {
+    "request_exceeds_device": (
+        ("requested_bytes", "total_bytes"), lambda m:
+        m["requested_bytes"] > m["total_bytes"]),
+    "memory_fraction_limit": (
+        ("allowed_bytes", "free_bytes"), lambda m:
+        m["allowed_bytes"] < (m.get("reserved_bytes") if m.get(
+            "reserved_bytes") is not None else m.get("allocated_bytes") or 0)
+        + m["free_bytes"]),
+}
+# An explanation's claim that memory grew little.
+ONLY_GREW = re.compile(r"(?<=grew by only )(-?[0-9]+(?:\.[0-9]+)?) "
+                       r"(bytes|KiB|MiB|GiB|TiB|PiB)")
+# An explanation's claim that a figure went past a limit.
+PAST = re.compile(r"\b(went past|exceed(s|ed)?)\b")
 TEMPLATE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*[^{}]*\}")
 
 
@@ -75,6 +122,19 @@ def check_evidence(e, where, errs):
                     % (where, before[-1].group(0), op, after.group(0), text))
 
 
+def check_overridden(ev, where, log_text, errs):
+    for setting, claim in OVERRIDDEN:
+        m = setting.search(log_text)
+        if m is None:
+            continue
+        for i, c in enumerate(ev.get("causes", [])):
+            if claim.search(c.get("explanation") or ""):
+                errs.append("%s cause %d (%s): the log sets %s, the "
+                            "explanation states the default: %s"
+                            % (where, i, c.get("rule"), m.group(0),
+                               c.get("explanation")))
+
+
 def check_event(ev, where, errs):
     mem = ev.get("memory") or {}
     acct, total = mem.get("account"), mem.get("total_bytes")
@@ -88,8 +148,45 @@ def check_event(ev, where, errs):
         elif parts.get("unaccounted") is not None and sum(known) != total:
             errs.append("%s: the known parts add up to %d, not total_bytes "
                         "%r" % (where, sum(known), total))
+    kind = ev.get("kind") or ""
+    if mem.get("allocated_bytes") == 0:
+        for i, c in enumerate(ev.get("causes", [])):
+            if "leave too little room" in (c.get("explanation") or ""):
+                errs.append("%s cause %d (%s): nothing was allocated, yet "
+                            "the tensors leave too little room"
+                            % (where, i, c.get("rule")))
+            for f in c.get("fixes", []):
+                if "activation checkpointing" in f.get("text", ""):
+                    errs.append("%s cause %d (%s): offers activation "
+                                "checkpointing with nothing allocated"
+                                % (where, i, c.get("rule")))
+    whats = {r.get("what") for r in
+             ((ev.get("context") or {}).get("readings") or [])}
+    for i, c in enumerate(ev.get("causes", [])):
+        if ": something keeps tensors alive" in (c.get("explanation") or "") \
+                and whats - {"allocated"}:
+            errs.append("%s cause %d (%s): says tensors are kept alive from "
+                        "readings of %s" % (where, i, c.get("rule"),
+                                            ", ".join(sorted(map(str, whats)))))
+    for i, c in enumerate(ev.get("causes", [])):
+        claim = TITLE_CLAIMS.get(c.get("rule"))
+        if claim is not None and all(mem.get(k) is not None
+                                     for k in claim[0]) and \
+                not claim[1](mem):
+            errs.append("%s cause %d (%s): the figures do not bear out its "
+                        "title (%s)" % (where, i, c.get("rule"),
+                                        c.get("title")))
+    for i, c in enumerate(ev.get("causes", [])):
+        m = ONLY_GREW.search(c.get("explanation") or "")
+        if m is not None and (total is None or size(m) >= 0.05 * total):
+            errs.append("%s cause %d (%s): calls a rise of %s small on a GPU "
+                        "of %r bytes" % (where, i, c.get("rule"), m.group(0),
+                                         total))
     for i, c in enumerate(ev.get("causes", [])):
         cw = "%s cause %d (%s)" % (where, i, c.get("rule"))
+        if "_" in kind and kind in (c.get("explanation") or ""):
+            errs.append("%s: the explanation names the kind %s by its "
+                        "identifier" % (cw, kind))
         x, held = c.get("explains_bytes"), c.get("cause_bytes")
         if x is not None:
             if x < 0:
@@ -106,6 +203,11 @@ def check_event(ev, where, errs):
             errs.append("%s: cause_bytes %d < 0" % (cw, held))
         for k, e in enumerate(c.get("evidence", [])):
             check_evidence(e, "%s evidence %d" % (cw, k), errs)
+            if isinstance(e, dict) and e.get("op") == "<" and \
+                    PAST.search(c.get("explanation") or ""):
+                errs.append("%s: the explanation says it went past, the "
+                            "evidence prints it below: %s"
+                            % (cw, e.get("text")))
 
 
 def own_lines_text(out):
@@ -200,8 +302,14 @@ def main():
             continue
         if doc.get("schema") != "oomdoc.report/2":
             errs.append("schema %r, not oomdoc.report/2" % doc.get("schema"))
+        try:
+            with open(log, errors="replace") as f:
+                log_text = f.read()
+        except OSError:
+            log_text = ""
         for i, ev in enumerate(doc.get("events", [])):
             check_event(ev, "event %d" % i, errs)
+            check_overridden(ev, "event %d" % i, log_text, errs)
             statements += sum(len(c.get("evidence", []))
                               for c in ev.get("causes", []))
         text = run(oomdoc, "text", log)

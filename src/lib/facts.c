@@ -38,7 +38,7 @@ enum {
 	FC_HOST_EXIT_CODE, FC_HOST_SIGNAL, FC_HOST_JOB, FC_HOST_POD,
 	FC_HOST_NAMESPACE, FC_HOST_CONTAINER,
 	/* The event. */
-	FC_KIND, FC_FRAMEWORK, FC_FORMAT, FC_CONFIDENCE, FC_FATAL,
+	FC_KIND, FC_KIND_TITLE, FC_FRAMEWORK, FC_FORMAT, FC_CONFIDENCE, FC_FATAL,
 	FC_DEVICE, FC_RANK, FC_RANKS_FAILED, FC_OCCURRENCES,
 	FC_OTHER_PROCESS_COUNT, FC_EXCEPTION, FC_ERROR, FC_DTYPE,
 	FC_TENSOR_SHAPE, FC_ALLOCATOR, FC_HINT,
@@ -117,6 +117,7 @@ static const struct {
 	[FC_HOST_NAMESPACE] = { "host.namespace", F_STR },
 	[FC_HOST_CONTAINER] = { "host.container", F_STR },
 	[FC_KIND] = { "kind", F_STR },
+	[FC_KIND_TITLE] = { "kind.title", F_STR },
 	[FC_FRAMEWORK] = { "framework", F_STR },
 	[FC_FORMAT] = { "format", F_STR },
 	[FC_CONFIDENCE] = { "confidence", F_STR },
@@ -583,6 +584,7 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 	case FC_HOST_NAMESPACE: return fc_str(out, ev->labels.namespace_);
 	case FC_HOST_CONTAINER: return fc_str(out, ev->labels.container);
 	case FC_KIND: return fc_str(out, od_kind_name(ev->kind));
+	case FC_KIND_TITLE: return fc_str(out, od_kind_title(ev->kind));
 	case FC_FRAMEWORK: return fc_str(out, ev->framework);
 	case FC_FORMAT: return fc_str(out, od_layout_name(ev->layout));
 	case FC_CONFIDENCE:
