@@ -165,7 +165,13 @@ def report(source: Source, *, format: str = "text",
     lib = _lib.dll()
     rh = _load_rules(lib, rules, default_rules, facts)
     err = _lib.Error()
-    sc = lib.oomdoc_scanner_new(None, ctypes.byref(err))
+    # The scanner reads the other stacks' messages with the recognisers of
+    # the rules loaded (oomdoc_options.recognisers), as the command does;
+    # without them it would read PyTorch's messages only.
+    opts = _lib.Options()
+    lib.oomdoc_options_init(ctypes.byref(opts))
+    opts.recognisers = rh
+    sc = lib.oomdoc_scanner_new(ctypes.byref(opts), ctypes.byref(err))
     if not sc:
         lib.oomdoc_rules_free(rh)
         raise MemoryError(err.text() or "oomdoc: out of memory")

@@ -48,6 +48,17 @@ class Error(ctypes.Structure):
         return "%s:%d:%d: %s" % (name, self.line, self.col, msg)
 
 
+class Options(ctypes.Structure):
+    """struct oomdoc_options (filled by oomdoc_options_init)."""
+
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("jit", ctypes.c_bool),
+        ("max_events", ctypes.c_size_t),
+        ("recognisers", ctypes.c_void_p),
+    ]
+
+
 def library_path() -> str:
     """The path of liboomdoc.so.0 this package loads."""
     env = os.environ.get("OOMDOC_LIBRARY")
@@ -83,6 +94,7 @@ def _declare(dll: ctypes.CDLL) -> None:
     table = {
         "oomdoc_version": (s, []),
         "oomdoc_api_version": (i, []),
+        "oomdoc_options_init": (None, [p]),
         "oomdoc_scanner_new": (p, [p, err]),
         "oomdoc_scanner_free": (None, [p]),
         "oomdoc_scanner_begin": (b, [p, s, err]),

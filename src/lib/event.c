@@ -514,14 +514,28 @@ ev_near(const od_event *old, const od_event *ev)
 } while (0)
 
 /*
- * Joins ev into old: the surer report gives the kind and the message, and
+ * Joins ev into old: the surer report gives the kind and the message (of
+ * two host reports as sure, the one with more of the host's figures), and
  * each figure or name that one of them lacks is taken from the other.
  * old keeps its place (its first line).
  */
+/* How many of the host's figures an event gives: of two equally sure
+ * reports of one kill, the kernel's names the process and its memory,
+ * a container runtime's "OOMKilled" none of it. */
+static int
+ev_host_figures(const od_event *ev)
+{
+	return (ev->host.pid >= 0) + (ev->host.anon_rss >= 0) +
+	    (ev->host.total_vm >= 0) + (ev->host.limit >= 0) +
+	    (ev->host.usage >= 0) + ev->host.has_exit;
+}
+
 static void
 ev_absorb(od_event *old, od_event *ev)
 {
-	if (ev->confidence > old->confidence) {
+	if (ev->confidence > old->confidence ||
+	    (ev->confidence == old->confidence && old->kind != ev->kind &&
+	    ev_host_figures(ev) > ev_host_figures(old))) {
 		char *msg = old->message;
 		size_t len = old->message_len;
 		bool cut = old->message_cut;

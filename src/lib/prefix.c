@@ -13,8 +13,9 @@
 #include "prefix.h"
 #include "regex.h"
 
-/* One layer of prefix; group 1 is a timestamp, groups 2 to 6 a rank,
- * groups 7 and 8 kubectl's pod and container, group 9 pdsh's host. */
+/* One layer of prefix; group 1 is a timestamp, groups 2 to 6 and 10 a
+ * rank, groups 7 and 8 kubectl's pod and container, group 9 pdsh's
+ * host. */
 static const char px_pattern[] =
     "(?:(\\d{4}-\\d\\d-\\d\\d[T ]\\d\\d:\\d\\d:\\d\\d(?:[.,]\\d+)?"
     "(?:Z|[+-]\\d\\d:?\\d\\d)?)(?:\\s+(?:stdout|stderr)\\s+[FP])?"
@@ -30,6 +31,9 @@ static const char px_pattern[] =
      * XRT_SHARD_WORLD_SIZE workers (_env_vars_cmd). */
     "|(?:\\d{1,3}\\.){3}\\d{1,3}[ \\t]+\\[(\\d{1,7})\\][ \\t]+"
     "|>[ \\t]"
+    /* Markdown's inline code opened at the line's start ("`2020-10-22
+     * 02:48:58 10.128.0.33 [3] ..." pasted into an issue), not a fence. */
+    "|`(?!`)"
     /* kubectl logs --prefix: "[pod/NAME/CONTAINER] " (kubectl
      * pkg/cmd/logs/logs.go, addPrefixIfNeeded). */
     "|\\[pod/([a-z0-9][a-z0-9.-]{0,252})/([a-z0-9][a-z0-9-]{0,62})?\\][ \\t]"
@@ -41,13 +45,20 @@ static const char px_pattern[] =
     ":[ \\t]"
     "|[A-Za-z0-9_.-]+[ \\t]+\\|[ \\t]"
     /* vLLM: "(VllmWorkerProcess pid=1234) " and its logger's
-     * "ERROR 04-27 09:07:04 [engine.py:160] " */
-    "|\\([A-Za-z_][\\w.]*[ \\t]+pid=\\d{1,9}\\)[ \\t]"
+     * "ERROR 04-27 09:07:04 [engine.py:160] "; V1's workers name their
+     * rank, "(VllmWorker rank=1 pid=2978) " (WorkerProc.__init__ in
+     * vllm/v1/executor/multiproc_executor.py, _add_prefix(sys.stdout,
+     * f"VllmWorker rank={rank}", pid)). */
+    "|\\([A-Za-z_][\\w.]*(?:[ \\t]+rank=(\\d{1,7}))?[ \\t]+pid=\\d{1,9}\\)"
+    "[ \\t]"
     "|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)[ \\t]+\\d\\d-\\d\\d[ \\t]+"
     "\\d\\d:\\d\\d:\\d\\d(?:\\.\\d+)?[ \\t]+\\[[^\\]\\n]{1,80}\\][ \\t]"
     /* glog and absl: "E0325 20:57:27.620000 2606 file.py:123] " */
     "|[IWEF]\\d{4}[ \\t]+\\d\\d:\\d\\d:\\d\\d\\.\\d+[ \\t]+\\d+[ \\t]+"
     "[^\\]\\n]{1,120}\\][ \\t])";
+
+/* The groups of px_pattern that hold a rank. */
+static const int px_rank_groups[] = { 2, 3, 4, 5, 6, 10 };
 
 /* Prefixes stack (a runtime's timestamp, then [rank3]:, ...): at most
  * this many layers are read. */
@@ -101,7 +112,7 @@ px_layers(px_ctx *p, const char *line, size_t len, int *rank, char *ts)
 	bool srun_seen = false;
 
 	for (layers = 0; layers < PX_LAYERS_MAX && at < len; layers++) {
-		size_t s, n;
+		size_t s, n, k;
 		int g;
 
 		if (!rx_at(p->m, p->re, line, len, at) || rx_end(p->m) == at)
@@ -115,7 +126,9 @@ px_layers(px_ctx *p, const char *line, size_t len, int *rank, char *ts)
 			    OD_LABEL_MAX);
 		if (p->labels.host[0] == '\0')
 			(void)rx_copy(p->m, line, 9, p->labels.host, OD_LABEL_MAX);
-		for (g = 2; g <= 6; g++) {
+		for (k = 0; k < sizeof px_rank_groups / sizeof px_rank_groups[0];
+		    k++) {
+			g = px_rank_groups[k];
 			if (!rx_group(p->m, g, &s, &n))
 				continue;
 			/* "12: " is a rank only once, at the outside. */

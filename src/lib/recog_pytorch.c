@@ -27,6 +27,7 @@
  * c10/cuda/CUDAMallocAsyncAllocator.cpp (mallocAsync); the layouts they
  * had over the releases are named by od_layout in core.h.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -519,9 +520,14 @@ pt_fill(void *self, int c, const char *t, size_t tlen, size_t ms, size_t *me,
 		head = rx_group(p->m, 1, &gs, &gn);
 		if (head && t[gs] == 'H')
 			ev->kind = OD_KIND_HIP;
-		else if ((head && t[gs] == 'X') || (!head &&
-		    pt_ipex_4gb_limit(t, ms)))
+		else if (head && t[gs] == 'X')
 			ev->kind = OD_KIND_XPU;
+		else if (!head && pt_ipex_4gb_limit(t, ms)) {
+			/* The rule xpu_block_limit reads the limit here. */
+			ev->kind = OD_KIND_XPU;
+			snprintf(ev->error, sizeof ev->error,
+			    "block larger than 4GB");
+		}
 		exa = rx_group(p->m, 2, &gs, &gn);
 		ev->mem.requested = pt_size(p, t, 3);
 		ev->layout = OD_LAYOUT_HEAD_ONLY;

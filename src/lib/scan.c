@@ -697,9 +697,17 @@ sc_seams(od_scanner *sc, const char *buf, size_t from, size_t cut,
 				sc->st->wrap_width = at - ls;
 			sc->st->wrap_len = at - ls;
 		}
-		if ((ls > 0 && buf[ls - 1] != '\n') ||
+		/* A paste may also keep the blank before a wrap between words
+		 * ("Resource exhausted: Out " / "of memory while ..."): a
+		 * line of 20 bytes or more that ends in a blank, and a next
+		 * line that goes on in lower case, whatever the width.  Only
+		 * an anchor across the break is a hit, so prose whose lines
+		 * end in blanks (Markdown's hard breaks) costs a scan of the
+		 * seam and no more. */
+		if ((ls > 0 && buf[ls - 1] != '\n') || at + 1 >= to ||
 		    !(sc_console_width(at - ls) || (sc->st->wrap_width != 0 &&
-		    at - ls == sc->st->wrap_width)) || at + 1 >= to)
+		    at - ls == sc->st->wrap_width) || (at - ls >= 20 &&
+		    buf[at - 1] == ' ' && islower((unsigned char)buf[at + 1]))))
 			continue;
 		before = at - ls < side ? at - ls : side;
 		memcpy(seam, buf + at - before, before);
