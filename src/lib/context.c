@@ -84,9 +84,11 @@ static const char *const cx_patterns[CX_COUNT] = {
 	 * mem_cgroup_print_oom_info): "Task in PATH killed as a result of
 	 * limit of PATH" before the memcg's usage lines and its task table.
 	 * Group 1 is the pid, group 2 the old form's task cgroup; the new
-	 * form's paths are read by cx_cgroup_line.
+	 * form's paths are read by cx_cgroup_line.  The repeats are bounded,
+	 * so that a long line costs a bounded amount at each place the
+	 * literal occurs.
 	 */
-	[CX_CGROUP] = "oom-kill:constraint=\\w+,.*,pid=(\\d{1,10}),uid=|"
+	[CX_CGROUP] = "oom-kill:constraint=\\w{1,32},[^\\n]{0,4096},pid=(\\d{1,10}),uid=|"
 	    "Task in (/\\S{0,1024}) killed as a result of limit of ",
 	/* DeepSpeed's see_memory_usage (deepspeed/runtime/utils.py): "MA
 	 * 36.72 GB  Max_MA 38.1 GB  CA 39.44 GB  Max_CA 39 GB", where GB is
