@@ -20,7 +20,7 @@
 
 enum {
 	CX_ALLOC, CX_XLA, CX_TF, CX_BATCH, CX_ACCUM, CX_SEQ, CX_PREC, CX_CKPT,
-	CX_MEM, CX_XID, CX_MEMCG, CX_GPU, CX_VISIBLE,
+	CX_MEM, CX_XID, CX_MEMCG, CX_CGROUP, CX_GPU, CX_VISIBLE,
 	/* The memory readings of trainers and tools (see cx_patterns). */
 	CX_MEM_DS, CX_MEM_MEGATRON, CX_MEM_TITAN, CX_MEM_MM, CX_MEM_HF,
 	CX_MEM_ACCEL, CX_SMI_HEAD, CX_SMI_ROW, CX_DMON, CX_SUMMARY, CX_VLLM,
@@ -75,6 +75,21 @@ static const char *const cx_patterns[CX_COUNT] = {
 	[CX_XID] = "NVRM: Xid \\([^)\\n]*\\): (\\d{1,4})|(uncorrectable ECC error|"
 	    "Uncorrectable ECC error|ECC page retirement)",
 	[CX_MEMCG] = "memory: usage (\\d{1,15})kB, limit (\\d{1,15})kB",
+	/*
+	 * The memory cgroups the kernel names for a kill.  Linux 4.19 and
+	 * later (mm/oom_kill.c, dump_oom_summary; mm/memcontrol.c,
+	 * mem_cgroup_print_oom_context): "oom-kill:constraint=C,nodemask=...
+	 * ,oom_memcg=PATH,task_memcg=PATH,task=COMM,pid=N,uid=U" just before
+	 * "Killed process N"; before 4.19 (mm/memcontrol.c,
+	 * mem_cgroup_print_oom_info): "Task in PATH killed as a result of
+	 * limit of PATH" before the memcg's usage lines and its task table.
+	 * Group 1 is the pid, group 2 the old form's task cgroup; the new
+	 * form's paths are read by cx_cgroup_line.  The repeats are bounded,
+	 * so that a long line costs a bounded amount at each place the
+	 * literal occurs.
+	 */
+	[CX_CGROUP] = "oom-kill:constraint=\\w{1,32},[^\\n]{0,4096},pid=(\\d{1,10}),uid=|"
+	    "Task in (/\\S{0,1024}) killed as a result of limit of ",
 	/* DeepSpeed's see_memory_usage (deepspeed/runtime/utils.py): "MA
 	 * 36.72 GB  Max_MA 38.1 GB  CA 39.44 GB  Max_CA 39 GB", where GB is
 	 * a division by 1024 ** 3; MA is memory_allocated(). */
@@ -293,6 +308,8 @@ static const cx_anchor cx_anchor_list[] = {
 	{ " (local_rank: ", CX_AFTER, false, false },
 	{ "NVRM: Xid", CX_XID, false, false },
 	{ "memory: usage", CX_MEMCG, false, false },
+	{ "oom-kill:constraint=", CX_CGROUP, false, false },
+	{ "killed as a result of limit of", CX_CGROUP, false, false },
 	{ "ncorrectable ECC", CX_XID, false, false },
 	{ "ECC page retirement", CX_XID, false, false },
 	{ "CUDA_VISIBLE_DEVICES", CX_VISIBLE, false, false },
@@ -366,6 +383,7 @@ cx_reset(od_logctx *st)
 	st->vllm_concurrency_len = st->vllm_est_len = -1;
 	st->xid = -1;
 	st->memcg_usage = st->memcg_limit = -1;
+	st->memcg_job_pid = -1;
 	st->bfc_limit = st->bfc_inuse = st->bfc_peak = -1;
 	st->after_rank = -1;
 }
@@ -759,6 +777,98 @@ cx_setting(char *list, size_t cap, const char *name, size_t nlen,
 	strcat(list, item);
 }
 
+/*
+ * The Slurm job id of a cgroup path p[0..n), into out (cap bytes), or
+ * false when the path is not a Slurm job's.  Slurm's task/cgroup plugin
+ * makes, for cgroup v1, "/slurm/uid_U/job_N/step_S/task_T" (the root
+ * "/slurm" or, with several slurmd on a node, "/slurm_NODE";
+ * src/plugins/task/cgroup/task_cgroup_memory.c of 17.x to 20.x,
+ * "%s/uid_%u" then "%s/job_%u"), and for cgroup v2
+ * "/system.slice/slurmstepd.scope/job_N/step_S/user/task_T" (or
+ * "NODE_slurmstepd.scope"; the cgroup/v2 plugin of Slurm 22.05 and
+ * later).  The job is the first "job_N" component after the Slurm root;
+ * a "job_N" elsewhere (another system's cgroups) is not one.
+ */
+static bool
+cx_slurm_job(const char *p, size_t n, char *out, size_t cap)
+{
+	bool slurm = false;
+	size_t i = 0;
+
+	while (i < n) {
+		size_t j = i, k;
+
+		while (j < n && p[j] != '/')
+			j++;
+		k = j - i;
+		if (!slurm)
+			slurm = (k == 5 && memcmp(p + i, "slurm", 5) == 0) ||
+			    (k > 6 && memcmp(p + i, "slurm_", 6) == 0) ||
+			    (k >= 16 && memcmp(p + j - 16, "slurmstepd.scope",
+			    16) == 0);
+		else if (k > 4 && k - 4 < cap && memcmp(p + i, "job_", 4) == 0 &&
+		    cx_digits(p + i + 4, k - 4)) {
+			memcpy(out, p + i + 4, k - 4);
+			out[k - 4] = '\0';
+			return true;
+		}
+		i = j + 1;
+	}
+	return false;
+}
+
+/* The value of key (",task_memcg=") in line[0..len), up to the next comma
+ * or blank, or NULL. */
+static const char *
+cx_line_value(const char *line, size_t len, const char *key, size_t *n)
+{
+	size_t kn = strlen(key), i, j;
+
+	for (i = 0; i + kn <= len; i++) {
+		if (memcmp(line + i, key, kn) != 0)
+			continue;
+		for (j = i + kn; j < len && line[j] != ',' && line[j] != ' ' &&
+		    line[j] != '\t' && line[j] != '\n'; j++)
+			;
+		*n = j - i - kn;
+		return line + i + kn;
+	}
+	return NULL;
+}
+
+/*
+ * The Slurm job of the cgroups a kernel OOM line names (CX_CGROUP): the
+ * killed task's cgroup, else the one whose limit was hit.  A line naming
+ * no Slurm cgroup forgets the job of an earlier one, so that a later kill
+ * outside Slurm is not given it.
+ */
+static void
+cx_cgroup_line(cx_ctx *c, const char *line, size_t len, uint64_t lineno,
+    od_logctx *st)
+{
+	const char *g;
+	size_t n = 0;
+	char job[sizeof st->memcg_job];
+	bool found = false;
+	int64_t pid = -1;
+
+	if ((g = cx_group(c, line, 2, &n)) != NULL)
+		found = cx_slurm_job(g, n, job, sizeof job);
+	else if (cx_group(c, line, 1, &n) != NULL) {
+		pid = rx_int(c->m, line, 1, -1);
+		if ((g = cx_line_value(line, len, ",task_memcg=", &n)) != NULL)
+			found = cx_slurm_job(g, n, job, sizeof job);
+		if (!found && (g = cx_line_value(line, len, ",oom_memcg=",
+		    &n)) != NULL)
+			found = cx_slurm_job(g, n, job, sizeof job);
+	}
+	if (!found)
+		job[0] = '\0';
+	memcpy(st->memcg_job, job, sizeof job);
+	st->memcg_job_pid = pid;
+	st->memcg_job_line = lineno;
+}
+
 void
 cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
     od_logctx *st)
@@ -954,6 +1064,9 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
 			st->memcg_line = lineno;
 		}
 		break;
+	case CX_CGROUP:
+		cx_cgroup_line(c, line, len, lineno, st);
+		break;
 	case CX_AFTER:
 		/* A line for the run's first failure, which the scanner
 		 * hands over (od_events_after) and clears. */
@@ -1106,6 +1219,14 @@ cx_attach(const od_logctx *state, od_event *ev)
 		ev->host.limit = state->memcg_limit;
 		ev->host.usage = state->memcg_usage;
 	}
+	/* The Slurm job of the cgroup named for this kill: the line just
+	 * before it names its pid (Linux 4.19 and later), the old form does
+	 * not, so the window alone holds it. */
+	if (ev->kind == OD_KIND_HOST_OOM_KILLER && ev->host.job[0] == '\0' &&
+	    state->memcg_job[0] != '\0' &&
+	    state->memcg_job_line + CX_MEMCG_LINES >= ev->line &&
+	    (state->memcg_job_pid < 0 || state->memcg_job_pid == ev->host.pid))
+		memcpy(ev->host.job, state->memcg_job, sizeof state->memcg_job);
 	/* The Stats block of the BFC dump just before TensorFlow's error
 	 * (bfc_allocator.cc DumpMemoryLog, then the op's OOM): the figures
 	 * the tf-bfc-ran-out recogniser reads when the dump is short. */

@@ -109,7 +109,9 @@ void cx_line(cx_ctx *c, int what, const char *line, size_t len,
 /*
  * Gives ev, whose line is set, the running context: a copy of it, and for
  * a kill by the OOM killer that names no limit, the cgroup's usage and
- * limit of a memcg line at most CX_MEMCG_LINES before it, and for a
+ * limit of a memcg line at most CX_MEMCG_LINES before it (and the Slurm
+ * job of the cgroup the kernel named, within as many lines and for the
+ * same pid where its line names one), and for a
  * TensorFlow error with no figures, a BFC Stats block at most
  * CX_BFC_LINES before it.
  */

@@ -262,6 +262,12 @@ typedef struct {
 	int64_t memcg_usage;    /* the kernel's "memory: usage N, limit M" */
 	int64_t memcg_limit;
 	uint64_t memcg_line;    /* where it was, for the kill just after */
+	/* The Slurm job of the memory cgroup the kernel named before a kill
+	 * (context.c, CX_CGROUP), the pid its summary line names (-1 when
+	 * the line names none), and where it was. */
+	char memcg_job[24];
+	int64_t memcg_job_pid;
+	uint64_t memcg_job_line;
 	/* TensorFlow's BFC Stats block (Limit, InUse, MaxInUse) and where
 	 * its last line was, for the OOM error just after its dump. */
 	int64_t bfc_limit, bfc_inuse, bfc_peak;

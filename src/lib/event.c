@@ -45,6 +45,13 @@
  * ChildFailedError table calls the "root cause" (the first exit torchrun
  * saw).  torchrun's reports of the processes it ended or lost after that
  * (their exitcode -9 lines and tables) are marked secondary.
+ *
+ * Two Slurm jobs are two failures.  A node's log interleaves its jobs: a
+ * kernel kill in one job's memory cgroup (context.c reads the job from the
+ * cgroup path the kernel names) and the next job's slurmstepd line
+ * ("StepId=N.M") come within a few lines of each other.  Events whose
+ * jobs (host.job) are both known and differ are never joined, neither as
+ * two views of one failure (ev_near) nor as two reports of one pid.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -942,8 +949,11 @@ od_events_add(od_events *set, od_event *ev)
 		old = &set->ev[set->slot[i] - 1];
 		if (old->key != ev->key || old->kind != ev->kind)
 			continue;
+		/* Kills of one pid in two Slurm jobs (two nodes in one log)
+		 * are two failures. */
 		if (ev_by_pid(old) != ev_by_pid(ev) || (ev_by_pid(ev) ?
-		    old->host.pid != ev->host.pid :
+		    old->host.pid != ev->host.pid ||
+		    EV_DIFF_STR(old->host.job, ev->host.job) :
 		    (old->fatal != ev->fatal || !ev_same_text(old, ev))))
 			continue;
 		if (!ev_room(set, old, ev)) {
@@ -1081,8 +1091,9 @@ od_events_known(const od_events *set, const od_event *ev)
 
 		if (old->key == key && old->kind == ev->kind &&
 		    ev_by_pid(old) == ev_by_pid(ev) && (ev_by_pid(ev) ?
-		    old->host.pid == ev->host.pid : (old->fatal == ev->fatal &&
-		    ev_same_text(old, ev))))
+		    old->host.pid == ev->host.pid &&
+		    !EV_DIFF_STR(old->host.job, ev->host.job) :
+		    (old->fatal == ev->fatal && ev_same_text(old, ev))))
 			return true;
 	}
 	/* A full set keeps no more events but the more severe ones that

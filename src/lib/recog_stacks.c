@@ -11,6 +11,7 @@
  *   vm, anon, file, shmem, hlimit, husage         host figures
  *   device, pid, exit, rank                        integers
  *   comm, signal, error, shape, dtype, allocator   strings
+ *   job          a string: the Slurm job id ("StepId=N.M", "Job N")
  *   nonfatal                                       the line is a warning
  *   needed       a size: the request and what the allocator held, in
  *                one figure (CuPy before v7: "total" is size +
@@ -341,6 +342,7 @@ static const struct {
 	{ offsetof(od_event, tensor_shape), sizeof ((od_event *)0)->tensor_shape },
 	{ offsetof(od_event, dtype), sizeof ((od_event *)0)->dtype },
 	{ offsetof(od_event, allocator), sizeof ((od_event *)0)->allocator },
+	{ offsetof(od_event, host.job), sizeof ((od_event *)0)->host.job },
 };
 
 const sk_field sk_fields[] = {
@@ -356,6 +358,7 @@ const sk_field sk_fields[] = {
 	{ "comm", SK_FIELD_TEXT }, { "signal", SK_FIELD_TEXT },
 	{ "error", SK_FIELD_TEXT }, { "shape", SK_FIELD_TEXT },
 	{ "dtype", SK_FIELD_TEXT }, { "allocator", SK_FIELD_TEXT },
+	{ "job", SK_FIELD_TEXT },
 	{ NULL, SK_FIELD_TEXT },
 };
 

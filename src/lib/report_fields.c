@@ -554,12 +554,16 @@ jf_causes_get(const void *base, const od_json_ctx *cx)
 	return a;
 }
 
-/* Causes without a rule are skipped; OD_CAUSES_MAX are kept. */
+/* Causes without a rule are skipped; OD_CAUSES_MAX are kept.  A rule
+ * read as an empty text (JSON's "" or a text that starts with \u0000,
+ * which the C string ends at once) is no rule: its cause would be written
+ * with a null rule and skipped when read again (fuzz_report_read). */
 static bool
 jf_causes_set(void *base, const json_t *v, od_json_ctx *cx)
 {
 	od_event *ev = base;
 	size_t i, n = json_array_size(v);
+	const char *rule;
 	json_t *c;
 
 	if (n == 0)
@@ -573,7 +577,8 @@ jf_causes_set(void *base, const json_t *v, od_json_ctx *cx)
 
 		if (ev->ncauses == OD_CAUSES_MAX)
 			break;
-		if (!json_is_string(json_object_get(c, "rule")))
+		rule = json_string_value(json_object_get(c, "rule"));
+		if (rule == NULL || rule[0] == '\0')
 			continue;
 		oc->confidence = OD_CONF_LOW;
 		if (!jf_fill(jf_cause, oc, c, cx))

@@ -107,7 +107,11 @@ rr_read(const char *text, size_t len, const char *name, od_error *err)
 		if (!od_event_from_json(ev, e, &cx))
 			return rr_fail(r, err, name, "out of memory");
 		r->kinds[i] = cx.kind;
-		r->inputs[i] = cx.input != NULL ? cx.input : name;
+		/* An empty name ("" or one that starts with \u0000) is none:
+		 * written back as null, it would read as the report's name
+		 * (fuzz_report_read's round trip). */
+		r->inputs[i] = cx.input != NULL && cx.input[0] != '\0' ?
+		    cx.input : name;
 	}
 	return r;
 }

@@ -58,6 +58,9 @@ kinds=$(sed -n '/^} od_kinds\[/,/^};/p' src/lib/names.c |
 		    "PYTORCH_CUDA_ALLOC_CONF=" "expandable_segments:True" \
 		    "max_split_size_mb:" "Killed process " "oom-kill:" \
 		    "Memory cgroup out of memory" "anon-rss:" "total-vm:" \
+		    ",oom_memcg=/slurm/uid_1/job_" ",task_memcg=" ",pid=" \
+		    "/system.slice/slurmstepd.scope/job_" "StepId=" \
+		    " killed as a result of limit of " "memory: usage " \
 		    " GiB" " MiB" " KiB" " bytes" "GiB total capacity" \
 		    "already allocated" "free;" "reserved in total by PyTorch" \
 		    "Process " " has " " memory in use" "step " "epoch " \
