@@ -54,6 +54,7 @@
 
 #define SC_BUF_SIZE (2u * 1024 * 1024)
 #define SC_HISTORY (32u * 1024)
+#define SC_WRAPS_MAX (SC_BUF_SIZE / 120 + 1)
 /* How far back the last traceback's header may be for an event to get
  * its frames; what cx_before reads is at most this long. */
 #define SC_TRACEBACK (256u * 1024)
@@ -61,6 +62,11 @@
 static const char sc_traceback[] = "Traceback (most recent call last)";
 #define SC_LOOKAHEAD (EX_TEXT_MAX + 16u * 1024)
 #define SC_HITS_MAX 1024
+/* The prefilter's hits of one scan call stop at SC_HITS_SCAN, leaving
+ * room for the hits of the hard-wrap seams of the same piece (sc_seams),
+ * which stops before a seam when fewer than SC_SEAM_ROOM places are left. */
+#define SC_HITS_SCAN (SC_HITS_MAX - 64)
+#define SC_SEAM_ROOM 32
 
 /* The prefilter's anchors, at most: the extractor's and the context's. */
 #define SC_ANCHORS_MAX 256
@@ -97,6 +103,17 @@ struct od_scanner {
 	/* A seam being scanned (sc_seams): the bytes of its buffer before
 	 * the line break, and the break's offset in the piece. */
 	size_t seam_before, seam_nl;
+	/*
+	 * The wrap widths sc_seams confirmed in the region it last scanned,
+	 * each with the input offset of the line that confirmed it, and the
+	 * width before the first: a hit uses the width as of its own place
+	 * (sc_wrap_width_at), so that what the lines after it in the same
+	 * region say cannot change it, and where the chunks of the input end
+	 * does not change what is found.  A change needs two lines of at
+	 * least 60 bytes, so a region has at most SC_WRAPS_MAX of them.
+	 */
+	struct { uint64_t at; size_t width; } *wraps;
+	size_t nwraps, wrap_before;
 	int zstd_window_log;            /* for od_scan_path's inputs */
 	/* The structured-line reader in front of the buffer (structured.c). */
 	sl_reader *sl;
@@ -170,6 +187,7 @@ od_scanner_new(bool jit, const struct sk_table *recognisers, od_error *err)
 
 	if (sc == NULL || (sc->buf = malloc(SC_BUF_SIZE)) == NULL ||
 	    (sc->clean = malloc(SC_TRACEBACK)) == NULL ||
+	    (sc->wraps = malloc(SC_WRAPS_MAX * sizeof *sc->wraps)) == NULL ||
 	    (sc->sl = sl_new()) == NULL ||
 	    (sc->st = calloc(1, sizeof *sc->st)) == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
@@ -240,6 +258,7 @@ od_scanner_free(od_scanner *sc)
 	cx_free(sc->cx);
 	free(sc->buf);
 	free(sc->clean);
+	free(sc->wraps);
 	sl_free(sc->sl);
 	free(sc->st);
 	free(sc);
@@ -323,7 +342,7 @@ sc_on_match(unsigned id, unsigned long long from, unsigned long long to,
 		sc->last_end = end;
 	sc->hit_ids[sc->nhits] = (int)id;
 	sc->hits[sc->nhits++] = end - sc->anchor_len[id];
-	return sc->nhits == SC_HITS_MAX;    /* full: stop, resume later */
+	return sc->nhits == SC_HITS_SCAN;   /* full: stop, resume later */
 }
 
 /*
@@ -519,6 +538,23 @@ sc_context_catch_up(sc_state *st, size_t lo)
  * Hands one hit to the extractor, the event it gives to the context stage
  * (with the event's place in the input) and then to the event set.
  */
+/* The wrap width confirmed before input offset at (see wraps). */
+static size_t
+sc_wrap_width_at(const od_scanner *sc, uint64_t at)
+{
+	size_t lo = 0, hi = sc->nwraps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sc->wraps[mid].at <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 ? sc->wraps[lo - 1].width : sc->wrap_before;
+}
+
 static void
 sc_hit(sc_state *st, size_t hit, size_t lo)
 {
@@ -533,7 +569,7 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 	w.hit = hit;
 	w.from = st->consumed > lo ? st->consumed : lo;
 	w.gen = st->gen;
-	w.wrap_width = st->wrap_width;
+	w.wrap_width = sc_wrap_width_at(st->sc, st->base + hit);
 	w.line_start = sc_line_start(st, lo, hit, &w.line_start_known);
 	/* ev is made fresh by ex_extract, and holds nothing on false. */
 	if (!ex_extract(st->sc->ex, &w, &ev, &span))
@@ -626,9 +662,10 @@ sc_console_width(size_t len)
  * the next line not indented.  Besides the usual widths, a terminal may
  * wrap at whatever width its window has: a width at which two such lines
  * of the same length are seen is taken as the input's own
- * (sc_state.wrap_width), which lines.c then joins at as well.  Like the
- * rest of sc_seams it is known per scanned region, so a hit may use a
- * width confirmed by lines after it in the same region.
+ * (sc_state.wrap_width), which lines.c then joins at as well.  A hit
+ * uses the width confirmed up to its own line (od_scanner.wraps), never
+ * one that lines after it confirm: those may or may not be in the same
+ * scanned region, which depends on where the input's chunks end.
  */
 static bool
 sc_cut_in_word(const char *buf, size_t at, size_t to, size_t len)
@@ -668,9 +705,10 @@ sc_cut_in_word(const char *buf, size_t at, size_t to, size_t len)
  * the break, and an anchor across it is a hit at its start, which the
  * extractor then reads with the lines joined (lines.c joins such a break
  * inside a word).  Only the line breaks are looked for, so a log with no
- * such line costs a memchr.
+ * such line costs a memchr.  Returns cut, or the start of the line at
+ * which it stopped because the hit list was nearly full.
  */
-static void
+static size_t
 sc_seams(od_scanner *sc, const char *buf, size_t from, size_t cut,
     size_t to)
 {
@@ -678,6 +716,9 @@ sc_seams(od_scanner *sc, const char *buf, size_t from, size_t cut,
 	size_t side = sc->overlap < 127 ? sc->overlap : 127;
 	const char *nl = buf + from;
 	size_t next_ls = SIZE_MAX;      /* the start of the line after a break */
+
+	sc->nwraps = 0;
+	sc->wrap_before = sc->st->wrap_width;
 
 	while ((nl = memchr(nl, '\n', (size_t)(buf + cut - nl))) != NULL) {
 		size_t at = (size_t)(nl - buf), ls = at, before, after = 0;
@@ -691,10 +732,19 @@ sc_seams(od_scanner *sc, const char *buf, size_t from, size_t cut,
 			while (ls > 0 && at - ls <= 200 && buf[ls - 1] != '\n')
 				ls--;
 		next_ls = at + 1;
+		/* The hit list is nearly full: the caller goes on from this
+		 * line (never the first: the prefilter leaves room for it). */
+		if (sc->nhits > SC_HITS_MAX - SC_SEAM_ROOM)
+			return ls;
 		if ((ls == 0 || buf[ls - 1] == '\n') &&
 		    sc_cut_in_word(buf, at, to, at - ls)) {
-			if (at - ls == sc->st->wrap_len)
+			if (at - ls == sc->st->wrap_len &&
+			    at - ls != sc->st->wrap_width &&
+			    sc->nwraps < SC_WRAPS_MAX) {
 				sc->st->wrap_width = at - ls;
+				sc->wraps[sc->nwraps].at = sc->st->base + ls;
+				sc->wraps[sc->nwraps++].width = at - ls;
+			}
 			sc->st->wrap_len = at - ls;
 		}
 		/* A paste may also keep the blank before a wrap between words
@@ -720,6 +770,7 @@ sc_seams(od_scanner *sc, const char *buf, size_t from, size_t cut,
 		(void)hs_scan(sc->db, seam, (unsigned)(before + after), 0,
 		    sc->scratch, sc_on_seam, sc);
 	}
+	return cut;
 }
 
 /*
@@ -753,8 +804,9 @@ sc_region(sc_state *st, size_t from, size_t to, size_t cut, size_t lo)
 		if (rc == HS_SCAN_TERMINATED && sc->nhits > 0)
 			next = sc->last_end > from + sc->overlap + 1 ?
 			    sc->last_end - sc->overlap - 1 : sc->last_end;
-		else
-			sc_seams(sc, st->buf, from, cut, to);
+		/* The seams of the same stretch, whose hits join the list; a
+		 * stretch cut short is scanned again from where they stopped. */
+		next = sc_seams(sc, st->buf, from, next, to);
 		/* Take them in the order of their starts. */
 		sc_sort_hits(sc);
 		for (i = 0; i < sc->nhits && sc->hits[i] < next; i++) {

@@ -310,6 +310,43 @@ add_filler(buf *b, size_t bytes)
 		buf_printf(b, "step %d loss 0.123 lr 1e-4\n", i++);
 }
 
+/*
+ * A message cut by a console's hard wrap inside an anchor ("OOM when
+ * allocatin" / "g tensor") among more prefilter hits than one scan call
+ * takes: the seams of a stretch whose hit list filled up are scanned too,
+ * so the event is found whether the text comes in one piece or in lines.
+ */
+static void
+test_seam_after_full_hit_list(void **state)
+{
+	static const char wrapped[] =
+	    "2018-05-10 09:14:16.534627: W tensorflow/core/framework/op_kernel.cc:1202] OP_RE\n"
+	    "QUIRES failed at cwise_ops_common.cc:70 : Resource exhausted: OOM when allocatin\n"
+	    "g tensor with shape[123008,500] and type float on /job:localhost/replica:0/task:\n"
+	    "0/device:GPU:0 by allocator GPU_0_bfc\n";
+	buf text = { 0 };
+	run one, lines;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 3000; i++)
+		buf_printf(&text, "step %d batch_size 8 seq_len 512\n", i);
+	buf_add(&text, wrapped, sizeof wrapped - 1);
+	for (i = 0; i < 3000; i++)
+		buf_printf(&text, "step %d batch_size 8 seq_len 512\n", i);
+	scan_chunks(&one, &text, text.n, 0, false);
+	scan_chunks(&lines, &text, 0, 64, false);
+	assert_int_equal(oomdoc_scanner_event_count(one.sc), 1);
+	assert_string_equal(oomdoc_event_kind(oomdoc_scanner_event(one.sc, 0)),
+	    "tf_resource_exhausted");
+	assert_int_equal(oomdoc_event_line(oomdoc_scanner_event(one.sc, 0)),
+	    3002);
+	assert_string_equal(one.full.s, lines.full.s);
+	free_run(&one);
+	free_run(&lines);
+	free(text.s);
+}
+
 /* An event comes out of feed once enough text follows it, not before. */
 static void
 test_delivered_by_feed(void **state)
@@ -838,6 +875,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_chunk_sizes),
 		cmocka_unit_test(test_chunk_sizes_big),
+		cmocka_unit_test(test_seam_after_full_hit_list),
 		cmocka_unit_test(test_delivered_by_feed),
 		cmocka_unit_test(test_flush),
 		cmocka_unit_test(test_two_scanners),
