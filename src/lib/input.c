@@ -489,6 +489,37 @@ in_read_plain(in_reader *r, char *buf, size_t cap, od_error *err)
 	return (ssize_t)n;
 }
 
+/*
+ * After a gzip member: zero bytes (a tape's or a block device's padding)
+ * are skipped without a word, as gzip -d does (gzip 1.12, gzip.c:
+ * "trailing zero bytes ignored" only with --verbose).  Returns 1 when
+ * another member starts, 0 when the raw input read so far is used up, and
+ * -1 with err set for anything else, where gzip -d warns and exits with 2
+ * too.
+ */
+static int
+in_gzip_after_member(in_reader *r, od_error *err)
+{
+	while (r->raw_pos < r->raw_len && r->raw[r->raw_pos] == 0)
+		r->raw_pos++;
+	if (r->raw_pos == r->raw_len)
+		return 0;
+	if (r->raw[r->raw_pos] != 0x1f) {
+		od_error_set(err, r->name, 0, 0,
+		    "trailing data after the gzip stream was ignored");
+		return -1;
+	}
+	return 1;
+}
+
+static void
+in_gzip_truncated(const in_reader *r, od_error *err)
+{
+	od_error_set(err, r->name, 0, 0, "truncated gzip input: it ends "
+	    "inside a member after %llu compressed bytes",
+	    (unsigned long long)r->raw_total);
+}
+
 static ssize_t
 in_read_gzip(in_reader *r, char *buf, size_t cap, od_error *err)
 {
@@ -505,30 +536,17 @@ in_read_gzip(in_reader *r, char *buf, size_t cap, od_error *err)
 			/* The raw input ended. */
 			if (r->z_member_done)
 				return 0;
-			od_error_set(err, r->name, 0, 0,
-			    "truncated gzip input: it ends inside a member "
-			    "after %llu compressed bytes",
-			    (unsigned long long)r->raw_total);
+			in_gzip_truncated(r, err);
 			return -1;
 		}
 		if (r->z_member_done) {
-			/* Another member follows, or trailing garbage.  Zero
-			 * bytes (a tape's or a block device's padding) are
-			 * skipped without a word, as gzip -d does (gzip 1.12,
-			 * gzip.c: "trailing zero bytes ignored" only with
-			 * --verbose); anything else is an error, where
-			 * gzip -d warns and exits with 2 too. */
-			while (r->raw_pos < r->raw_len &&
-			    r->raw[r->raw_pos] == 0)
-				r->raw_pos++;
-			if (r->raw_pos == r->raw_len)
-				continue;
-			if (r->raw[r->raw_pos] != 0x1f) {
-				od_error_set(err, r->name, 0, 0,
-				    "trailing data after the gzip stream was "
-				    "ignored");
+			/* Another member follows, or trailing garbage. */
+			int next = in_gzip_after_member(r, err);
+
+			if (next < 0)
 				return -1;
-			}
+			if (next == 0)
+				continue;
 			inflateReset(&r->z);
 			r->z_member_done = false;
 		}
@@ -610,26 +628,16 @@ in_read_isal(in_reader *r, char *buf, size_t cap, od_error *err)
 				r->z_member_done = true;
 			if (r->z_member_done || z->avail_out < (uint32_t)cap)
 				continue;
-			od_error_set(err, r->name, 0, 0,
-			    "truncated gzip input: it ends inside a member "
-			    "after %llu compressed bytes",
-			    (unsigned long long)r->raw_total);
+			in_gzip_truncated(r, err);
 			return -1;
 		}
 		if (r->z_member_done) {
-			/* As in_read_gzip: zero bytes skipped, another
-			 * member read, anything else an error. */
-			while (r->raw_pos < r->raw_len &&
-			    r->raw[r->raw_pos] == 0)
-				r->raw_pos++;
-			if (r->raw_pos == r->raw_len)
-				continue;
-			if (r->raw[r->raw_pos] != 0x1f) {
-				od_error_set(err, r->name, 0, 0,
-				    "trailing data after the gzip stream was "
-				    "ignored");
+			int next = in_gzip_after_member(r, err);
+
+			if (next < 0)
 				return -1;
-			}
+			if (next == 0)
+				continue;
 			isal_inflate_reset(z);
 			z->crc_flag = ISAL_GZIP;
 			z->next_out = (uint8_t *)buf;
