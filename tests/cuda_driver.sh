@@ -49,7 +49,12 @@ if [ -n "$fake_cuda" ] && [ -n "$fake_nvml" ]; then
 		while [ "$1" != "--" ]; do envs+=("$1"); shift; done
 		shift
 		rm -f "$tmp/log"
+		# CUPTI is left out (OOMDOC_CUPTI pointing nowhere): the
+		# toolkit's real libcupti cannot attach to the stand-in driver
+		# (CUPTI_ERROR_UNKNOWN) and leaks what it allocated trying,
+		# which the sanitizer build reports.
 		out=$(env -u CUDA_VISIBLE_DEVICES OOMDOC_LIBCUDA="$fake_cuda" OOMDOC_NVML="$fake_nvml" \
+			OOMDOC_CUPTI=/nonexistent/libcupti.so \
 			FAKE_CUDA_LOG="$tmp/log" "${envs[@]}" "$oomdoc" probe --backend cuda "$@" 2>&1)
 		rc=$?
 		if [ "$rc" -ne "$want" ] || ! grep -q -- "$pat" <<<"$out" ||
