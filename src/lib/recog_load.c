@@ -9,6 +9,10 @@
  *   framework: pytorch         optional: the kind's when not given
  *   confidence: high           required: high, medium or low
  *   fatal: false               optional (true): false, a warning always
+ *   quiet_in_prose: true       optional (false): no event where the
+ *                              line only talks of the message
+ *                              (rg_mention: advice, a question, a
+ *                              heading, a glossary, ...)
  *   confirm: "..."             low confidence only, and required there:
  *                              what would confirm the weak evidence
  *   anchors: [ ... ]           required: literal strings, or mappings
@@ -614,6 +618,8 @@ sk_load_spec(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 			conf = true;
 		} else if (strcmp(k, "fatal") == 0) {
 			sp->fatal = sk_bool(lc, v, "fatal") != 0;
+		} else if (strcmp(k, "quiet_in_prose") == 0) {
+			sp->quiet_in_prose = sk_bool(lc, v, "quiet_in_prose") == 1;
 		} else if (strcmp(k, "confirm") == 0) {
 			s = sk_scalar(lc, v, "confirm");
 			confirm = v;
@@ -631,8 +637,8 @@ sk_load_spec(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 			sk_load_examples(lc, v, sp);
 		} else {
 			yu_err(lc, kn, "a recogniser has no key '%s' (id, kind, "
-			    "framework, confidence, fatal, confirm, anchors, "
-			    "pattern, follow, examples)", k);
+			    "framework, confidence, fatal, quiet_in_prose, "
+			    "confirm, anchors, pattern, follow, examples)", k);
 		}
 	}
 	if (sp->id == NULL || !kind || !conf || sp->nanchors == 0 ||

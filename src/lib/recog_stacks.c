@@ -489,6 +489,23 @@ sk_set_field_or_needed(void *arg, const char *name, const char *p, size_t n)
 	sk_set_field(a->ev, name, p, n);
 }
 
+/* Whether the match t[ms..me) stands on a line that only talks of it
+ * (rg_mention), its line's first RG_BACK bytes before it and the rest of
+ * its first line. */
+static bool
+sk_in_prose(const char *t, size_t tlen, size_t ms, size_t me)
+{
+	size_t ls = ms, le = ms;
+
+	while (ls > 0 && t[ls - 1] != '\n' && ms - ls < RG_BACK)
+		ls--;
+	while (le < tlen && t[le] != '\n')
+		le++;
+	if (me > le)
+		me = le;
+	return rg_mention(t + ls, le - ls, ms - ls, me - ls);
+}
+
 /* Fills ev from recogniser i matched at ms, and from the lines after it
  * where it reads on. */
 static bool
@@ -508,6 +525,8 @@ sk_fill(void *self, int i, const char *t, size_t tlen, size_t ms, size_t *me,
 		return false;
 	}
 	sp = &s->table->v[i];
+	if (sp->quiet_in_prose && sk_in_prose(t, tlen, ms, rx_end(s->m)))
+		return false;
 	ev->kind = sp->kind;
 	ev->framework = sp->framework;
 	ev->confidence = sp->conf;
