@@ -23,6 +23,7 @@
  *     pattern: '...'             the same form as pattern
  *     lines: 8                   how many lines past the match, 1 to 64
  *     required: true             optional (false): no event without it
+ *     absent: true               optional (false): no event with it
  *   examples:                  required, at least one
  *     - text: "..."              a sample of the message
  *       fields: {req: 2097152}   every field it must yield
@@ -375,7 +376,7 @@ sk_load_follow(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 
 	if (n == NULL || n->type != YAML_MAPPING_NODE) {
 		yu_err(lc, n, "follow must be a mapping (pattern, lines, "
-		    "required)");
+		    "required, absent)");
 		return;
 	}
 	if (sk_dup_keys(lc, n))
@@ -403,11 +404,15 @@ sk_load_follow(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 			lines = true;
 		} else if (strcmp(k, "required") == 0) {
 			sp->follow_required = sk_bool(lc, v, "required") == 1;
+		} else if (strcmp(k, "absent") == 0) {
+			sp->follow_absent = sk_bool(lc, v, "absent") == 1;
 		} else {
 			yu_err(lc, yu_node(lc, p->key), "follow has no key '%s' "
-			    "(pattern, lines, required)", k);
+			    "(pattern, lines, required, absent)", k);
 		}
 	}
+	if (sp->follow_required && sp->follow_absent)
+		yu_err(lc, n, "follow cannot be both required and absent");
 	if (sp->follow == NULL)
 		yu_err(lc, n, "follow needs its pattern");
 	if (!lines)

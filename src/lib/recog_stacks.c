@@ -28,7 +28,8 @@
  * Stats block after a TensorFlow BFC warning, the "Cuda failure" line
  * after an NCCL wrapper, the exit code after Kubernetes' OOMKilled.  A
  * required follow is a condition: without it the recogniser gives no
- * event.
+ * event; an absent one the reverse (the kernel's oom-kill summary line
+ * is an event only where the "Killed process" line after it is gone).
  *
  * In a pattern, a plain space stands for any run of blanks and line
  * breaks (sk_widen), so that wrapped messages still match; a space before
@@ -553,7 +554,8 @@ sk_fill(void *self, int i, const char *t, size_t tlen, size_t ms, size_t *me,
 		}
 		s->limits[i] += rx_limited(s->m);
 		s->strikes += rx_limited(s->m);
-		if (sp->follow_required && !found)
+		if ((sp->follow_required && !found) ||
+		    (sp->follow_absent && found))
 			return false;
 	}
 	if (arg.needed >= 0 && ev->mem.requested >= 0 &&
