@@ -93,8 +93,7 @@ static const char *const fb_advice_words[] = {
 	"tip:", "hint:", "help", "to handle", "handling", "to detect",
 	"check for", "without ", "never ", "less likely", "in order to",
 	"grep", "search for ", "to catch", "how to", "refer to",
-	"documentation", "not a failure", "not being ", "because it was ",
-	"because it got ",
+	"documentation", "not a failure", "not being ",
 };
 
 /* Words after it that say the program recovered, or it was no failure. */
