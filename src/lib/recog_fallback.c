@@ -30,6 +30,14 @@
  *   an option of a usage text          "  --batch-size N  ... out of memory"
  *   a heading, a template              "### CUDA out of memory", "out of
  *                                      memory to allocate XXXX bytes"
+ *   a question, a narration            "... after an out of memory
+ *                                      error?", "it runs out of memory"
+ *   a glossary                         "OOM (Out Of Memory)", "the \"Out
+ *                                      Of Memory\" (OOM) killer", "exit
+ *                                      code 137 means ..."
+ *
+ * rg_mention (recogniser.h) is this test, which the recognisers of the
+ * table with quiet_in_prose also apply to their match.
  *
  * The event is fatal only when the line says it failed: one of the words
  * of fb_fatal_words (error, exception, failed, fatal, abort, panic, killed,
@@ -85,7 +93,7 @@ static const char *const fb_advice_words[] = {
 	"tip:", "hint:", "help", "to handle", "handling", "to detect",
 	"check for", "without ", "never ", "less likely", "in order to",
 	"grep", "search for ", "to catch", "how to", "refer to",
-	"documentation", "not a failure",
+	"documentation", "not a failure", "not being ",
 };
 
 /* Words after it that say the program recovered, or it was no failure. */
@@ -348,6 +356,97 @@ fb_source(const char *l, size_t p)
 	return fb_any(l, p, fb_code_words, FB_COUNT(fb_code_words));
 }
 
+/* Whether the sentence of the phrase, from q on, ends in a question mark
+ * ("Does that mean it carries on after an out of memory error?"): a
+ * person asking, not a program reporting. */
+static bool
+fb_question(const char *l, size_t n, size_t q)
+{
+	size_t i;
+
+	for (i = q; i < n; i++) {
+		if (l[i] == '?')
+			return true;
+		if ((l[i] == '.' || l[i] == '!') && (i + 1 == n ||
+		    l[i + 1] == ' '))
+			return false;
+	}
+	return false;
+}
+
+/* Subjects and verbs of a person telling what a job did ("it runs out of
+ * memory", "we ran out of memory"): a program's message says "out of
+ * memory" after a name or a colon, not after a pronoun and "run". */
+static const char *const fb_narrators[] = {
+	"it", "i", "we", "you", "they", "he", "she", "it's", "i'm", "we're",
+	"you're", "they're", "it is", "i am", "we are", "they are",
+};
+static const char *const fb_narrated[] = {
+	"run ", "runs ", "ran ", "running ", "keeps running ", "kept running ",
+};
+
+/* Whether l[0..p) ends with a narrator and a run verb. */
+static bool
+fb_narration(const char *l, size_t p)
+{
+	size_t i, k;
+
+	for (i = 0; i < FB_COUNT(fb_narrated); i++) {
+		size_t vl = strlen(fb_narrated[i]), vb;
+
+		if (p < vl || !fb_has(l + p - vl, vl, fb_narrated[i]))
+			continue;
+		vb = p - vl;
+		for (k = 0; k < FB_COUNT(fb_narrators); k++) {
+			size_t nl = strlen(fb_narrators[k]);
+
+			if (vb < nl + 1 || l[vb - 1] != ' ' ||
+			    !fb_has(l + vb - 1 - nl, nl, fb_narrators[k]))
+				continue;
+			if (vb - 1 - nl == 0 || !fb_letter(l[vb - 2 - nl]))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Whether the phrase at l[p..q) spells out the acronym OOM ("OOM (Out Of
+ * Memory)", "the \"Out Of Memory\" (OOM) killer") or is defined ("exit
+ * code 137 means ..."): a glossary in prose, not a message. */
+static bool
+fb_glossary(const char *l, size_t n, size_t p, size_t q)
+{
+	size_t i = p, j = q;
+
+	if (i > 0 && l[i - 1] == '(') {
+		i--;
+		while (i > 0 && l[i - 1] == ' ')
+			i--;
+		if (i >= 3 && fb_has(l + i - 3, 3, "oom"))
+			return true;
+	}
+	if (j < n && (l[j] == '"' || l[j] == '\'' || l[j] == '`'))
+		j++;
+	while (j < n && l[j] == ' ')
+		j++;
+	if (j + 5 <= n && fb_has(l + j, 5, "(oom)"))
+		return true;
+	return fb_has(l + q, n - q > 16 ? 16 : n - q, " means ") ||
+	    fb_has(l + q, n - q > 16 ? 16 : n - q, " stands for ");
+}
+
+bool
+rg_mention(const char *l, size_t n, size_t p, size_t q)
+{
+	return fb_any_word(l, p, fb_advice_words, FB_COUNT(fb_advice_words)) ||
+	    fb_any_word(l + q, n - q, fb_recovery_words,
+	    FB_COUNT(fb_recovery_words)) || fb_source(l, p) ||
+	    fb_quoted_search(l, n, p, q) || fb_usage_or_command(l, n) ||
+	    fb_setting(l, p) || fb_heading(l, n) || rg_placeholder(l, n) ||
+	    fb_question(l, n, q) || fb_narration(l, p) ||
+	    fb_glossary(l, n, p, q);
+}
+
 /*
  * Whether the phrase fb_phrases[c] at l[p..q) on the line l[0..n) reports
  * an out-of-memory failure or mention that no quiet case above covers.
@@ -355,11 +454,7 @@ fb_source(const char *l, size_t p)
 static bool
 fb_counts(int c, const char *l, size_t n, size_t p, size_t q)
 {
-	if (fb_any_word(l, p, fb_advice_words, FB_COUNT(fb_advice_words)) ||
-	    fb_any_word(l + q, n - q, fb_recovery_words,
-	    FB_COUNT(fb_recovery_words)) || fb_source(l, p) ||
-	    fb_quoted_search(l, n, p, q) || fb_usage_or_command(l, n) ||
-	    fb_setting(l, p) || fb_heading(l, n) || rg_placeholder(l, n))
+	if (rg_mention(l, n, p, q))
 		return false;
 	switch (fb_phrases[c].needs) {
 	case FB_NEEDS_FAILURE:

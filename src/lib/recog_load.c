@@ -9,6 +9,10 @@
  *   framework: pytorch         optional: the kind's when not given
  *   confidence: high           required: high, medium or low
  *   fatal: false               optional (true): false, a warning always
+ *   quiet_in_prose: true       optional (false): no event where the
+ *                              line only talks of the message
+ *                              (rg_mention: advice, a question, a
+ *                              heading, a glossary, ...)
  *   confirm: "..."             low confidence only, and required there:
  *                              what would confirm the weak evidence
  *   anchors: [ ... ]           required: literal strings, or mappings
@@ -19,6 +23,7 @@
  *     pattern: '...'             the same form as pattern
  *     lines: 8                   how many lines past the match, 1 to 64
  *     required: true             optional (false): no event without it
+ *     absent: true               optional (false): no event with it
  *   examples:                  required, at least one
  *     - text: "..."              a sample of the message
  *       fields: {req: 2097152}   every field it must yield
@@ -371,7 +376,7 @@ sk_load_follow(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 
 	if (n == NULL || n->type != YAML_MAPPING_NODE) {
 		yu_err(lc, n, "follow must be a mapping (pattern, lines, "
-		    "required)");
+		    "required, absent)");
 		return;
 	}
 	if (sk_dup_keys(lc, n))
@@ -399,11 +404,15 @@ sk_load_follow(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 			lines = true;
 		} else if (strcmp(k, "required") == 0) {
 			sp->follow_required = sk_bool(lc, v, "required") == 1;
+		} else if (strcmp(k, "absent") == 0) {
+			sp->follow_absent = sk_bool(lc, v, "absent") == 1;
 		} else {
 			yu_err(lc, yu_node(lc, p->key), "follow has no key '%s' "
-			    "(pattern, lines, required)", k);
+			    "(pattern, lines, required, absent)", k);
 		}
 	}
+	if (sp->follow_required && sp->follow_absent)
+		yu_err(lc, n, "follow cannot be both required and absent");
 	if (sp->follow == NULL)
 		yu_err(lc, n, "follow needs its pattern");
 	if (!lines)
@@ -614,6 +623,8 @@ sk_load_spec(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 			conf = true;
 		} else if (strcmp(k, "fatal") == 0) {
 			sp->fatal = sk_bool(lc, v, "fatal") != 0;
+		} else if (strcmp(k, "quiet_in_prose") == 0) {
+			sp->quiet_in_prose = sk_bool(lc, v, "quiet_in_prose") == 1;
 		} else if (strcmp(k, "confirm") == 0) {
 			s = sk_scalar(lc, v, "confirm");
 			confirm = v;
@@ -631,8 +642,8 @@ sk_load_spec(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 			sk_load_examples(lc, v, sp);
 		} else {
 			yu_err(lc, kn, "a recogniser has no key '%s' (id, kind, "
-			    "framework, confidence, fatal, confirm, anchors, "
-			    "pattern, follow, examples)", k);
+			    "framework, confidence, fatal, quiet_in_prose, "
+			    "confirm, anchors, pattern, follow, examples)", k);
 		}
 	}
 	if (sp->id == NULL || !kind || !conf || sp->nanchors == 0 ||

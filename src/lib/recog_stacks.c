@@ -28,7 +28,8 @@
  * Stats block after a TensorFlow BFC warning, the "Cuda failure" line
  * after an NCCL wrapper, the exit code after Kubernetes' OOMKilled.  A
  * required follow is a condition: without it the recogniser gives no
- * event.
+ * event; an absent one the reverse (the kernel's oom-kill summary line
+ * is an event only where the "Killed process" line after it is gone).
  *
  * In a pattern, a plain space stands for any run of blanks and line
  * breaks (sk_widen), so that wrapped messages still match; a space before
@@ -489,6 +490,23 @@ sk_set_field_or_needed(void *arg, const char *name, const char *p, size_t n)
 	sk_set_field(a->ev, name, p, n);
 }
 
+/* Whether the match t[ms..me) stands on a line that only talks of it
+ * (rg_mention), its line's first RG_BACK bytes before it and the rest of
+ * its first line. */
+static bool
+sk_in_prose(const char *t, size_t tlen, size_t ms, size_t me)
+{
+	size_t ls = ms, le = ms;
+
+	while (ls > 0 && t[ls - 1] != '\n' && ms - ls < RG_BACK)
+		ls--;
+	while (le < tlen && t[le] != '\n')
+		le++;
+	if (me > le)
+		me = le;
+	return rg_mention(t + ls, le - ls, ms - ls, me - ls);
+}
+
 /* Fills ev from recogniser i matched at ms, and from the lines after it
  * where it reads on. */
 static bool
@@ -508,6 +526,8 @@ sk_fill(void *self, int i, const char *t, size_t tlen, size_t ms, size_t *me,
 		return false;
 	}
 	sp = &s->table->v[i];
+	if (sp->quiet_in_prose && sk_in_prose(t, tlen, ms, rx_end(s->m)))
+		return false;
 	ev->kind = sp->kind;
 	ev->framework = sp->framework;
 	ev->confidence = sp->conf;
@@ -534,7 +554,8 @@ sk_fill(void *self, int i, const char *t, size_t tlen, size_t ms, size_t *me,
 		}
 		s->limits[i] += rx_limited(s->m);
 		s->strikes += rx_limited(s->m);
-		if (sp->follow_required && !found)
+		if ((sp->follow_required && !found) ||
+		    (sp->follow_absent && found))
 			return false;
 	}
 	if (arg.needed >= 0 && ev->mem.requested >= 0 &&

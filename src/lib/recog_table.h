@@ -71,6 +71,8 @@ typedef struct {
 	sk_mark follow_at;
 	int follow_lines;
 	bool follow_required;
+	bool follow_absent;     /* no event where the follow is found */
+	bool quiet_in_prose;    /* no event where the line only talks of it */
 	char *confirm;          /* low confidence: what would confirm it */
 	sk_example *examples;   /* owned, nexamples of them */
 	int nexamples;

@@ -153,4 +153,13 @@ void rg_exception(const char *t, size_t start, char *out);
  */
 bool rg_placeholder(const char *p, size_t n);
 
+/*
+ * Whether the phrase at l[p..q) of the line l[0..n) is only talked about:
+ * advice or a condition before it, a recovery after it, source code, a
+ * search, a usage text, a setting, a heading, a template, a question, a
+ * narration ("it runs out of memory") or a glossary ("OOM (Out Of
+ * Memory)", "exit code 137 means") (recog_fallback.c lists the cases).
+ */
+bool rg_mention(const char *l, size_t n, size_t p, size_t q);
+
 #endif
