@@ -40,6 +40,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -421,6 +422,7 @@ struct sc_pf {
 	const hs_database_t *db;
 	const char *buf;
 	uint64_t next;                  /* the next range the thread scans */
+	pid_t pid;                      /* the process that started it */
 	bool quit;
 	struct sc_pf_slot slot[2];
 };
@@ -505,8 +507,14 @@ sc_pf_start(od_scanner *sc)
 	sigset_t all, old;
 	int rc;
 
-	if (sc->pf != NULL)
-		return true;
+	if (sc->pf != NULL) {
+		/* A child of fork(2) has no thread: its copy is left alone
+		 * (its mutex may be held) and it scans alone. */
+		if (sc->pf->pid == getpid())
+			return true;
+		sc->pf = NULL;
+		return false;
+	}
 	if (sc->pf_tried)
 		return false;
 	sc->pf_tried = true;
@@ -518,6 +526,7 @@ sc_pf_start(od_scanner *sc)
 	}
 	pf->db = sc->db;
 	pf->buf = sc->buf;
+	pf->pid = getpid();
 	pthread_mutex_init(&pf->mu, NULL);
 	pthread_cond_init(&pf->cv, NULL);
 	/* Signals stay the caller's thread's. */
@@ -541,8 +550,8 @@ sc_pf_stop(od_scanner *sc)
 {
 	struct sc_pf *pf = sc->pf;
 
-	if (pf == NULL)
-		return;
+	if (pf == NULL || pf->pid != getpid())
+		return;         /* none, or a child's copy (sc_pf_start) */
 	pthread_mutex_lock(&pf->mu);
 	pf->quit = true;
 	pthread_cond_broadcast(&pf->cv);
