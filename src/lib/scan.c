@@ -71,6 +71,10 @@ static const char sc_traceback[] = "Traceback (most recent call last)";
 #define SC_HITS_SCAN (SC_HITS_MAX - 64)
 #define SC_SEAM_ROOM 32
 
+/* The ranges of the prefilter's second thread whose line breaks it
+ * counted that the scanner keeps at a time (sc_count_to). */
+#define SC_PF_LINES 64
+
 /* The prefilter's anchors, at most: the extractor's and the context's. */
 #define SC_ANCHORS_MAX 256
 
@@ -131,6 +135,13 @@ struct od_scanner {
 	bool pf_fixed;          /* pf_range set for the tests */
 	const struct sc_pf_slot *pf_cur;
 	uint64_t pf_seq;
+	/* The ranges whose line breaks the thread counted, in the order of
+	 * their offsets, in generation pf_lines_gen of the buffer; the next
+	 * one sc_count_to may take. */
+	struct sc_pf_lines { size_t from, cut; uint64_t nl; }
+	    pf_lines[SC_PF_LINES];
+	size_t pf_nlines, pf_line_i;
+	uint64_t pf_lines_gen;
 };
 
 /* The state of one input's scan. */
@@ -333,14 +344,41 @@ sc_count_newlines(const char *p, size_t n)
 	return c;
 }
 
-/* Brings the line count up to offset to (which must not go backwards). */
+/*
+ * Brings the line count up to offset to (which must not go backwards).
+ * A range whose '\n' the prefilter's second thread counted (pf_lines, of
+ * this generation of the buffer: the count is the bytes') is taken
+ * whole; the rest is counted here.
+ */
 static void
 sc_count_to(sc_state *st, size_t to)
 {
-	if (to > st->counted) {
+	od_scanner *sc = st->sc;
+
+	while (to > st->counted) {
+		size_t stop = to;
+
+		if (sc->pf_lines_gen == st->gen) {
+			while (sc->pf_line_i < sc->pf_nlines &&
+			    sc->pf_lines[sc->pf_line_i].from < st->counted)
+				sc->pf_line_i++;
+			if (sc->pf_line_i < sc->pf_nlines) {
+				const struct sc_pf_lines *e =
+				    &sc->pf_lines[sc->pf_line_i];
+
+				if (e->from == st->counted && e->cut <= to) {
+					st->lines += e->nl;
+					st->counted = e->cut;
+					sc->pf_line_i++;
+					continue;
+				}
+				if (e->from > st->counted && e->from < to)
+					stop = e->from;
+			}
+		}
 		st->lines += sc_count_newlines(st->buf + st->counted,
-		    to - st->counted);
-		st->counted = to;
+		    stop - st->counted);
+		st->counted = stop;
 	}
 }
 
@@ -373,7 +411,9 @@ sc_on_match(unsigned id, unsigned long long from, unsigned long long to,
  * runs the anchors' scan over the next range, so that two cores share the
  * scan.  Only that byte-level search runs there: what a hit leads to (the
  * extraction, the context, the line numbers, the joins, the events) stays
- * in the main thread, in the order of the hits, exactly as before.  The
+ * in the main thread, in the order of the hits, exactly as before; the
+ * thread also counts each range's line breaks, which sc_count_to then
+ * takes whole (the lines are counted as before, by bytes).  The
  * second thread scans each range with the longest anchor's length less
  * one after it (its block, [from, to)), and records every match in it, in
  * the order Vectorscan reports them (of their ends), up to SC_PF_HITS of
@@ -407,6 +447,7 @@ struct sc_pf_slot {
 	uint64_t seq;                   /* which range of the region */
 	size_t from, to;                /* the block scanned */
 	size_t cut;                     /* the range's end (from: its start) */
+	uint64_t nl;                    /* '\n' in [from, cut) */
 	size_t complete;                /* every match ending by here is listed */
 	size_t n;
 	bool full;
@@ -471,6 +512,7 @@ sc_pf_main(void *arg)
 		(void)hs_scan(pf->db, pf->buf + s->from,
 		    (unsigned)(s->to - s->from), 0, pf->scratch,
 		    sc_pf_on_match, s);
+		s->nl = sc_count_newlines(pf->buf + s->from, s->cut - s->from);
 		pthread_mutex_lock(&pf->mu);
 		s->state = SC_PF_DONE;
 		pf->next++;
@@ -1120,6 +1162,24 @@ sc_region_seq(sc_state *st, size_t from, size_t to, size_t cut, size_t lo,
 	}
 }
 
+/* Keeps the count of the line breaks of the thread's range s, for
+ * sc_count_to. */
+static void
+sc_pf_lines_add(sc_state *st, const struct sc_pf_slot *s)
+{
+	od_scanner *sc = st->sc;
+
+	if (sc->pf_lines_gen != st->gen || sc->pf_nlines == SC_PF_LINES ||
+	    (sc->pf_nlines > 0 &&
+	    sc->pf_lines[sc->pf_nlines - 1].cut > s->from)) {
+		sc->pf_lines_gen = st->gen;
+		sc->pf_nlines = sc->pf_line_i = 0;
+	}
+	sc->pf_lines[sc->pf_nlines].from = s->from;
+	sc->pf_lines[sc->pf_nlines].cut = s->cut;
+	sc->pf_lines[sc->pf_nlines++].nl = s->nl;
+}
+
 /* The end of range that starts at a: after the first line break r - 1
  * bytes on or later, or cut. */
 static size_t
@@ -1185,6 +1245,7 @@ sc_region(sc_state *st, size_t from, size_t to, size_t cut, size_t lo)
 	for (k = 0; k < posted; k++) {
 		struct sc_pf_slot *s = sc_pf_wait(sc->pf, sc->pf_seq + k);
 
+		sc_pf_lines_add(st, s);
 		sc->pf_cur = s;
 		sc_region_seq(st, s->from, s->to, s->cut, lo, to);
 		sc->pf_cur = NULL;
