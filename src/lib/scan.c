@@ -1236,7 +1236,9 @@ sc_region(sc_state *st, size_t from, size_t to, size_t cut, size_t lo)
 		sc_region_seq(st, from, to, cut, lo, to);
 		return;
 	}
-	e0 = sc_range_end(st, from, r, cut);
+	/* The main thread's own range is a third as long: while it scans
+	 * it and handles its hits, the thread scans the next one. */
+	e0 = sc_range_end(st, from, r / 3 > 0 ? r / 3 : 1, cut);
 	for (next = e0; next < cut && posted < 2; posted++)
 		next = sc_pf_range_post(st, sc->pf_seq + posted, next, r, cut,
 		    to);
