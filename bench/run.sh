@@ -291,6 +291,17 @@ for m in file pipe gzip zstd; do
 	[ -e "$O.$m.json" ] || continue
 	echo "- oomdoc, $m: $(check_events "$O.$m.json" "$SIDECAR")"
 done
+# The split scan (the prefilter's second thread, the file's mapping)
+# against the unsplit one on the same file: the same report, byte for byte.
+if [ -e "$O.file.json" ]; then
+	OOMDOC_PREFILTER_RANGE=0 OOMDOC_MAP_WINDOW=0 "$OOMDOC" --format json \
+	    "$LOG" >"$O.file.seq.json" 2>/dev/null
+	if cmp -s "$O.file.json" "$O.file.seq.json"; then
+		echo "- oomdoc, file: the report is byte-identical to the unsplit scan's (OOMDOC_PREFILTER_RANGE=0 OOMDOC_MAP_WINDOW=0: one thread, read(2))"
+	else
+		echo "- oomdoc, file: the report DIFFERS from the unsplit scan's (OOMDOC_PREFILTER_RANGE=0 OOMDOC_MAP_WINDOW=0)"
+	fi
+fi
 for m in file pipe gzip zstd; do
 	[ -e "$O.$m.rg" ] || continue
 	r=$(cat "$O.$m.rg") g=$(cat "$O.$m.grep")

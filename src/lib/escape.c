@@ -469,6 +469,15 @@ od_escape_json_dump(FILE *out, const char *s, size_t n)
 		unsigned cp;
 		size_t len;
 
+		/* A run of ASCII with no backslash and no DEL is written as
+		 * it is, at once (a call per byte was most of the cost). */
+		for (k = i; k < n && p[k] < 0x7f && p[k] != '\\'; k++)
+			;
+		if (k > i) {
+			fwrite(p + i, 1, k - i, out);
+			i = k;
+			continue;
+		}
 		if (p[i] == '\\' && i + 1 < n) {
 			fputc('\\', out);
 			fputc(p[i + 1], out);

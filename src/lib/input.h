@@ -38,8 +38,11 @@ ssize_t in_read(in_reader *r, char *buf, size_t cap, od_error *err);
 
 /*
  * As in_read, without a copy: *data receives the reader's bytes, valid
- * until the next in_next, in_read or in_close.  At most 128 KiB at a time.
- * Reading and decompressing run in a second thread that reads ahead into
+ * until the next in_next, in_read or in_close.  At most 128 KiB at a time,
+ * or for a plain regular file of 512 KiB or more, a window of its mapping
+ * of up to 512 KiB (input.c, "Mapping a regular file"; a file truncated
+ * while it is read is an error).  Otherwise reading and decompressing
+ * run in a second thread that reads ahead into
  * a few buffers (512 KiB in all, input.c says how), unless
  * in_set_background(r, false) was called before the first read or the
  * thread cannot be started; either way the bytes and the errors are the

@@ -36,8 +36,11 @@
  * up to each hit and at the end of each piece.
  */
 #include <ctype.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -67,6 +70,10 @@ static const char sc_traceback[] = "Traceback (most recent call last)";
  * which stops before a seam when fewer than SC_SEAM_ROOM places are left. */
 #define SC_HITS_SCAN (SC_HITS_MAX - 64)
 #define SC_SEAM_ROOM 32
+
+/* The ranges of the prefilter's second thread whose line breaks it
+ * counted that the scanner keeps at a time (sc_count_to). */
+#define SC_PF_LINES 64
 
 /* The prefilter's anchors, at most: the extractor's and the context's. */
 #define SC_ANCHORS_MAX 256
@@ -118,6 +125,23 @@ struct od_scanner {
 	/* The structured-line reader in front of the buffer (structured.c). */
 	sl_reader *sl;
 	uint64_t gen;           /* the last generation given (ex_window) */
+	/* The prefilter's second thread (sc_pf_start; NULL: none yet, or
+	 * none to be had), whether it was tried, the ranges' size (0: no
+	 * thread), the list sc_prefilter reads from (NULL: none) and the
+	 * number of ranges handed to the thread so far. */
+	struct sc_pf *pf;
+	bool pf_tried;
+	size_t pf_range;
+	bool pf_fixed;          /* pf_range set for the tests */
+	const struct sc_pf_slot *pf_cur;
+	uint64_t pf_seq;
+	/* The ranges whose line breaks the thread counted, in the order of
+	 * their offsets, in generation pf_lines_gen of the buffer; the next
+	 * one sc_count_to may take. */
+	struct sc_pf_lines { size_t from, cut; uint64_t nl; }
+	    pf_lines[SC_PF_LINES];
+	size_t pf_nlines, pf_line_i;
+	uint64_t pf_lines_gen;
 };
 
 /* The state of one input's scan. */
@@ -161,6 +185,9 @@ typedef struct sc_state {
 	size_t wrap_len, wrap_width;
 } sc_state;
 
+static size_t sc_pf_range(bool *fixed);
+static void sc_pf_stop(od_scanner *sc);
+
 const char *const *
 od_anchors(const od_scanner *sc)
 {
@@ -195,6 +222,7 @@ od_scanner_new(bool jit, const struct sk_table *recognisers, od_error *err)
 		return NULL;
 	}
 	sc->zstd_window_log = IN_ZSTD_WINDOW_LOG;
+	sc->pf_range = sc_pf_range(&sc->pf_fixed);
 	sc->ex = ex_new(jit, recognisers, err);
 	sc->cx = sc->ex != NULL ? cx_new(jit, err) : NULL;
 	if (sc->ex == NULL || sc->cx == NULL) {
@@ -252,6 +280,7 @@ od_scanner_free(od_scanner *sc)
 {
 	if (sc == NULL)
 		return;
+	sc_pf_stop(sc);
 	hs_free_scratch(sc->scratch);
 	hs_free_database(sc->db);
 	ex_free(sc->ex);
@@ -315,14 +344,41 @@ sc_count_newlines(const char *p, size_t n)
 	return c;
 }
 
-/* Brings the line count up to offset to (which must not go backwards). */
+/*
+ * Brings the line count up to offset to (which must not go backwards).
+ * A range whose '\n' the prefilter's second thread counted (pf_lines, of
+ * this generation of the buffer: the count is the bytes') is taken
+ * whole; the rest is counted here.
+ */
 static void
 sc_count_to(sc_state *st, size_t to)
 {
-	if (to > st->counted) {
+	od_scanner *sc = st->sc;
+
+	while (to > st->counted) {
+		size_t stop = to;
+
+		if (sc->pf_lines_gen == st->gen) {
+			while (sc->pf_line_i < sc->pf_nlines &&
+			    sc->pf_lines[sc->pf_line_i].from < st->counted)
+				sc->pf_line_i++;
+			if (sc->pf_line_i < sc->pf_nlines) {
+				const struct sc_pf_lines *e =
+				    &sc->pf_lines[sc->pf_line_i];
+
+				if (e->from == st->counted && e->cut <= to) {
+					st->lines += e->nl;
+					st->counted = e->cut;
+					sc->pf_line_i++;
+					continue;
+				}
+				if (e->from > st->counted && e->from < to)
+					stop = e->from;
+			}
+		}
 		st->lines += sc_count_newlines(st->buf + st->counted,
-		    to - st->counted);
-		st->counted = to;
+		    stop - st->counted);
+		st->counted = stop;
 	}
 }
 
@@ -343,6 +399,287 @@ sc_on_match(unsigned id, unsigned long long from, unsigned long long to,
 	sc->hit_ids[sc->nhits] = (int)id;
 	sc->hits[sc->nhits++] = end - sc->anchor_len[id];
 	return sc->nhits == SC_HITS_SCAN;   /* full: stop, resume later */
+}
+
+/*
+ * The prefilter's second thread.  A region of two ranges or more is
+ * cut into ranges of a quarter of it, between SC_PF_RANGE_MIN and
+ * SC_PF_RANGE bytes (a shorter region, as a pipe's 128 KiB chunks give,
+ * is scanned by the main thread alone: there the handing over cost more
+ * than it saved, measured on 256 MiB), or a little more (sc_region: a range ends at a line's
+ * end);
+ * the main thread takes them in
+ * order, as sc_region_seq always did, while the second thread (sc_pf_main)
+ * runs the anchors' scan over the next range, so that two cores share the
+ * scan.  Only that byte-level search runs there: what a hit leads to (the
+ * extraction, the context, the line numbers, the joins, the events) stays
+ * in the main thread, in the order of the hits, exactly as before; the
+ * thread also counts each range's line breaks, which sc_count_to then
+ * takes whole (the lines are counted as before, by bytes).  The
+ * second thread scans each range with the longest anchor's length less
+ * one after it (its block, [from, to)), and records every match in it, in
+ * the order Vectorscan reports them (of their ends), up to SC_PF_HITS of
+ * them: when there are more, the list holds every match that ends before
+ * the first one left out, and says so (complete).  The main thread's scan
+ * of a stretch inside the block and within complete is then read from the
+ * list (sc_prefilter): the same matches, in the same order, as its own
+ * hs_scan of that stretch would report, since a literal's match depends
+ * only on the bytes it covers.  Any other stretch is scanned as before.
+ *
+ * The buffer is not written while a region is scanned (sc_text and
+ * sc_room write only between two calls of sc_advance), so both threads
+ * read it without a lock; a mutex and a condition variable hand the
+ * ranges over, two at a time (two slots).  When the thread or its
+ * scratch cannot be had, every range is scanned by the main thread: the
+ * thread only makes it faster, and the report is the same either way.
+ *
+ * OOMDOC_PREFILTER_RANGE, for the tests only: the range's size in bytes
+ * (a region of twice that or more is shared), 0 for
+ * no second thread, so that the tests put an anchor across every range
+ * boundary and compare the reports.
+ */
+#define SC_PF_RANGE (256u * 1024)
+#define SC_PF_RANGE_MIN (64u * 1024)
+#define SC_PF_HITS 8192
+
+enum { SC_PF_FREE, SC_PF_POSTED, SC_PF_DONE };
+
+struct sc_pf_slot {
+	int state;
+	uint64_t seq;                   /* which range of the region */
+	size_t from, to;                /* the block scanned */
+	size_t cut;                     /* the range's end (from: its start) */
+	uint64_t nl;                    /* '\n' in [from, cut) */
+	size_t complete;                /* every match ending by here is listed */
+	size_t n;
+	bool full;
+	size_t end[SC_PF_HITS];         /* match ends, buffer offsets */
+	unsigned id[SC_PF_HITS];
+};
+
+struct sc_pf {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	hs_scratch_t *scratch;          /* the thread's own */
+	const hs_database_t *db;
+	const char *buf;
+	uint64_t next;                  /* the next range the thread scans */
+	pid_t pid;                      /* the process that started it */
+	bool quit;
+	struct sc_pf_slot slot[2];
+};
+
+static int
+sc_pf_on_match(unsigned id, unsigned long long from, unsigned long long to,
+    unsigned flags, void *ctx)
+{
+	struct sc_pf_slot *s = ctx;
+	size_t end = s->from + (size_t)to;
+
+	(void)from;
+	(void)flags;
+	if (s->n == SC_PF_HITS) {
+		/* Every match that ends before this one is listed; those
+		 * that end with it may not all be. */
+		s->full = true;
+		s->complete = end - 1;
+		while (s->n > 0 && s->end[s->n - 1] == end)
+			s->n--;
+		return 1;
+	}
+	s->end[s->n] = end;
+	s->id[s->n++] = id;
+	return 0;
+}
+
+static void *
+sc_pf_main(void *arg)
+{
+	struct sc_pf *pf = arg;
+
+	pthread_mutex_lock(&pf->mu);
+	for (;;) {
+		struct sc_pf_slot *s = &pf->slot[pf->next % 2];
+
+		while (!pf->quit && !(s->state == SC_PF_POSTED &&
+		    s->seq == pf->next))
+			pthread_cond_wait(&pf->cv, &pf->mu);
+		if (pf->quit)
+			break;
+		pthread_mutex_unlock(&pf->mu);
+		s->n = 0;
+		s->full = false;
+		s->complete = s->to;
+		(void)hs_scan(pf->db, pf->buf + s->from,
+		    (unsigned)(s->to - s->from), 0, pf->scratch,
+		    sc_pf_on_match, s);
+		s->nl = sc_count_newlines(pf->buf + s->from, s->cut - s->from);
+		pthread_mutex_lock(&pf->mu);
+		s->state = SC_PF_DONE;
+		pf->next++;
+		pthread_cond_broadcast(&pf->cv);
+	}
+	pthread_mutex_unlock(&pf->mu);
+	return NULL;
+}
+
+/* The range's size for the tests (OOMDOC_PREFILTER_RANGE, *fixed), or
+ * the largest one (sc_region chooses). */
+static size_t
+sc_pf_range(bool *fixed)
+{
+	const char *e = getenv("OOMDOC_PREFILTER_RANGE");
+	char *end;
+	unsigned long long v;
+
+	*fixed = false;
+	if (e == NULL || *e == '\0')
+		return SC_PF_RANGE;
+	v = strtoull(e, &end, 10);
+	if (*end != '\0' || v > SC_BUF_SIZE)
+		return SC_PF_RANGE;
+	*fixed = true;
+	return (size_t)v;
+}
+
+/* Starts the thread, once; false when it cannot be (or is not to be). */
+static bool
+sc_pf_start(od_scanner *sc)
+{
+	struct sc_pf *pf;
+	sigset_t all, old;
+	int rc;
+
+	if (sc->pf != NULL) {
+		/* A child of fork(2) has no thread: its copy is left alone
+		 * (its mutex may be held) and it scans alone. */
+		if (sc->pf->pid == getpid())
+			return true;
+		sc->pf = NULL;
+		return false;
+	}
+	if (sc->pf_tried)
+		return false;
+	sc->pf_tried = true;
+	if (sc->pf_range == 0 || (pf = calloc(1, sizeof *pf)) == NULL)
+		return false;
+	if (hs_clone_scratch(sc->scratch, &pf->scratch) != HS_SUCCESS) {
+		free(pf);
+		return false;
+	}
+	pf->db = sc->db;
+	pf->buf = sc->buf;
+	pf->pid = getpid();
+	pthread_mutex_init(&pf->mu, NULL);
+	pthread_cond_init(&pf->cv, NULL);
+	/* Signals stay the caller's thread's. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&pf->thread, NULL, sc_pf_main, pf);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		pthread_mutex_destroy(&pf->mu);
+		pthread_cond_destroy(&pf->cv);
+		hs_free_scratch(pf->scratch);
+		free(pf);
+		return false;
+	}
+	sc->pf = pf;
+	return true;
+}
+
+static void
+sc_pf_stop(od_scanner *sc)
+{
+	struct sc_pf *pf = sc->pf;
+
+	if (pf == NULL || pf->pid != getpid())
+		return;         /* none, or a child's copy (sc_pf_start) */
+	pthread_mutex_lock(&pf->mu);
+	pf->quit = true;
+	pthread_cond_broadcast(&pf->cv);
+	pthread_mutex_unlock(&pf->mu);
+	pthread_join(pf->thread, NULL);
+	pthread_mutex_destroy(&pf->mu);
+	pthread_cond_destroy(&pf->cv);
+	hs_free_scratch(pf->scratch);
+	free(pf);
+	sc->pf = NULL;
+}
+
+/* Gives the thread range seq, [from, cut), to scan as the block
+ * [from, to). */
+static void
+sc_pf_post(struct sc_pf *pf, uint64_t seq, size_t from, size_t cut,
+    size_t to)
+{
+	struct sc_pf_slot *s = &pf->slot[seq % 2];
+
+	pthread_mutex_lock(&pf->mu);
+	s->seq = seq;
+	s->from = from;
+	s->cut = cut;
+	s->to = to;
+	s->state = SC_PF_POSTED;
+	pthread_cond_broadcast(&pf->cv);
+	pthread_mutex_unlock(&pf->mu);
+}
+
+/* Waits for range seq's list. */
+static struct sc_pf_slot *
+sc_pf_wait(struct sc_pf *pf, uint64_t seq)
+{
+	struct sc_pf_slot *s = &pf->slot[seq % 2];
+
+	pthread_mutex_lock(&pf->mu);
+	while (!(s->state == SC_PF_DONE && s->seq == seq))
+		pthread_cond_wait(&pf->cv, &pf->mu);
+	pthread_mutex_unlock(&pf->mu);
+	return s;
+}
+
+/* Hands the slot back (its list read). */
+static void
+sc_pf_free(struct sc_pf *pf, struct sc_pf_slot *s)
+{
+	pthread_mutex_lock(&pf->mu);
+	s->state = SC_PF_FREE;
+	pthread_mutex_unlock(&pf->mu);
+}
+
+/*
+ * The anchors' matches in buf[from..to), to sc_on_match as hs_scan would
+ * report them: from the second thread's list when it covers the stretch,
+ * else from a scan here.
+ */
+static hs_error_t
+sc_prefilter(od_scanner *sc, const char *buf, size_t from, size_t to)
+{
+	const struct sc_pf_slot *s = sc->pf_cur;
+	size_t lo, hi, i;
+
+	if (s == NULL || from < s->from || to > s->complete)
+		return hs_scan(sc->db, buf + from, (unsigned)(to - from), 0,
+		    sc->scratch, sc_on_match, sc);
+	/* The first match that may start at from or after ends after it. */
+	lo = 0;
+	hi = s->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->end[mid] <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < s->n && s->end[i] <= to; i++) {
+		if (s->end[i] - sc->anchor_len[s->id[i]] < from)
+			continue;
+		if (sc_on_match(s->id[i], 0, s->end[i] - from, 0, sc) != 0)
+			return HS_SCAN_TERMINATED;
+	}
+	return HS_SUCCESS;
 }
 
 /*
@@ -776,10 +1113,14 @@ sc_seams(od_scanner *sc, const char *buf, size_t from, size_t cut,
 /*
  * Scans buf[from..to) for anchors and handles each hit that starts before
  * cut, in the order of their starts; every anchor that starts before cut
- * ends by to.  lo is the oldest byte that the extractor may look at.
+ * ends by to.  lo is the oldest byte that the extractor may look at;
+ * seam_to (at least to) the end of what the hard-wrap seams may read
+ * after a line break (sc_seams): the region's end, whatever range of it
+ * this is, so that a seam reads the same bytes either way.
  */
 static void
-sc_region(sc_state *st, size_t from, size_t to, size_t cut, size_t lo)
+sc_region_seq(sc_state *st, size_t from, size_t to, size_t cut, size_t lo,
+    size_t seam_to)
 {
 	od_scanner *sc = st->sc;
 	int i;
@@ -792,8 +1133,7 @@ sc_region(sc_state *st, size_t from, size_t to, size_t cut, size_t lo)
 		sc->hits_base = from;
 		sc->hit_cut = cut;
 		sc->last_end = from;
-		rc = hs_scan(sc->db, st->buf + from, (unsigned)(to - from), 0,
-		    sc->scratch, sc_on_match, sc);
+		rc = sc_prefilter(sc, st->buf, from, to);
 		/*
 		 * Matches come in the order of their ends.  When the hit list
 		 * was full, every hit that ends before the last one's end was
@@ -806,7 +1146,7 @@ sc_region(sc_state *st, size_t from, size_t to, size_t cut, size_t lo)
 			    sc->last_end - sc->overlap - 1 : sc->last_end;
 		/* The seams of the same stretch, whose hits join the list; a
 		 * stretch cut short is scanned again from where they stopped. */
-		next = sc_seams(sc, st->buf, from, next, to);
+		next = sc_seams(sc, st->buf, from, next, seam_to);
 		/* Take them in the order of their starts. */
 		sc_sort_hits(sc);
 		for (i = 0; i < sc->nhits && sc->hits[i] < next; i++) {
@@ -822,6 +1162,108 @@ sc_region(sc_state *st, size_t from, size_t to, size_t cut, size_t lo)
 		}
 		from = next;
 	}
+}
+
+/* Keeps the count of the line breaks of the thread's range s, for
+ * sc_count_to. */
+static void
+sc_pf_lines_add(sc_state *st, const struct sc_pf_slot *s)
+{
+	od_scanner *sc = st->sc;
+
+	if (sc->pf_lines_gen != st->gen || sc->pf_nlines == SC_PF_LINES ||
+	    (sc->pf_nlines > 0 &&
+	    sc->pf_lines[sc->pf_nlines - 1].cut > s->from)) {
+		sc->pf_lines_gen = st->gen;
+		sc->pf_nlines = sc->pf_line_i = 0;
+	}
+	sc->pf_lines[sc->pf_nlines].from = s->from;
+	sc->pf_lines[sc->pf_nlines].cut = s->cut;
+	sc->pf_lines[sc->pf_nlines++].nl = s->nl;
+}
+
+/* The end of range that starts at a: after the first line break r - 1
+ * bytes on or later, or cut. */
+static size_t
+sc_range_end(const sc_state *st, size_t a, size_t r, size_t cut)
+{
+	const char *nl;
+
+	if (cut - a <= r)
+		return cut;
+	nl = memchr(st->buf + a + r - 1, '\n', cut - (a + r - 1));
+	return nl != NULL ? (size_t)(nl - st->buf) + 1 : cut;
+}
+
+/* Gives the thread the range [a, range_end), its block ending the
+ * longest anchor less one after it, or at to. */
+static size_t
+sc_pf_range_post(sc_state *st, uint64_t seq, size_t a, size_t r, size_t cut,
+    size_t to)
+{
+	od_scanner *sc = st->sc;
+	size_t e = sc_range_end(st, a, r, cut);
+
+	sc_pf_post(sc->pf, seq, a, e, e + sc->overlap < to ? e + sc->overlap :
+	    to);
+	return e;
+}
+
+/*
+ * sc_region_seq over the ranges of buf[from..cut) in turn, the second
+ * thread scanning for the anchors of the next two while the main thread
+ * handles the hits of one (see "The prefilter's second thread").  A range
+ * is pf_range bytes or more: it ends after a line break (or at cut), so
+ * that the hard-wrap seam that ends a hit's line (sc_seams) is in the
+ * hit's range, as it is in its region (a pf_range of 1 makes each line a
+ * range).  Its block ends the longest anchor
+ * less one after it, or at to.  A region of less than two ranges, or one
+ * with no thread to be had, is scanned here alone.
+ */
+static void
+sc_region(sc_state *st, size_t from, size_t to, size_t cut, size_t lo)
+{
+	od_scanner *sc = st->sc;
+	size_t r = sc->pf_range, e0, next;
+	uint64_t k, posted = 0;
+
+	/* A quarter of the region (the main thread scans the first range
+	 * itself), within bounds, unless the tests set it. */
+	if (!sc->pf_fixed && cut > from) {
+		r = (cut - from) / 4;
+		if (r < SC_PF_RANGE_MIN) {
+			/* Too short to be worth the handing over (a pipe's
+			 * chunks). */
+			sc_region_seq(st, from, to, cut, lo, to);
+			return;
+		}
+		r = r > SC_PF_RANGE ? SC_PF_RANGE : r;
+	}
+	if (r == 0 || cut <= from || cut - from < 2 * r || !sc_pf_start(sc)) {
+		sc_region_seq(st, from, to, cut, lo, to);
+		return;
+	}
+	/* The main thread's own range is a third as long: while it scans
+	 * it and handles its hits, the thread scans the next one. */
+	e0 = sc_range_end(st, from, r / 3 > 0 ? r / 3 : 1, cut);
+	for (next = e0; next < cut && posted < 2; posted++)
+		next = sc_pf_range_post(st, sc->pf_seq + posted, next, r, cut,
+		    to);
+	sc_region_seq(st, from, e0 + sc->overlap < to ? e0 + sc->overlap : to,
+	    e0, lo, to);
+	for (k = 0; k < posted; k++) {
+		struct sc_pf_slot *s = sc_pf_wait(sc->pf, sc->pf_seq + k);
+
+		sc_pf_lines_add(st, s);
+		sc->pf_cur = s;
+		sc_region_seq(st, s->from, s->to, s->cut, lo, to);
+		sc->pf_cur = NULL;
+		sc_pf_free(sc->pf, s);
+		if (next < cut)
+			next = sc_pf_range_post(st, sc->pf_seq + posted++, next,
+			    r, cut, to);
+	}
+	sc->pf_seq += posted;
 }
 
 /* Hands the complete events over; at the end of the input, all of them. */

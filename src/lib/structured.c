@@ -842,21 +842,24 @@ sl_may_record(const char *p, size_t n)
 	static const char *const other[] = { "streams", "data" };
 	size_t i, k, nk = sizeof sl_message_keys / sizeof sl_message_keys[0];
 
+	const char *q = p, *end = p + n;
+
 	if (memchr(p, '\\', n) != NULL)
 		return true;
-	for (i = 0; i < nk + sizeof other / sizeof other[0]; i++) {
-		const char *key = i < nk ? sl_message_keys[i] : other[i - nk];
-		size_t kn = strlen(key);
-		const char *at = p, *end = p + n;
+	/* Each quote, and whether a key and a quote follow it: one pass
+	 * over the line, whatever the number of keys. */
+	while ((q = memchr(q, '"', (size_t)(end - q))) != NULL) {
+		k = (size_t)(q - p) + 1;
+		for (i = 0; i < nk + sizeof other / sizeof other[0]; i++) {
+			const char *key = i < nk ? sl_message_keys[i] :
+			    other[i - nk];
+			size_t kn = strlen(key);
 
-		/* Each place the key is, quoted on both sides. */
-		while ((at = memmem(at, (size_t)(end - at), key, kn)) != NULL) {
-			k = (size_t)(at - p);
-			if (k > 0 && k + kn < n && p[k - 1] == '"' &&
-			    p[k + kn] == '"')
+			if (k + kn < n && p[k + kn] == '"' &&
+			    memcmp(p + k, key, kn) == 0)
 				return true;
-			at++;
 		}
+		q++;
 	}
 	return false;
 }
@@ -1012,22 +1015,29 @@ sl_line(sl_reader *r, const char *p, size_t n, bool nl)
 	sl_sync(r, r->in_lines + 1);
 }
 
-/* Whether the complete line p[0..n) (its "\n" not in n) is one that
- * goes through as it is: no record, no CRI line. */
+/*
+ * Whether the complete line p[0..n) (its "\n" not in n) is one that
+ * goes through as it is: no record, and no CRI line but one that gives
+ * the text it is.  A CRI line that is not partial, when no partial one is
+ * open, is written as it is with its "\n" (sl_cri), and so goes through
+ * with the plain lines around it, without a copy of its own, unless it
+ * ends in "\r\n" (sl_cri leaves the '\r' out).
+ */
 static bool
-sl_plain_line(const char *p, size_t n)
+sl_plain_line(const sl_reader *r, const char *p, size_t n)
 {
-	size_t c;
+	size_t c, m = n;
 	bool partial;
 
-	if (n > 0 && p[n - 1] == '\r')
-		n--;
-	if (n == 0)
+	if (m > 0 && p[m - 1] == '\r')
+		m--;
+	if (m == 0)
 		return true;
 	if (p[0] == '{')
-		return !sl_may_record(p, n);
+		return !sl_may_record(p, m);
 	if (p[0] >= '0' && p[0] <= '9')
-		return !sl_cri_parse(p, n, &c, &partial);
+		return !sl_cri_parse(p, m, &c, &partial) ||
+		    (!partial && r->part == SL_PART_NONE && m == n);
 	return true;
 }
 
@@ -1070,7 +1080,7 @@ sl_feed(sl_reader *r, const char *p, size_t n)
 				sl_span(r, p, &span, i, &nls);
 				r->state = SL_LINE;
 				r->line_len = 0;
-			} else if (nl != NULL && !sl_plain_line(p + i, e - i)) {
+			} else if (nl != NULL && !sl_plain_line(r, p + i, e - i)) {
 				/* A record or a CRI line, whole here: read in
 				 * place. */
 				sl_span(r, p, &span, i, &nls);

@@ -6,7 +6,9 @@
  * garbage, a truncated member, a wrong CRC, corrupt deflate data, and
  * text over several of the thread's slots; from a file and from a pipe.
  * A thread waiting on a silent pipe says so through in_wait_fd and stops
- * when the reader is closed.
+ * when the reader is closed.  A regular file read through windows of its
+ * mapping gives the same bytes, and one truncated while it is read an
+ * error, not a crash (SIGBUS).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -309,12 +312,151 @@ test_silent_pipe(void **state)
 	close(saved);
 }
 
+/*
+ * Reads path with in_next to its end or an error, the mapping's window
+ * set to window ("0": no mapping; NULL: the default); the largest piece
+ * in_next gave goes to *largest.
+ */
+static void
+read_plain(const char *path, const char *window, struct result *res,
+    size_t *largest)
+{
+	od_error err;
+	in_reader *r;
+	const char *p;
+	ssize_t n;
+
+	if (window != NULL)
+		setenv("OOMDOC_MAP_WINDOW", window, 1);
+	else
+		unsetenv("OOMDOC_MAP_WINDOW");
+	r = in_open(path, &err);
+	assert_non_null(r);
+	res->out = malloc(TEXT_SIZE + 65536);
+	assert_non_null(res->out);
+	res->len = 0;
+	res->msg[0] = '\0';
+	*largest = 0;
+	while ((n = in_next(r, &p, &err)) > 0) {
+		assert_true(res->len + (size_t)n <= TEXT_SIZE + 65536);
+		memcpy(res->out + res->len, p, (size_t)n);
+		res->len += (size_t)n;
+		if ((size_t)n > *largest)
+			*largest = (size_t)n;
+	}
+	if (n < 0)
+		snprintf(res->msg, sizeof res->msg, "%s", err.msg);
+	assert_string_equal(in_compression(r), "none");
+	in_close(r);
+	unsetenv("OOMDOC_MAP_WINDOW");
+}
+
+/*
+ * A regular file read through windows of its mapping gives the bytes
+ * read(2) gives, whatever the window's size; with a window of one page,
+ * no piece is larger than it (the mapping is what read it).
+ */
+static void
+test_mapped(void **state)
+{
+	char *text = make_text(), *path = tmpfile_with(text, TEXT_SIZE);
+	static const char *const windows[] = { "0", NULL, "4096", "65536",
+		"1000" };
+	struct result res;
+	size_t i, largest;
+
+	(void)state;
+	for (i = 0; i < sizeof windows / sizeof windows[0]; i++) {
+		read_plain(path, windows[i], &res, &largest);
+		assert_string_equal(res.msg, "");
+		assert_int_equal(res.len, TEXT_SIZE);
+		assert_memory_equal(res.out, text, TEXT_SIZE);
+		if (windows[i] != NULL && strcmp(windows[i], "4096") == 0)
+			assert_true(largest <= 4096);
+		if (windows[i] != NULL && strcmp(windows[i], "0") == 0)
+			assert_true(largest > 65536);   /* read(2)'s slots */
+		free(res.out);
+	}
+	unlink(path);
+	free(path);
+	free(text);
+}
+
+/*
+ * A mapped file that shrinks under the window (SIGBUS on the pages past
+ * its new end: zeros in their place) or between two windows gives an
+ * error that says so, not a crash; one that grows is read on.
+ */
+static void
+test_mapped_changes(void **state)
+{
+	char *text = make_text(), *path = tmpfile_with(text, TEXT_SIZE);
+	const char *data;
+	od_error err;
+	in_reader *r;
+	ssize_t n;
+	size_t i, sum = 0, total;
+	int fd;
+
+	(void)state;
+	/* Cut under the window that in_next gave. */
+	setenv("OOMDOC_MAP_WINDOW", "65536", 1);
+	r = in_open(path, &err);
+	assert_non_null(r);
+	assert_int_equal(in_next(r, &data, &err), 65536);
+	assert_int_equal(truncate(path, 100), 0);
+	for (i = 0; i < 65536; i++)
+		sum += (unsigned char)data[i];
+	assert_memory_equal(data, text, 100);
+	assert_int_equal(data[65535], 0);
+	assert_true(sum > 0);
+	assert_int_equal(in_next(r, &data, &err), -1);
+	assert_non_null(strstr(err.msg, "truncated while it was being read"));
+	assert_int_equal(in_next(r, &data, &err), 0);
+	in_close(r);
+
+	/* Cut between two windows. */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, TEXT_SIZE), (ssize_t)TEXT_SIZE);
+	close(fd);
+	r = in_open(path, &err);
+	assert_non_null(r);
+	assert_int_equal(in_next(r, &data, &err), 65536);
+	assert_int_equal(truncate(path, 1000), 0);
+	assert_int_equal(in_next(r, &data, &err), -1);
+	assert_non_null(strstr(err.msg, "truncated while it was being read"));
+	in_close(r);
+
+	/* Grown after the first window: read to its new end. */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, TEXT_SIZE), (ssize_t)TEXT_SIZE);
+	r = in_open(path, &err);
+	assert_non_null(r);
+	assert_int_equal(in_next(r, &data, &err), 65536);
+	assert_int_equal(write(fd, text, 5000), 5000);
+	close(fd);
+	total = 65536;
+	while ((n = in_next(r, &data, &err)) > 0)
+		total += (size_t)n;
+	assert_int_equal(n, 0);
+	assert_int_equal(total, TEXT_SIZE + 5000);
+	in_close(r);
+	unsetenv("OOMDOC_MAP_WINDOW");
+	unlink(path);
+	free(path);
+	free(text);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gzip_forms),
 		cmocka_unit_test(test_silent_pipe),
+		cmocka_unit_test(test_mapped),
+		cmocka_unit_test(test_mapped_changes),
 	};
 
 	printf("gzip decoder of this build: %s\n", in_have_isal() ?
