@@ -761,8 +761,20 @@ ex_remember(ex_ctx *x, const ex_window *w, size_t end)
 	memcpy(x->last_tail, w->buf + end - n, n);
 }
 
-bool
-ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
+/* Tells the recognisers the number of the text their finds read now
+ * (ex_recogniser.text): the join of pass, or none (gen 0). */
+static void
+ex_text_gen(ex_ctx *x, int pass, uint64_t gen)
+{
+	int r;
+
+	for (r = 0; r < EX_NRECOG; r++)
+		if (ex_recognisers[r]->text != NULL)
+			ex_recognisers[r]->text(x->self[r], pass, gen);
+}
+
+static bool
+ex_extract_hit(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 {
 	size_t content, s, ht, ms = 0, me = 0, b, n;
 	uint64_t nl;
@@ -831,6 +843,7 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 				    x->text->text, x->text->len);
 			}
 		}
+		ex_text_gen(x, pass, x->text_gen[pass]);
 		/* The hit's place in the text, which has no escapes. */
 		ht = ln_unmap(x->text, w->hit);
 		ok = ex_arbitrate_memo(x, pass, ht, fallback_ok, ts, ev, &fresh,
@@ -893,6 +906,16 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 	span->lines = nl;
 	ex_remember(x, w, span->end);
 	return true;
+}
+
+bool
+ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
+{
+	bool ok = ex_extract_hit(x, w, ev, span);
+
+	/* Finds outside ex_extract read texts that are not numbered. */
+	ex_text_gen(x, 0, 0);
+	return ok;
 }
 
 bool

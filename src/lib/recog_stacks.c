@@ -57,6 +57,11 @@ typedef struct {
 	/* Every recogniser's anchors, in the order of the table. */
 	ex_anchor *anchors;
 	size_t nanchors;
+	/* Per numbered text (ex_recogniser.text), n searches remembered,
+	 * and the text of the finds now: its slot and number (0: none). */
+	rg_memo *memo[RG_TEXTS];
+	int slot;
+	uint64_t gen;
 } sk_set;
 
 /*
@@ -129,6 +134,8 @@ sk_destroy(void *self)
 	free(s->re);
 	free(s->follow);
 	free(s->limits);
+	for (i = 0; i < RG_TEXTS; i++)
+		free(s->memo[i]);
 	rx_match_free(s->m);
 	free(s->anchors);
 	free(s);
@@ -153,8 +160,11 @@ sk_create(bool jit, const struct sk_table *table, od_error *err)
 	s->follow = calloc((size_t)s->n + 1, sizeof *s->follow);
 	s->anchors = calloc(count + 1, sizeof *s->anchors);
 	s->limits = calloc((size_t)s->n + 1, sizeof *s->limits);
+	_Static_assert(RG_TEXTS == 2, "the checks below name both memos");
+	for (k = 0; k < RG_TEXTS; k++)
+		s->memo[k] = calloc((size_t)s->n + 1, sizeof *s->memo[k]);
 	if (s->re == NULL || s->follow == NULL || s->anchors == NULL ||
-	    s->limits == NULL ||
+	    s->limits == NULL || s->memo[0] == NULL || s->memo[1] == NULL ||
 	    (s->m = rx_match_new(err)) == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
 		sk_destroy(s);
@@ -214,22 +224,34 @@ sk_find(void *self, const char *t, size_t tlen, size_t ht,
 	int best = -1, i;
 	size_t at;
 
+	bool limited;
+
 	*ms = SIZE_MAX;
 	for (i = 0; i < s->n; i++) {
 		if (rg_skipped(skip, i) || s->limits[i] >= SK_STRIKES)
 			continue;
-		if (rg_cover(s->m, s->re[i], t, tlen, ht, sk_quoted_in_source,
-		    &at)) {
+		if (rg_cover_memo(s->m, s->re[i], &s->memo[s->slot][i], s->gen,
+		    t, tlen, ht, sk_quoted_in_source, &at, &limited)) {
 			if (at < *ms) {
 				*ms = at;
 				best = i;
 			}
-		} else if (rx_limited(s->m)) {
+		} else if (limited) {
 			s->limits[i]++;
 			s->strikes++;
 		}
 	}
 	return best;
+}
+
+/* The text of the finds that follow (ex_recogniser.text). */
+static void
+sk_text(void *self, int slot, uint64_t gen)
+{
+	sk_set *s = self;
+
+	s->slot = slot >= 0 && slot < RG_TEXTS ? slot : 0;
+	s->gen = slot >= 0 && slot < RG_TEXTS ? gen : 0;
 }
 
 /* The patterns that match nowhere in t (ex_recogniser.absent): one search
@@ -582,4 +604,5 @@ const ex_recogniser sk_recogniser = {
 	.follows = sk_follows,
 	.retry = true,
 	.absent = sk_absent,
+	.text = sk_text,
 };
