@@ -761,16 +761,29 @@ ex_remember(ex_ctx *x, const ex_window *w, size_t end)
 	memcpy(x->last_tail, w->buf + end - n, n);
 }
 
-/* Tells the recognisers the number of the text their finds read now
- * (ex_recogniser.text): the join of pass, or none (gen 0). */
+/*
+ * Tells the recognisers the number of the text their finds read now
+ * (ex_recogniser.text): the join of pass, or none (gen 0).  The first
+ * pass's text may go on into the second's: what the searches in it found
+ * without looking at its end is kept for that (rg_text.longer); the
+ * second's says it begins with the first's when its bytes do (the same
+ * hit's lines, three of them and then more).
+ */
 static void
 ex_text_gen(ex_ctx *x, int pass, uint64_t gen)
 {
+	rg_text tx = { .gen = gen, .longer = gen != 0 && pass == 0 };
+	const ln_text *a = &x->texts[0], *b = &x->texts[1];
 	int r;
 
+	if (gen != 0 && pass == 1 && x->text_gen[0] != 0 &&
+	    b->len > a->len && memcmp(b->text, a->text, a->len) == 0) {
+		tx.base = x->text_gen[0];
+		tx.base_len = a->len;
+	}
 	for (r = 0; r < EX_NRECOG; r++)
 		if (ex_recognisers[r]->text != NULL)
-			ex_recognisers[r]->text(x->self[r], pass, gen);
+			ex_recognisers[r]->text(x->self[r], pass, &tx);
 }
 
 static bool

@@ -170,11 +170,13 @@ static const ex_anchor pt_anchors_list[] = {
 typedef struct {
 	rx_code *re[PT_COUNT];
 	rx_match *m;
-	/* The starters' searches per numbered text (rg_cover_memo), and
-	 * the text of the finds now: its slot and number (0: none). */
+	/* The starters' searches per numbered text (rg_cover_memo), what
+	 * holds in longer texts (its pre), and the text of the finds now:
+	 * its slot and number. */
 	rg_memo memo[RG_TEXTS][PT_NSTARTERS];
+	rg_memo pre[PT_NSTARTERS];
 	int slot;
-	uint64_t gen;
+	rg_text tx;
 } pt_ctx;
 
 static void
@@ -492,8 +494,8 @@ pt_find(void *self, const char *t, size_t tlen, size_t ht,
 		if (rg_skipped(skip, i))
 			continue;
 		/* A search stopped at a limit finds nothing, as rg_cover's. */
-		if (rg_cover_memo(p->m, p->re[pt_starters[i]],
-		    &p->memo[p->slot][i], p->gen, t, tlen, ht, NULL, &s,
+		if (rg_cover_memo(p->m, p->re[pt_starters[i]], &p->tx,
+		    &p->memo[p->slot][i], &p->pre[i], t, tlen, ht, NULL, &s,
 		    &limited) && s < *ms) {
 			*ms = s;
 			best = i;
@@ -602,12 +604,13 @@ pt_follows(const void *self, int c)
 
 /* The text of the finds that follow (ex_recogniser.text). */
 static void
-pt_text(void *self, int slot, uint64_t gen)
+pt_text(void *self, int slot, const rg_text *tx)
 {
 	pt_ctx *p = self;
+	bool ok = slot >= 0 && slot < RG_TEXTS;
 
-	p->slot = slot >= 0 && slot < RG_TEXTS ? slot : 0;
-	p->gen = slot >= 0 && slot < RG_TEXTS ? gen : 0;
+	p->slot = ok ? slot : 0;
+	p->tx = ok ? *tx : (rg_text){ 0 };
 }
 
 /*

@@ -58,10 +58,12 @@ typedef struct {
 	ex_anchor *anchors;
 	size_t nanchors;
 	/* Per numbered text (ex_recogniser.text), n searches remembered,
-	 * and the text of the finds now: its slot and number (0: none). */
+	 * n of what holds in longer texts (rg_cover_memo's pre), and the
+	 * text of the finds now: its slot and number. */
 	rg_memo *memo[RG_TEXTS];
+	rg_memo *pre;
 	int slot;
-	uint64_t gen;
+	rg_text tx;
 } sk_set;
 
 /*
@@ -136,6 +138,7 @@ sk_destroy(void *self)
 	free(s->limits);
 	for (i = 0; i < RG_TEXTS; i++)
 		free(s->memo[i]);
+	free(s->pre);
 	rx_match_free(s->m);
 	free(s->anchors);
 	free(s);
@@ -163,8 +166,10 @@ sk_create(bool jit, const struct sk_table *table, od_error *err)
 	_Static_assert(RG_TEXTS == 2, "the checks below name both memos");
 	for (k = 0; k < RG_TEXTS; k++)
 		s->memo[k] = calloc((size_t)s->n + 1, sizeof *s->memo[k]);
+	s->pre = calloc((size_t)s->n + 1, sizeof *s->pre);
 	if (s->re == NULL || s->follow == NULL || s->anchors == NULL ||
 	    s->limits == NULL || s->memo[0] == NULL || s->memo[1] == NULL ||
+	    s->pre == NULL ||
 	    (s->m = rx_match_new(err)) == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
 		sk_destroy(s);
@@ -230,8 +235,9 @@ sk_find(void *self, const char *t, size_t tlen, size_t ht,
 	for (i = 0; i < s->n; i++) {
 		if (rg_skipped(skip, i) || s->limits[i] >= SK_STRIKES)
 			continue;
-		if (rg_cover_memo(s->m, s->re[i], &s->memo[s->slot][i], s->gen,
-		    t, tlen, ht, sk_quoted_in_source, &at, &limited)) {
+		if (rg_cover_memo(s->m, s->re[i], &s->tx, &s->memo[s->slot][i],
+		    &s->pre[i], t, tlen, ht, sk_quoted_in_source, &at,
+		    &limited)) {
 			if (at < *ms) {
 				*ms = at;
 				best = i;
@@ -246,12 +252,13 @@ sk_find(void *self, const char *t, size_t tlen, size_t ht,
 
 /* The text of the finds that follow (ex_recogniser.text). */
 static void
-sk_text(void *self, int slot, uint64_t gen)
+sk_text(void *self, int slot, const rg_text *tx)
 {
 	sk_set *s = self;
+	bool ok = slot >= 0 && slot < RG_TEXTS;
 
-	s->slot = slot >= 0 && slot < RG_TEXTS ? slot : 0;
-	s->gen = slot >= 0 && slot < RG_TEXTS ? gen : 0;
+	s->slot = ok ? slot : 0;
+	s->tx = ok ? *tx : (rg_text){ 0 };
 }
 
 /* The patterns that match nowhere in t (ex_recogniser.absent): one search

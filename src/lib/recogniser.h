@@ -67,6 +67,7 @@ rg_skipped(const rg_skip *s, int c)
 }
 
 struct sk_table;
+struct rg_text;
 
 /* A message covers the hit at text offset ht when it ends at or after ht
  * and starts at most RG_BACK bytes before it and RG_AHEAD after it. */
@@ -116,12 +117,11 @@ typedef struct {
 	bool (*absent)(void *self, const char *t, size_t tlen, rg_skip *none);
 	/*
 	 * May be NULL.  Numbers the text of the finds that follow: slot (0
-	 * to RG_TEXTS - 1) names one of the texts the extractor keeps, gen
-	 * its number, which stays the same while its bytes do (0: not
-	 * known, nothing is remembered).  The finds of one numbered text
-	 * may then take what earlier finds in it found (rg_cover_memo).
+	 * to RG_TEXTS - 1) names one of the texts the extractor keeps, tx
+	 * its number (rg_text).  The finds of one numbered text may then
+	 * take what earlier finds in it found (rg_cover_memo).
 	 */
-	void (*text)(void *self, int slot, uint64_t gen);
+	void (*text)(void *self, int slot, const struct rg_text *tx);
 } ex_recogniser;
 
 extern const ex_recogniser pt_recogniser;
@@ -165,9 +165,28 @@ typedef struct {
 } rg_memo;
 
 /*
- * rg_cover in text number gen (0: none, every search is made), taking
- * what earlier searches of re in the same text found from c and keeping
- * what this one finds there.  A search looks RG_LOOK_ON start positions
+ * A text of the extractor's, numbered: gen stays the same while its bytes
+ * do (0: not known, nothing is remembered).  base: the number of a text
+ * of base_len bytes that this one begins with (the three lines of the
+ * first pass, which the second pass's lines go on from; 0: none).
+ * longer: the finds may keep what also holds in any longer text that
+ * begins with this one (rg_cover_memo's pre).
+ */
+typedef struct rg_text {
+	uint64_t gen, base;
+	size_t base_len;
+	bool longer;
+} rg_text;
+
+/*
+ * rg_cover in the numbered text tx (gen 0: none, every search is made),
+ * taking what earlier searches of re in the same text found from c and
+ * keeping what this one finds there.  pre (may be NULL) is what holds in
+ * every longer text that begins with one: with tx->longer, searches that
+ * can (rx_find_upto_whole) add to it; with tx->base, c starts from it when
+ * it was kept for that text.  So the second pass's text, the first's and
+ * more lines, needs no search where the first pass's searches did not
+ * look at the first's end.  A search looks RG_LOOK_ON start positions
  * further than asked; the match at a position is the same whatever the
  * search's first position (a lookbehind sees the bytes before it), so a
  * later hit in that stretch needs no search of its own.  One that stops
@@ -176,8 +195,8 @@ typedef struct {
  * rg_cover), so that nothing but the time taken differs from rg_cover.
  * Unlike rg_cover's, m's match is not kept: only *start is set.
  */
-bool rg_cover_memo(rx_match *m, const rx_code *re, rg_memo *c, uint64_t gen,
-    const char *t, size_t tlen, size_t ht,
+bool rg_cover_memo(rx_match *m, rx_code *re, const rg_text *tx, rg_memo *c,
+    rg_memo *pre, const char *t, size_t tlen, size_t ht,
     bool (*reject)(const char *t, size_t start), size_t *start,
     bool *limited);
 
