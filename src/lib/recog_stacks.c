@@ -64,6 +64,10 @@ typedef struct {
 	rg_memo *pre;
 	int slot;
 	rg_text tx;
+	/* Per numbered text, a stretch [a, l) where no pattern's match
+	 * starts (each pattern's memo says so): a hit whose searches all
+	 * fall in it has none to make (sk_find).  gen 0: none. */
+	struct { uint64_t gen; size_t tlen, a, l; } none[RG_TEXTS];
 } sk_set;
 
 /*
@@ -230,8 +234,16 @@ sk_find(void *self, const char *t, size_t tlen, size_t ht,
 	size_t at;
 
 	bool limited;
+	size_t lo = 0, hi = SIZE_MAX;
 
 	*ms = SIZE_MAX;
+	/* No pattern's match starts where rg_cover would look for one:
+	 * none covers the hit, and no search would strike a limit. */
+	if (s->tx.gen != 0 && s->none[s->slot].gen == s->tx.gen &&
+	    s->none[s->slot].tlen == tlen &&
+	    s->none[s->slot].a <= (ht > RG_BACK ? ht - RG_BACK : 0) &&
+	    ht + RG_AHEAD < s->none[s->slot].l)
+		return -1;
 	for (i = 0; i < s->n; i++) {
 		if (rg_skipped(skip, i) || s->limits[i] >= SK_STRIKES)
 			continue;
@@ -246,6 +258,23 @@ sk_find(void *self, const char *t, size_t tlen, size_t ht,
 			s->limits[i]++;
 			s->strikes++;
 		}
+	}
+	/* Where every pattern's memo knows no start, all of them. */
+	for (i = 0; s->tx.gen != 0 && best < 0 && i < s->n; i++) {
+		const rg_memo *c = &s->memo[s->slot][i];
+
+		if (s->limits[i] >= SK_STRIKES)
+			continue;
+		if (c->gen != s->tx.gen || c->tlen != tlen)
+			break;
+		lo = c->a > lo ? c->a : lo;
+		hi = c->l < hi ? c->l : hi;
+	}
+	if (s->tx.gen != 0 && best < 0 && i == s->n && lo < hi) {
+		s->none[s->slot].gen = s->tx.gen;
+		s->none[s->slot].tlen = tlen;
+		s->none[s->slot].a = lo;
+		s->none[s->slot].l = hi;
 	}
 	return best;
 }
