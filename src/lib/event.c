@@ -434,8 +434,17 @@ ev_peer_key(const od_event *ev)
 
 	h = (h ^ (uint64_t)ev->kind) * 1099511628211ULL;
 	h = (h ^ (uint64_t)ev->fatal) * 1099511628211ULL;
-	while ((c = ev_norm_next(&r)) >= 0)
+	while (r.i < r.n) {
+		/* A character that is no blank and no digit stands for
+		 * itself (ev_norm_next's last case), taken here: the reader
+		 * is called for the runs it folds. */
+		c = (unsigned char)r.s[r.i];
+		if (!ev_space((char)c) && !ev_digit((char)c))
+			r.i++;
+		else
+			c = ev_norm_next(&r);
 		h = (h ^ (uint64_t)c) * 1099511628211ULL;
+	}
 	return h;
 }
 
