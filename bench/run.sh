@@ -215,7 +215,7 @@ if ("rss", "oomdoc text") in rows:
     print()
     print("Peak RSS of the default text report on the file: %d KiB (the table's is"
           % rows[("rss", "oomdoc text")][1])
-    print("`--format json`'s, which builds the whole report as a JSON document).")
+    print("`--format json`'s, which writes the report an event at a time).")
 print()
 print("Context, not the reference: every command, with rg and grep also fed the")
 print("%s strings of `oomdoc --list-anchors` (ANCHORS): so many literals slow rg" % os.environ.get("NANCH", "?"))

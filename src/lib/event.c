@@ -93,7 +93,27 @@ struct od_events {
 	int *per_input;         /* events listing each input, ncount of them */
 	int ncount;
 	bool nomem;             /* an input list could not grow (od_events_nomem) */
+	/* ev_victim's look over the events, kept until one may change
+	 * (ev_changed); reached through a pointer so that od_events_known,
+	 * which takes the set const, can keep it. */
+	struct ev_low *low;
 };
+
+/* The lowest severity of a set's events and the latest event of it
+ * (set->n: no event), while ok. */
+struct ev_low {
+	bool ok;
+	int low;
+	size_t last;
+};
+
+/* The events of set or their severities may change: ev_victim looks
+ * again. */
+static void
+ev_changed(const od_events *set)
+{
+	set->low->ok = false;
+}
 
 #define EV_NEAR_LINES 20        /* lines between two reports of one failure */
 #define EV_PEER_LINES 2000      /* between two ranks' reports of one failure */
@@ -414,8 +434,17 @@ ev_peer_key(const od_event *ev)
 
 	h = (h ^ (uint64_t)ev->kind) * 1099511628211ULL;
 	h = (h ^ (uint64_t)ev->fatal) * 1099511628211ULL;
-	while ((c = ev_norm_next(&r)) >= 0)
+	while (r.i < r.n) {
+		/* A character that is no blank and no digit stands for
+		 * itself (ev_norm_next's last case), taken here: the reader
+		 * is called for the runs it folds. */
+		c = (unsigned char)r.s[r.i];
+		if (!ev_space((char)c) && !ev_digit((char)c))
+			r.i++;
+		else
+			c = ev_norm_next(&r);
 		h = (h ^ (uint64_t)c) * 1099511628211ULL;
+	}
 	return h;
 }
 
@@ -800,7 +829,10 @@ od_events_new_max(size_t max)
 	if (set == NULL)
 		return NULL;
 	set->ev = calloc(max, sizeof *set->ev);
-	if (set->ev == NULL) {
+	set->low = calloc(1, sizeof *set->low);
+	if (set->ev == NULL || set->low == NULL) {
+		free(set->ev);
+		free(set->low);
 		free(set);
 		return NULL;
 	}
@@ -827,6 +859,7 @@ od_events_free(od_events *set)
 	for (i = 0; i < set->n; i++)
 		od_event_clear(&set->ev[i]);
 	free(set->ev);
+	free(set->low);
 	free(set->per_input);
 	free(set);
 }
@@ -870,23 +903,34 @@ ev_rehash(od_events *set)
 	}
 }
 
-/* The latest of the least severe events, when it is less severe than ev;
- * set->n when there is none. */
+/*
+ * The latest of the least severe events, when it is less severe than ev;
+ * set->n when there is none.  The least severe of all and the latest of
+ * them are looked for once while the set stays the same (set->low): a
+ * full set asked about every further event of a long log (od_events_known,
+ * od_events_add) reads its max events once, not twice an event.
+ */
 static size_t
 ev_victim(const od_events *set, const od_event *ev)
 {
-	size_t j, victim = set->n;
-	int low = ev_severity(ev);
+	struct ev_low *lw = set->low;
+	size_t j;
 
-	for (j = set->n; j-- > 0;) {
-		int s = ev_severity(&set->ev[j]);
+	if (!lw->ok) {
+		lw->low = OD_SEVERITY_LEVELS;
+		lw->last = set->n;
+		for (j = set->n; j-- > 0;) {
+			int s = ev_severity(&set->ev[j]);
 
-		if (s < low) {
-			low = s;
-			victim = j;
+			if (s < lw->low) {
+				lw->low = s;
+				lw->last = j;
+			}
 		}
+		lw->ok = true;
 	}
-	return victim;
+	return lw->last < set->n && lw->low < ev_severity(ev) ? lw->last :
+	    set->n;
 }
 
 /*
@@ -902,6 +946,7 @@ ev_displace(od_events *set, const od_event *ev)
 
 	if (victim == set->n)
 		return false;
+	ev_changed(set);
 	v = &set->ev[victim];
 	set->dropped += v->occurrences;
 	for (k = 0; k < v->nseen; k++)
@@ -960,6 +1005,7 @@ od_events_add(od_events *set, od_event *ev)
 			od_event_clear(ev);
 			return;
 		}
+		ev_changed(set);
 		ev_add_seen(set, old, ev->input, ev->line);
 		/* Another report of the same kill: the surer one gives the
 		 * kind and message, the other what the first lacks. */
@@ -993,6 +1039,7 @@ od_events_add(od_events *set, od_event *ev)
 		old = &set->ev[set->last - 1];
 		if (set->last_input == ev->input && ev->line >= set->last_end &&
 		    ev->line - set->last_end <= EV_NEAR_LINES && ev_near(old, ev)) {
+			ev_changed(set);
 			ev_absorb(old, ev);
 			ev_rekey(set, old);
 			ev_remember(set, old, ev);
@@ -1004,6 +1051,7 @@ od_events_add(od_events *set, od_event *ev)
 	for (k = 0; ev->rank >= 0 && k < set->n; k++) {
 		old = &set->ev[k];
 		if (ev_room(set, old, ev) && ev_join_rank(set, old, ev)) {
+			ev_changed(set);
 			ev_add_seen(set, old, ev->input, ev->line);
 			ev_story(set, old, true);
 			ev_remember(set, old, ev);
@@ -1025,6 +1073,7 @@ od_events_add(od_events *set, od_event *ev)
 		    i = (i + 1) & (EV_SLOTS - 1))
 			;
 	}
+	ev_changed(set);
 	old = &set->ev[set->n];
 	*old = *ev;
 	old->ranks = NULL;
@@ -1127,6 +1176,8 @@ od_events_count(const od_events *set)
 od_event *
 od_events_get(od_events *set, size_t i)
 {
+	/* The caller may change the event it gets. */
+	ev_changed(set);
 	return i < set->n ? &set->ev[i] : NULL;
 }
 

@@ -293,12 +293,21 @@ ex_recovered(const char *t, size_t tlen, size_t ms, size_t me)
 
 	while (b > 0 && t[b - 1] != '\n' && ms - b < 300)
 		b--;
-	for (i = 0; i < sizeof before / sizeof before[0]; i++)
-		if (memmem(t + b, ms - b, before[i], strlen(before[i])) != NULL)
-			return true;
-	for (i = 0; i < sizeof after / sizeof after[0]; i++)
-		if (memmem(t + me, e - me, after[i], strlen(after[i])) != NULL)
-			return true;
+	/* Each phrase before has an 'O' or an 'x' ("OOM", "exception"),
+	 * each after an 'O' or a 'b' ("OOM", "batch"): text without them
+	 * (an input of one line repeated) is passed over in two memchr. */
+	if (memchr(t + b, 'O', ms - b) != NULL ||
+	    memchr(t + b, 'x', ms - b) != NULL)
+		for (i = 0; i < sizeof before / sizeof before[0]; i++)
+			if (memmem(t + b, ms - b, before[i],
+			    strlen(before[i])) != NULL)
+				return true;
+	if (memchr(t + me, 'O', e - me) != NULL ||
+	    memchr(t + me, 'b', e - me) != NULL)
+		for (i = 0; i < sizeof after / sizeof after[0]; i++)
+			if (memmem(t + me, e - me, after[i],
+			    strlen(after[i])) != NULL)
+				return true;
 	return false;
 }
 
@@ -582,6 +591,31 @@ ex_same_text(ex_ctx *x, const ex_memo *m, size_t len)
 }
 
 /*
+ * Tells the recognisers the number of the text their finds read now
+ * (ex_recogniser.text): the join of pass, or none (gen 0).  The first
+ * pass's text may go on into the second's: what the searches in it found
+ * without looking at its end is kept for that (rg_text.longer); the
+ * second's says it begins with the first's when its bytes do (the same
+ * hit's lines, three of them and then more).
+ */
+static void
+ex_text_gen(ex_ctx *x, int pass, uint64_t gen)
+{
+	rg_text tx = { .gen = gen, .longer = gen != 0 && pass == 0 };
+	const ln_text *a = &x->texts[0], *b = &x->texts[1];
+	int r;
+
+	if (gen != 0 && pass == 1 && x->text_gen[0] != 0 &&
+	    b->len > a->len && memcmp(b->text, a->text, a->len) == 0) {
+		tx.base = x->text_gen[0];
+		tx.base_len = a->len;
+	}
+	for (r = 0; r < EX_NRECOG; r++)
+		if (ex_recognisers[r]->text != NULL)
+			ex_recognisers[r]->text(x->self[r], pass, &tx);
+}
+
+/*
  * ex_arbitrate, remembered.  A round's answer depends only on its inputs
  * (ex_memo): the recognisers keep no state between rounds but the table's
  * strikes, and the event it starts from is a fresh one with the prefix's
@@ -653,7 +687,11 @@ ex_arbitrate_memo(ex_ctx *x, int pass, size_t ht, bool fallback_ok,
 		*fresh = true;
 	}
 	memcpy(ev->timestamp, ts, sizeof ev->timestamp);
+	/* The finds of the round read the join of this pass, numbered; none
+	 * outside a round does. */
+	ex_text_gen(x, pass, tg);
 	ok = ex_arbitrate(x, ht, fallback_ok, ev, ms, me, &f);
+	ex_text_gen(x, 0, 0);
 	*follows |= f;
 	if (ex_strikes(x) != strikes || (ok && (ev->message != NULL ||
 	    ev->ranks != NULL || ev->seen != NULL || ev->causes != NULL)))

@@ -170,6 +170,13 @@ static const ex_anchor pt_anchors_list[] = {
 typedef struct {
 	rx_code *re[PT_COUNT];
 	rx_match *m;
+	/* The starters' searches per numbered text (rg_cover_memo), what
+	 * holds in longer texts (its pre), and the text of the finds now:
+	 * its slot and number. */
+	rg_memo memo[RG_TEXTS][PT_NSTARTERS];
+	rg_memo pre[PT_NSTARTERS];
+	int slot;
+	rg_text tx;
 } pt_ctx;
 
 static void
@@ -480,13 +487,16 @@ pt_find(void *self, const char *t, size_t tlen, size_t ht,
 	pt_ctx *p = self;
 	int best = -1, i;
 	size_t s;
+	bool limited;
 
 	*ms = SIZE_MAX;
 	for (i = 0; i < PT_NSTARTERS; i++) {
 		if (rg_skipped(skip, i))
 			continue;
-		if (rg_cover(p->m, p->re[pt_starters[i]], t, tlen, ht, NULL, &s) &&
-		    s < *ms) {
+		/* A search stopped at a limit finds nothing, as rg_cover's. */
+		if (rg_cover_memo(p->m, p->re[pt_starters[i]], &p->tx,
+		    &p->memo[p->slot][i], &p->pre[i], t, tlen, ht, NULL, &s,
+		    &limited) && s < *ms) {
 			*ms = s;
 			best = i;
 		}
@@ -592,6 +602,17 @@ pt_follows(const void *self, int c)
 	return false;
 }
 
+/* The text of the finds that follow (ex_recogniser.text). */
+static void
+pt_text(void *self, int slot, const rg_text *tx)
+{
+	pt_ctx *p = self;
+	bool ok = slot >= 0 && slot < RG_TEXTS;
+
+	p->slot = ok ? slot : 0;
+	p->tx = ok ? *tx : (rg_text){ 0 };
+}
+
 /*
  * The grammar is tried once per text: when the earliest starter gives no
  * report, the other starters are not searched again (retry false).
@@ -605,4 +626,5 @@ const ex_recogniser pt_recogniser = {
 	.follows = pt_follows,
 	.retry = false,
 	.absent = pt_absent,
+	.text = pt_text,
 };

@@ -58,6 +58,17 @@ typedef struct {
 	/* Every recogniser's anchors, in the order of the table. */
 	ex_anchor *anchors;
 	size_t nanchors;
+	/* Per numbered text (ex_recogniser.text), n searches remembered,
+	 * n of what holds in longer texts (rg_cover_memo's pre), and the
+	 * text of the finds now: its slot and number. */
+	rg_memo *memo[RG_TEXTS];
+	rg_memo *pre;
+	int slot;
+	rg_text tx;
+	/* Per numbered text, a stretch [a, l) where no pattern's match
+	 * starts (each pattern's memo says so): a hit whose searches all
+	 * fall in it has none to make (sk_find).  gen 0: none. */
+	struct { uint64_t gen; size_t tlen, a, l; } none[RG_TEXTS];
 } sk_set;
 
 /*
@@ -130,6 +141,9 @@ sk_destroy(void *self)
 	free(s->re);
 	free(s->follow);
 	free(s->limits);
+	for (i = 0; i < RG_TEXTS; i++)
+		free(s->memo[i]);
+	free(s->pre);
 	rx_match_free(s->m);
 	free(s->anchors);
 	free(s);
@@ -154,8 +168,13 @@ sk_create(bool jit, const struct sk_table *table, od_error *err)
 	s->follow = calloc((size_t)s->n + 1, sizeof *s->follow);
 	s->anchors = calloc(count + 1, sizeof *s->anchors);
 	s->limits = calloc((size_t)s->n + 1, sizeof *s->limits);
+	_Static_assert(RG_TEXTS == 2, "the checks below name both memos");
+	for (k = 0; k < RG_TEXTS; k++)
+		s->memo[k] = calloc((size_t)s->n + 1, sizeof *s->memo[k]);
+	s->pre = calloc((size_t)s->n + 1, sizeof *s->pre);
 	if (s->re == NULL || s->follow == NULL || s->anchors == NULL ||
-	    s->limits == NULL ||
+	    s->limits == NULL || s->memo[0] == NULL || s->memo[1] == NULL ||
+	    s->pre == NULL ||
 	    (s->m = rx_match_new(err)) == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
 		sk_destroy(s);
@@ -215,22 +234,61 @@ sk_find(void *self, const char *t, size_t tlen, size_t ht,
 	int best = -1, i;
 	size_t at;
 
+	bool limited;
+	size_t lo = 0, hi = SIZE_MAX;
+
 	*ms = SIZE_MAX;
+	/* No pattern's match starts where rg_cover would look for one:
+	 * none covers the hit, and no search would strike a limit. */
+	if (s->tx.gen != 0 && s->none[s->slot].gen == s->tx.gen &&
+	    s->none[s->slot].tlen == tlen &&
+	    s->none[s->slot].a <= (ht > RG_BACK ? ht - RG_BACK : 0) &&
+	    ht + RG_AHEAD < s->none[s->slot].l)
+		return -1;
 	for (i = 0; i < s->n; i++) {
 		if (rg_skipped(skip, i) || s->limits[i] >= SK_STRIKES)
 			continue;
-		if (rg_cover(s->m, s->re[i], t, tlen, ht, sk_quoted_in_source,
-		    &at)) {
+		if (rg_cover_memo(s->m, s->re[i], &s->tx, &s->memo[s->slot][i],
+		    &s->pre[i], t, tlen, ht, sk_quoted_in_source, &at,
+		    &limited)) {
 			if (at < *ms) {
 				*ms = at;
 				best = i;
 			}
-		} else if (rx_limited(s->m)) {
+		} else if (limited) {
 			s->limits[i]++;
 			s->strikes++;
 		}
 	}
+	/* Where every pattern's memo knows no start, all of them. */
+	for (i = 0; s->tx.gen != 0 && best < 0 && i < s->n; i++) {
+		const rg_memo *c = &s->memo[s->slot][i];
+
+		if (s->limits[i] >= SK_STRIKES)
+			continue;
+		if (c->gen != s->tx.gen || c->tlen != tlen)
+			break;
+		lo = c->a > lo ? c->a : lo;
+		hi = c->l < hi ? c->l : hi;
+	}
+	if (s->tx.gen != 0 && best < 0 && i == s->n && lo < hi) {
+		s->none[s->slot].gen = s->tx.gen;
+		s->none[s->slot].tlen = tlen;
+		s->none[s->slot].a = lo;
+		s->none[s->slot].l = hi;
+	}
 	return best;
+}
+
+/* The text of the finds that follow (ex_recogniser.text). */
+static void
+sk_text(void *self, int slot, const rg_text *tx)
+{
+	sk_set *s = self;
+	bool ok = slot >= 0 && slot < RG_TEXTS;
+
+	s->slot = ok ? slot : 0;
+	s->tx = ok ? *tx : (rg_text){ 0 };
 }
 
 /* The patterns that match nowhere in t (ex_recogniser.absent): one search
@@ -603,4 +661,5 @@ const ex_recogniser sk_recogniser = {
 	.follows = sk_follows,
 	.retry = true,
 	.absent = sk_absent,
+	.text = sk_text,
 };

@@ -31,6 +31,113 @@ rg_cover(rx_match *m, const rx_code *re, const char *t, size_t tlen,
 	return false;
 }
 
+/*
+ * The leftmost match of re that starts in [at, lim] (rx_find_upto), from
+ * c where it knows: 1 with *ms and *me set, 0 for none, -1 when the search
+ * stopped at a limit (made again as asked, without the look on).  What a
+ * search finds that no longer text could change also goes to pre.
+ */
+static int
+rg_find_memo(rx_match *m, rx_code *re, const rg_text *tx, rg_memo *c,
+    rg_memo *pre, const char *t, size_t tlen, size_t at, size_t lim,
+    size_t *ms, size_t *me)
+{
+	uint64_t gen = tx->gen;
+	size_t from = at, last = lim + RG_LOOK_ON;
+	int r = -1;
+
+	if (gen != 0 && c->gen == gen && c->tlen == tlen && c->a <= at &&
+	    at <= c->l) {
+		if (c->hit) {
+			if (c->l > lim)
+				return 0;
+			*ms = c->l;
+			*me = c->e;
+			return 1;
+		}
+		if (lim < c->l)
+			return 0;
+		from = c->l;    /* [at, c->l) holds no start */
+	} else if (gen != 0) {
+		*c = (rg_memo){ .gen = gen, .tlen = tlen, .a = at, .l = at };
+	}
+	if (gen == 0)
+		goto asked;
+	/* Every start looked at before the end: the attempts there are
+	 * those of a longer text (rx_find_upto_whole). */
+	if (tx->longer && pre != NULL && last + 1 < tlen &&
+	    (r = rx_find_upto_whole(m, re, t, tlen, from, last)) >= 0) {
+		if (pre->gen != gen || pre->tlen != tlen || pre->hit ||
+		    pre->l != from)
+			*pre = (rg_memo){ .gen = gen, .tlen = tlen, .a = from,
+			    .l = from };
+		if (r == 1) {
+			pre->l = rx_start(m);
+			pre->e = rx_end(m);
+			pre->hit = true;
+		} else {
+			pre->l = last + 1;
+		}
+	}
+	if (r == 1 || (r < 0 && rx_find_upto(m, re, t, tlen, from, last))) {
+		c->l = rx_start(m);
+		c->e = rx_end(m);
+		c->hit = true;
+		if (c->l > lim)
+			return 0;
+		*ms = c->l;
+		*me = c->e;
+		return 1;
+	}
+	if (r == 0 || rx_nomatch(m)) {
+		c->l = last + 1;
+		return 0;
+	}
+	/* Stopped somewhere up to lim + RG_LOOK_ON, which the search
+	 * asked for may not reach: that one is made. */
+	c->gen = 0;
+asked:
+	if (rx_find_upto(m, re, t, tlen, at, lim)) {
+		*ms = rx_start(m);
+		*me = rx_end(m);
+		return 1;
+	}
+	return rx_limited(m) ? -1 : 0;
+}
+
+bool
+rg_cover_memo(rx_match *m, rx_code *re, const rg_text *tx, rg_memo *c,
+    rg_memo *pre, const char *t, size_t tlen, size_t ht,
+    bool (*reject)(const char *t, size_t start), size_t *start,
+    bool *limited)
+{
+	size_t at = ht > RG_BACK ? ht - RG_BACK : 0, ms, me;
+	int r;
+
+	/* A text that begins with the one pre was kept for: what holds in
+	 * every longer one holds in this. */
+	if (tx->gen != 0 && tx->base != 0 && pre != NULL &&
+	    (c->gen != tx->gen || c->tlen != tlen) && pre->gen == tx->base &&
+	    pre->tlen == tx->base_len && tlen > tx->base_len) {
+		*c = *pre;
+		c->gen = tx->gen;
+		c->tlen = tlen;
+	}
+	/* rg_cover's loop, each search through rg_find_memo. */
+	*limited = false;
+	while ((r = rg_find_memo(m, re, tx, c, pre, t, tlen, at,
+	    ht + RG_AHEAD, &ms, &me)) > 0) {
+		if (me < ht || (reject != NULL && reject(t, ms))) {
+			at = me > at ? me : at + 1;
+			continue;
+		}
+		*start = ms;
+		return true;
+	}
+	*limited = r < 0;
+	return false;
+}
+
 void
 rg_exception(const char *t, size_t start, char *out)
 {

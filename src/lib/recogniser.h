@@ -67,6 +67,7 @@ rg_skipped(const rg_skip *s, int c)
 }
 
 struct sk_table;
+struct rg_text;
 
 /* A message covers the hit at text offset ht when it ends at or after ht
  * and starts at most RG_BACK bytes before it and RG_AHEAD after it. */
@@ -114,6 +115,13 @@ typedef struct {
 	 * nowhere, without striking a limit, strikes none at any hit).
 	 */
 	bool (*absent)(void *self, const char *t, size_t tlen, rg_skip *none);
+	/*
+	 * May be NULL.  Numbers the text of the finds that follow: slot (0
+	 * to RG_TEXTS - 1) names one of the texts the extractor keeps, tx
+	 * its number (rg_text).  The finds of one numbered text may then
+	 * take what earlier finds in it found (rg_cover_memo).
+	 */
+	void (*text)(void *self, int slot, const struct rg_text *tx);
 } ex_recogniser;
 
 extern const ex_recogniser pt_recogniser;
@@ -137,6 +145,60 @@ void sc_before(const char *buf, size_t len, od_event *ev);
  */
 bool rg_cover(rx_match *m, const rx_code *re, const char *t, size_t tlen,
     size_t ht, bool (*reject)(const char *t, size_t start), size_t *start);
+
+/* The texts an extractor keeps numbered at once (ex_recogniser.text). */
+#define RG_TEXTS 2
+
+/* Start positions that a search in a numbered text looks at past the
+ * last one a hit asks for, to answer the next hits close after it. */
+#define RG_LOOK_ON 32
+
+/*
+ * What the searches of one pattern in one numbered text found: no match
+ * starts in [a, l); when hit, the leftmost match from any place in [a, l]
+ * starts at l and ends at e.  gen 0: nothing known.
+ */
+typedef struct {
+	uint64_t gen;
+	size_t tlen, a, l, e;
+	bool hit;
+} rg_memo;
+
+/*
+ * A text of the extractor's, numbered: gen stays the same while its bytes
+ * do (0: not known, nothing is remembered).  base: the number of a text
+ * of base_len bytes that this one begins with (the three lines of the
+ * first pass, which the second pass's lines go on from; 0: none).
+ * longer: the finds may keep what also holds in any longer text that
+ * begins with this one (rg_cover_memo's pre).
+ */
+typedef struct rg_text {
+	uint64_t gen, base;
+	size_t base_len;
+	bool longer;
+} rg_text;
+
+/*
+ * rg_cover in the numbered text tx (gen 0: none, every search is made),
+ * taking what earlier searches of re in the same text found from c and
+ * keeping what this one finds there.  pre (may be NULL) is what holds in
+ * every longer text that begins with one: with tx->longer, searches that
+ * can (rx_find_upto_whole) add to it; with tx->base, c starts from it when
+ * it was kept for that text.  So the second pass's text, the first's and
+ * more lines, needs no search where the first pass's searches did not
+ * look at the first's end.  A search looks RG_LOOK_ON start positions
+ * further than asked; the match at a position is the same whatever the
+ * search's first position (a lookbehind sees the bytes before it), so a
+ * later hit in that stretch needs no search of its own.  One that stops
+ * at a PCRE2 limit is made again exactly as asked, and *limited is set
+ * when that one stopped too (the caller's strike, as rx_limited after
+ * rg_cover), so that nothing but the time taken differs from rg_cover.
+ * Unlike rg_cover's, m's match is not kept: only *start is set.
+ */
+bool rg_cover_memo(rx_match *m, rx_code *re, const rg_text *tx, rg_memo *c,
+    rg_memo *pre, const char *t, size_t tlen, size_t ht,
+    bool (*reject)(const char *t, size_t start), size_t *start,
+    bool *limited);
 
 /*
  * Looks back from a message's start for the exception type that raised

@@ -30,6 +30,10 @@ struct rx_code {
 	pcre2_code *anchored;
 	bool anchored_tried;
 	uint32_t anchored_calls;
+	/* re's machine code for PCRE2_PARTIAL_HARD (rx_find_upto_whole),
+	 * added at the RX_WHOLE_AFTER-th call, as the anchored code is. */
+	bool whole_tried, whole_ok;
+	uint32_t whole_calls;
 	bool jit;
 	bool jitted;            /* re has machine code: pcre2_jit_match runs it */
 	uint32_t opts;
@@ -221,6 +225,46 @@ rx_at(rx_match *m, rx_code *re, const char *s, size_t len, size_t at)
 	pcre2_set_offset_limit(m->mc, PCRE2_UNSET);
 	m->rc = pcre2_jit_match(a, (PCRE2_SPTR)s, len, at, 0, m->md, m->mc);
 	return m->rc > 0;
+}
+
+/* Searches for the text's end in re's machine code before that code is
+ * made (rx_find_upto_whole): none is made for a log with fewer (some ten
+ * milliseconds for the table's patterns, which an anchor-dense input of
+ * a few MiB that asks a few thousand rounds never makes up; 100 000
+ * reports ask a hundred thousand). */
+#define RX_WHOLE_AFTER 4096
+
+int
+rx_find_upto_whole(rx_match *m, rx_code *re, const char *s, size_t len,
+    size_t at, size_t last)
+{
+	if (!re->whole_ok) {
+		if (re->whole_tried || !re->jitted ||
+		    ++re->whole_calls < RX_WHOLE_AFTER)
+			return -1;
+		/* A mode added to the same code (pcre2jit(3), "a pattern can
+		 * be compiled for more than one mode"): the complete one
+		 * stays as it is. */
+		re->whole_tried = true;
+		re->whole_ok = pcre2_jit_compile(re->re,
+		    PCRE2_JIT_PARTIAL_HARD) == 0;
+		if (!re->whole_ok)
+			return -1;
+	}
+	if (rx_refused(m, re, s, len, at, last))
+		return -1;
+	pcre2_set_offset_limit(m->mc, last);
+	/*
+	 * PCRE2_PARTIAL_HARD: the search gives up with PCRE2_ERROR_PARTIAL
+	 * as soon as a match attempt reaches the end of s wanting more
+	 * (pcre2partial(3)), before any complete match found later; a
+	 * complete match or no match is so found without looking at the end.
+	 */
+	m->rc = pcre2_jit_match(re->re, (PCRE2_SPTR)s, len, at,
+	    PCRE2_PARTIAL_HARD, m->md, m->mc);
+	if (m->rc > 0)
+		return 1;
+	return m->rc == PCRE2_ERROR_NOMATCH ? 0 : -1;
 }
 
 bool

@@ -62,6 +62,18 @@ bool rx_find(rx_match *m, const rx_code *re, const char *s, size_t len,
 bool rx_find_upto(rx_match *m, const rx_code *re, const char *s, size_t len,
     size_t at, size_t last);
 
+/*
+ * rx_find_upto, answered only when the answer cannot depend on what would
+ * follow s[0..len): 1, a match (in m) that no attempt before it reached
+ * the end of s to find; 0, no match, and no attempt reached the end; -1,
+ * not known (an attempt reached the end, a limit struck, or no machine
+ * code for it: it is made at a pattern's 4096th call, and re is not const
+ * for it).  So a 1 or a 0 holds for any longer text that begins with s,
+ * as long as every start looked at is before len.
+ */
+int rx_find_upto_whole(rx_match *m, rx_code *re, const char *s, size_t len,
+    size_t at, size_t last);
+
 /* Whether the last match failed at one of the limits above (or at the
  * JIT's stack) rather than for want of a match: the pattern backtracks
  * too much for the text. */

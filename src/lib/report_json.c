@@ -50,6 +50,10 @@ typedef struct {
 	bool failed;
 } rp_json_buf;
 
+/* The flags of a report document's text (od_json_write's). */
+#define RP_JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | \
+	JSON_REAL_PRECISION(15))
+
 static int
 rp_json_append(const char *s, size_t n, void *arg)
 {
@@ -103,8 +107,7 @@ od_json_write(FILE *out, const json_t *root)
 	 * Reals with up to 15 significant digits: the decimal a writer
 	 * rounded to (a score's two decimals) comes back as it was.
 	 */
-	char *s = rp_json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-	    JSON_REAL_PRECISION(15));
+	char *s = rp_json_dumps(root, RP_JSON_FLAGS);
 
 	if (s == NULL)
 		return false;
@@ -145,22 +148,18 @@ rp_json_summary(const od_report_opts *o, od_events *set)
 	return NULL;
 }
 
-/* The report as a document; NULL when out of memory. */
+/* The report as a document, its events left out (an empty list);
+ * NULL when out of memory. */
 static json_t *
 rp_json_doc(const od_report_opts *o, const od_input *inputs, int ninputs,
     od_events *set)
 {
-	size_t i, n = od_events_count(set);
-	od_json_ctx cx = { .inputs = inputs };
 	json_t *root = json_object(), *ins = json_array(), *evs = json_array();
 	bool ok = root != NULL && ins != NULL && evs != NULL;
 	int k;
 
 	for (k = 0; ok && k < ninputs; k++)
 		ok = json_array_append_new(ins, rp_json_input(&inputs[k])) == 0;
-	for (i = 0; ok && i < n; i++)
-		ok = json_array_append_new(evs, od_event_to_json(
-		    od_events_get(set, i), &cx)) == 0;
 	if (ok && od_json_set(root, "schema", json_string("oomdoc.report/2")) &&
 	    od_json_set(root, "oomdoc_version", json_string(OD_VERSION)) &&
 	    od_json_set(root, "inputs", json_incref(ins)) &&
@@ -176,19 +175,74 @@ rp_json_doc(const od_report_opts *o, const od_input *inputs, int ninputs,
 	return NULL;
 }
 
+/* Where the document's events go: its one key "events" of the top level,
+ * the only one after a line break and two blanks (a line break inside a
+ * string is escaped), with the empty list of rp_json_doc. */
+static const char rp_json_events[] = "\n  \"events\": []";
+
+/* Writes the text of one event, s, as an element of the events list:
+ * every line two levels deeper, as in the whole document. */
+static void
+rp_json_event_text(FILE *out, const char *s)
+{
+	const char *nl;
+
+	fputs("\n    ", out);
+	while ((nl = strchr(s, '\n')) != NULL) {
+		od_escape_json_dump(out, s, (size_t)(nl - s));
+		fputs("\n    ", out);
+		s = nl + 1;
+	}
+	od_escape_json_dump(out, s, strlen(s));
+}
+
 /*
- * Out of memory, nothing is written (false): a report with a part missing
- * would still parse, and be wrong.
+ * The document as od_json_write would write it whole, made an event at a
+ * time: the document without its events (rp_json_doc) is written up to
+ * its empty list of events, then each event's text, then the rest.  Only
+ * one event's values and text are held at once, not those of every event
+ * and the document's text besides (the peak memory of a report of 500
+ * events with their rank tables).  Out of memory (false), a document that
+ * could not be made is not written at all; an event that could not is
+ * where the written text stops, so that what was written does not parse.
  */
 bool
 rp_json(FILE *out, const od_report_opts *o, const od_input *inputs,
     int ninputs, od_events *set)
 {
 	json_t *doc = rp_json_doc(o, inputs, ninputs, set);
-	bool ok = od_json_write(out, doc);
+	char *s = rp_json_dumps(doc, RP_JSON_FLAGS), *at;
+	size_t i, n = od_events_count(set), head;
+	od_json_ctx cx = { .inputs = inputs };
 
 	json_decref(doc);
-	return ok;
+	if (s == NULL || (at = strstr(s, rp_json_events)) == NULL) {
+		free(s);
+		return false;
+	}
+	/* Up to the list's "[", or all of "[]" when there are no events. */
+	head = (size_t)(at - s) + sizeof rp_json_events - 1 - (n > 0);
+	od_escape_json_dump(out, s, head);
+	for (i = 0; i < n; i++) {
+		json_t *ev = od_event_to_json(od_events_get(set, i), &cx);
+		char *t = rp_json_dumps(ev, RP_JSON_FLAGS);
+
+		json_decref(ev);
+		if (t == NULL) {
+			free(s);
+			return false;
+		}
+		if (i > 0)
+			fputc(',', out);
+		rp_json_event_text(out, t);
+		free(t);
+	}
+	if (n > 0)
+		fputs("\n  ]", out);
+	od_escape_json_dump(out, s + head + (n > 0), strlen(s + head + (n > 0)));
+	fputc('\n', out);
+	free(s);
+	return true;
 }
 
 bool
