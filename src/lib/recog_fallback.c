@@ -30,6 +30,19 @@
  *   an option of a usage text          "  --batch-size N  ... out of memory"
  *   a heading, a template              "### CUDA out of memory", "out of
  *                                      memory to allocate XXXX bytes"
+ *   a generalisation, a title          "most of the time ...", "it
+ *                                      typically ... ran out of memory",
+ *                                      "Fix out of memory for ..."
+ *   a term named, not printed          the "Out Of Memory" (OOM) killer,
+ *                                      quoted in title case, or spelt out
+ *                                      after its abbreviation ("an OOM
+ *                                      (out of memory) condition"), or an
+ *                                      item of a list ("keywords: ...,
+ *                                      OOM, out of memory, killed, ...",
+ *                                      "runtime error, out of memory etc.")
+ *   an error's name quoted as code     "holds `torch.OutOfMemoryError` or
+ *                                      `CUDA out of memory`" (a short
+ *                                      span with no "Error: " in it)
  *   a question, a narration            "... after an out of memory
  *                                      error?", "it runs out of memory"
  *   a glossary                         "OOM (Out Of Memory)", "the \"Out
@@ -94,6 +107,11 @@ static const char *const fb_advice_words[] = {
 	"check for", "without ", "never ", "less likely", "in order to",
 	"grep", "search for ", "to catch", "how to", "refer to",
 	"documentation", "not a failure", "not being ",
+	/* A generalisation, not a report of this run. */
+	"most of the time", "usually", "typically", "generally", "often ",
+	/* A pull request's title ("Fix out of memory for training with
+	 * large batch size"). */
+	"fix ",
 };
 
 /* Words after it that say the program recovered, or it was no failure. */
@@ -340,6 +358,61 @@ fb_heading(const char *l, size_t n)
 	return i < n && l[i] == ' ';
 }
 
+/*
+ * Whether the phrase at l[p..q) names the term rather than printing the
+ * message: quoted alone in title case (the "Out Of Memory" (OOM) killer,
+ * 'Out of Memory' errors: programs print the phrase in lower case), or an
+ * item of a comma-separated list (", out of memory,": a list of search
+ * terms or keywords).
+ */
+static bool
+fb_named_term(const char *l, size_t n, size_t p, size_t q)
+{
+	static const char lq[] = "\xe2\x80\x9c", rq[] = "\xe2\x80\x9d";
+	bool open = false, close = false;
+
+	if (p < n && l[p] >= 'A' && l[p] <= 'Z') {
+		open = p >= 1 && (l[p - 1] == '"' || l[p - 1] == '\'');
+		close = open && q < n && l[q] == l[p - 1];
+		if (!open && p >= 3 && memcmp(l + p - 3, lq, 3) == 0) {
+			open = true;
+			close = q + 3 <= n && memcmp(l + q, rq, 3) == 0;
+		}
+		if (open && close)
+			return true;
+	}
+	return q < n && (l[q] == ',' || (q + 4 <= n &&
+	    memcmp(l + q, " etc", 4) == 0)) && p >= 1 && (l[p - 1] == ',' ||
+	    (p >= 2 && l[p - 1] == ' ' && l[p - 2] == ','));
+}
+
+/*
+ * Whether the phrase at l[p..q) is the name of an error quoted as code in
+ * prose: alone in a short inline code span with no ':' in it ("holds
+ * `torch.OutOfMemoryError` or `CUDA out of memory`"), where a pasted
+ * message keeps its "Error: " ("`RuntimeError: CUDA out of memory ...`").
+ */
+static bool
+fb_code_span_name(const char *l, size_t n, size_t p, size_t q)
+{
+	size_t a, b, i, ticks = 0;
+
+	for (a = p; a > 0 && l[a - 1] != '`'; a--)
+		if (l[a - 1] == ':' || p - a > 40)
+			return false;
+	if (a == 0)
+		return false;
+	for (b = q; b < n && l[b] != '`'; b++)
+		if (l[b] == ':' || b - a > 40)
+			return false;
+	if (b == n)
+		return false;
+	/* The backtick before it opens a span: an even number before it. */
+	for (i = 0; i + 1 < a; i++)
+		ticks += l[i] == '`';
+	return ticks % 2 == 0;
+}
+
 /* Whether the line l[0..n) is source code before the phrase at p: a
  * comment or a statement that handles the failure. */
 static bool
@@ -454,7 +527,8 @@ rg_mention(const char *l, size_t n, size_t p, size_t q)
 static bool
 fb_counts(int c, const char *l, size_t n, size_t p, size_t q)
 {
-	if (rg_mention(l, n, p, q))
+	if (rg_mention(l, n, p, q) || fb_named_term(l, n, p, q) ||
+	    fb_code_span_name(l, n, p, q))
 		return false;
 	switch (fb_phrases[c].needs) {
 	case FB_NEEDS_FAILURE:

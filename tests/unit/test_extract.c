@@ -431,6 +431,15 @@ test_fallback(void **state)
 		  "failed to allocate", true },
 		{ "status: RESOURCE_EXHAUSTED while compiling\n",
 		  "RESOURCE_EXHAUSTED", false },
+		/* The neighbours of the quiet cases below, still events: a
+		 * pasted message in a code span keeps its "Error: ", a
+		 * message quoted in lower case, a line that ends in ')'. */
+		{ "I get `ArenaError: arena out of memory` at step 3\n",
+		  "out of memory", true },
+		{ "worker: \"out of memory\" from the pool (OOM)\n",
+		  "out of memory", false },
+		{ "alloc.cc:9] pool 2: OOM, out of memory (arena 7)\n",
+		  "out of memory", false },
 		/* Quiet: advice, recovery, source code, a search, a setting,
 		 * an option, a phrase that needs more. */
 		{ "INFO: if you run out of memory, lower --batch-size\n", NULL,
@@ -448,6 +457,24 @@ test_fallback(void **state)
 		{ "warning: failed to allocate a port\n", NULL, false },
 		{ "The caller indicates that this is not a failure: out of "
 		  "memory\n", NULL, false },
+		/* Quiet: a generalisation, a title, a term named (quoted in
+		 * title case, spelt out after OOM, a list's item, a short
+		 * code span), a question. */
+		{ "It typically means the container ran out of memory.\n", NULL,
+		  false },
+		{ "Fix out of memory for training with large batch size\n",
+		  NULL, false },
+		{ "When \"Out of Memory\" (OOM) errors occur, ask for more\n",
+		  NULL, false },
+		{ "The OOM (Out Of Memory) meaning is spelt out here\n", NULL,
+		  false },
+		{ "* runtime error, out of memory etc.\n", NULL, false },
+		{ "keywords: exit code 137, OOM, out of memory, killed\n", NULL,
+		  false },
+		{ "when it finds `torch.OutOfMemoryError` in the log\n", NULL,
+		  false },
+		{ "Does it go on after an out of memory error?\n", NULL,
+		  false },
 	};
 	size_t i;
 
