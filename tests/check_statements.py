@@ -35,6 +35,10 @@ fails when:
     offers activation checkpointing (there are no stored activations);
   * the text report's bar draws a request larger than the free memory as
     fitting in it (its "=" must run past the bar, "]=");
+  * a cause's confidence word disagrees with its score (high from 0.75,
+    medium from 0.50, low below), in the JSON (its score as the text
+    rounds it) or as the text, Markdown or HTML report prints the two
+    side by side ("(low, score 0.80)");
   * a text or Markdown report prints a "?" standing for an unknown value
     or a literal {...} template, in what oomdoc writes itself (the
     account, the causes, the fixes; the log's own text is left alone).
@@ -52,6 +56,24 @@ SIZE = re.compile(r"(-?[0-9]+(?:\.[0-9]+)?) (bytes|KiB|MiB|GiB|TiB|PiB)")
 OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
        "=": lambda a, b: a == b, ">=": lambda a, b: a >= b,
        ">": lambda a, b: a > b}
+# A cause's confidence word and score as the reports print them: text and
+# HTML "(high, score 0.78)", Markdown "(confidence high, score 0.78)".
+CONF_SCORE = re.compile(r"\((?:confidence )?(high|medium|low), score "
+                        r"([0-9]+\.[0-9]+)\)")
+
+
+def band(score):
+    """The confidence word a score stands for (rules_apply.c's bands)."""
+    return "high" if score >= 0.75 else "medium" if score >= 0.5 else "low"
+
+
+def check_confidence(report, fmt, errs):
+    for m in CONF_SCORE.finditer(report):
+        if band(float(m.group(2))) != m.group(1):
+            errs.append("%s: the confidence word contradicts the score "
+                        "beside it: %s" % (fmt, m.group(0)))
+
+
 # A "?" on its own (not part of a word or a question): "(?)", "? of ?".
 UNKNOWN = re.compile(r"(?<![\w?])\?(?![\w?])")
 # A setting the log shows, and what an explanation may then not say of
@@ -184,6 +206,10 @@ def check_event(ev, where, errs):
                                          total))
     for i, c in enumerate(ev.get("causes", [])):
         cw = "%s cause %d (%s)" % (where, i, c.get("rule"))
+        if isinstance(c.get("score"), (int, float)) and \
+                band(float("%.2f" % c["score"])) != c.get("confidence"):
+            errs.append("%s: confidence %s with score %.2f" % (
+                cw, c.get("confidence"), c["score"]))
         if "_" in kind and kind in (c.get("explanation") or ""):
             errs.append("%s: the explanation names the kind %s by its "
                         "identifier" % (cw, kind))
@@ -315,8 +341,11 @@ def main():
         text = run(oomdoc, "text", log)
         check_report(own_lines_text(text), "text", errs)
         check_bars(text, doc.get("events", []), errs)
-        check_report(own_lines_markdown(run(oomdoc, "markdown", log)),
-                     "markdown", errs)
+        check_confidence(text, "text", errs)
+        markdown = run(oomdoc, "markdown", log)
+        check_report(own_lines_markdown(markdown), "markdown", errs)
+        check_confidence(markdown, "markdown", errs)
+        check_confidence(run(oomdoc, "html", log), "html", errs)
         if errs:
             failed += 1
             print("FAIL %s:" % log)
