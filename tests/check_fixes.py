@@ -25,8 +25,10 @@ against the knowledge table.
        has a value each of them accepts (max_split_size_mb at least the
        largest minimum);
      * no env line sets what the log shows set already;
-     * a fix of an AMD, Intel or Apple event names no NVIDIA command or
-       variable, and a cause of an AMD, Intel, Apple or TPU event names no
+     * a fix of an AMD, Intel or Apple event (TensorFlow's ROCm build
+       among them: a message naming hipError) names no NVIDIA command or
+       variable (nor cudaMallocAsync), an event of TensorFlow's CPU
+       allocator gets no GPU setting, story or live probe, and a cause of an AMD, Intel, Apple or TPU event names no
        live probe (they run through CUDA);
      * a fix that names bfloat16 says that it needs
        torch.cuda.is_bf16_supported(), or the log names a GPU of compute
@@ -72,11 +74,13 @@ VENDORS = {
 # What a fix of a non-NVIDIA event must not name.
 NOT_FOR = {
     "amd": ["nvidia-smi", "CUDA_VISIBLE_DEVICES", "PYTORCH_CUDA_ALLOC_CONF",
-            "CUBLAS_WORKSPACE_CONFIG"],
+            "CUBLAS_WORKSPACE_CONFIG", "cuda_malloc_async"],
     "intel": ["nvidia-smi", "CUDA_VISIBLE_DEVICES", "PYTORCH_CUDA_ALLOC_CONF",
-              "CUBLAS_WORKSPACE_CONFIG", "torch.cuda", "NCCL", "rocm-smi"],
+              "CUBLAS_WORKSPACE_CONFIG", "torch.cuda", "NCCL", "rocm-smi",
+              "cuda_malloc_async"],
     "apple": ["nvidia-smi", "CUDA_VISIBLE_DEVICES", "PYTORCH_CUDA_ALLOC_CONF",
-              "CUBLAS_WORKSPACE_CONFIG", "torch.cuda", "NCCL", "rocm-smi"],
+              "CUBLAS_WORKSPACE_CONFIG", "torch.cuda", "NCCL", "rocm-smi",
+              "cuda_malloc_async"],
 }
 
 
@@ -111,7 +115,8 @@ HOST = {"host_oom_killer", "dataloader_killed", "slurm_oom", "k8s_oomkilled",
 # it came with 2.5.
 TF_VERSION = re.compile(r"\b(?:TensorFlow|tensorflow)(?:-gpu)? version:? ?"
                         r"([0-9])\.([0-9]{1,2})(?![0-9])|"
-                        r"\btensorflow(?:-gpu)?==([0-9])\.([0-9]{1,2})(?![0-9])|"
+                        r"\btensorflow(?:-gpu)?(?:==| {2,})([0-9])\."
+                        r"([0-9]{1,2})(?![0-9])|"
                         r"tensorflow/tensorflow:([0-9])\.([0-9]{1,2})(?![0-9])")
 TF_BOUNDS = [
     (re.compile(r"nvcr\.io/nvidia/tensorflow:[0-9]{2}\.[0-9]{2}-tf1-"),
@@ -307,6 +312,26 @@ def check_event(kb, ev, where, text=""):
     if ev["kind"] == "xla_resource_exhausted" and \
             ev.get("framework") == "libtpu":
         vendor = "google"
+    # TensorFlow's ROCm build: its driver messages name HIP's errors.
+    if ev["kind"] == "tf_resource_exhausted" and \
+            "hipError" in (ev.get("message") or ""):
+        vendor = "amd"
+    # TensorFlow's CPU allocator ran out of host memory: no GPU setting,
+    # no live probe (they run on a GPU), no GPU allocator's story.
+    if (ev.get("context") or {}).get("allocator") == "cpu":
+        for c in ev["causes"]:
+            words = (c.get("explanation") or "") + " " + " ".join(
+                f["text"] + " " + " ".join(f.get("env", {}))
+                for f in c["fixes"])
+            for word in ("TF_GPU_ALLOCATOR", "TF_FORCE_GPU_ALLOW_GROWTH",
+                         "whole GPU", "BFC"):
+                if word in words:
+                    bad.append("%s %s: names %s for TensorFlow's CPU "
+                               "allocator" % (where, c["rule"], word))
+            if c.get("confirm_with"):
+                bad.append("%s %s: offers the live probe %s for TensorFlow's "
+                           "CPU allocator" % (where, c["rule"],
+                                              c["confirm_with"]))
     rng = kb.range(ev)
     # The live probes run through CUDA and NVML: none for another
     # vendor's device.

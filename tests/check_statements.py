@@ -23,6 +23,8 @@ fails when:
     TensorFlow taking nearly the whole GPU where it turns on growth);
   * an explanation calls a rise in memory small ("grew by only X") where X
     is 5% of the GPU or more, or the GPU's size is unknown;
+  * a title whose quantifier says more than the figures (TITLE_WORDS:
+    "Most of the GPU was held outside" where half of it or less was);
   * a cause whose title makes a claim about the figures (TITLE_CLAIMS:
     "One request is larger than the whole GPU", a fraction that "capped
     PyTorch below the free memory") is given where the event's figures,
@@ -98,6 +100,15 @@ TITLE_CLAIMS = {
             "reserved_bytes") is not None else m.get("allocated_bytes") or 0)
         + m["free_bytes"]),
 }
+# What a title's quantifier claims of the figures, whatever the rule:
+# "Most of the GPU was held outside" says more than half of the device was
+# neither the framework's reservation nor free.
+TITLE_WORDS = [
+    (re.compile(r"\bMost of the GPU was held outside"),
+     ("total_bytes", "reserved_bytes", "free_bytes"), lambda m:
+     m["total_bytes"] - m["reserved_bytes"] - m["free_bytes"] >
+     m["total_bytes"] / 2),
+]
 # An explanation's claim that memory grew little.
 ONLY_GREW = re.compile(r"(?<=grew by only )(-?[0-9]+(?:\.[0-9]+)?) "
                        r"(bytes|KiB|MiB|GiB|TiB|PiB)")
@@ -198,6 +209,13 @@ def check_event(ev, where, errs):
             errs.append("%s cause %d (%s): the figures do not bear out its "
                         "title (%s)" % (where, i, c.get("rule"),
                                         c.get("title")))
+    for i, c in enumerate(ev.get("causes", [])):
+        for pat, keys, holds in TITLE_WORDS:
+            if pat.search(c.get("title") or "") and all(
+                    mem.get(k) is not None for k in keys) and not holds(mem):
+                errs.append("%s cause %d (%s): the figures do not bear out "
+                            "the title's quantifier (%s)" % (
+                                where, i, c.get("rule"), c.get("title")))
     for i, c in enumerate(ev.get("causes", [])):
         m = ONLY_GREW.search(c.get("explanation") or "")
         if m is not None and (total is None or size(m) >= 0.05 * total):

@@ -51,7 +51,8 @@ static const char *const cx_patterns[CX_COUNT] = {
 	/*
 	 * What bounds the TensorFlow release (the groups, in order): a
 	 * version line ("TensorFlow version: 2.4.1", "tensorflow==2.4.1",
-	 * "tensorflow-gpu==1.15.0", the image tensorflow/tensorflow:2.4.1-gpu);
+	 * "tensorflow-gpu==1.15.0", pip list's "tensorflow-gpu      1.3.0", the
+	 * image tensorflow/tensorflow:2.4.1-gpu);
 	 * NVIDIA's TF1 containers (nvcr.io/nvidia/tensorflow:21.12-tf1-py3:
 	 * 1.15); the tensorflow_core package, which only 1.15 to 2.1 had
 	 * (tensorflow/tools/pip_package/build_pip_package.sh, v1.15.0 to
@@ -68,7 +69,8 @@ static const char *const cx_patterns[CX_COUNT] = {
 	 * cudaMallocAsync allocator's own lines (2.5 and later).
 	 */
 	[CX_TF_RELEASE] = "(?:\\b(?:TensorFlow|tensorflow)(?:-gpu)? version:? ?"
-	    "|\\btensorflow(?:-gpu)?==|tensorflow/tensorflow:)(\\d)\\.(\\d{1,2})"
+	    "|\\btensorflow(?:-gpu)?==|\\btensorflow(?:-gpu)? {2,}|"
+	    "tensorflow/tensorflow:)(\\d)\\.(\\d{1,2})"
 	    "(?![\\d])|(nvcr\\.io/nvidia/tensorflow:\\d{2}\\.\\d{2}-tf1-)|"
 	    "(tensorflow_core[/\\\\])|(?<![\\w.])(tf\\.Session\\()|"
 	    "(?:CUDA|dynamic) library (?:lib(?:cudart|cublas|cupti)\\.so\\.|"
@@ -287,6 +289,8 @@ static const cx_anchor cx_anchor_list[] = {
 	{ "tensorflow version", CX_TF_RELEASE, false, false },
 	{ "tensorflow==", CX_TF_RELEASE, false, false },
 	{ "tensorflow-gpu==", CX_TF_RELEASE, false, false },
+	{ "tensorflow  ", CX_TF_RELEASE, false, false },
+	{ "tensorflow-gpu  ", CX_TF_RELEASE, false, false },
 	{ "tensorflow/tensorflow:", CX_TF_RELEASE, false, false },
 	{ "-tf1-", CX_TF_RELEASE, false, false },
 	{ "tensorflow_core", CX_TF_RELEASE, false, false },

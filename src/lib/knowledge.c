@@ -346,6 +346,12 @@ kn_vendor(const od_event *ev)
 	case OD_KIND_CUDNN:
 	case OD_KIND_NCCL:
 		return "nvidia";
+	case OD_KIND_TF:
+		/* TensorFlow's ROCm build names HIP's errors in its driver
+		 * messages (tensorflow/stream_executor/rocm/rocm_driver.cc:
+		 * "failed to allocate ... from device: hipError_t"). */
+		return ev->message != NULL && strstr(ev->message, "hipError") !=
+		    NULL ? "amd" : NULL;
 	case OD_KIND_XLA:
 		/* XLA:TPU's messages, as the recognisers name their printer. */
 		return ev->framework != NULL &&
@@ -549,6 +555,11 @@ kn_feature(const kn_table *t, const od_event *ev, const char *name)
 		return -1;
 	if (ev->message != NULL && strstr(ev->message, name) != NULL)
 		return 1;
+	/* A feature of one vendor (cudaMallocAsync: NVIDIA's) is in no
+	 * release of another's build. */
+	if (e->vendor != NULL && kn_vendor(ev) != NULL &&
+	    strcmp(e->vendor, kn_vendor(ev)) != 0)
+		return 0;
 	if (e->framework != NULL && strcmp(e->framework, "tensorflow") == 0) {
 		if (ev->ctx.tf_max >= 0 && ev->ctx.tf_max < e->since)
 			return 0;

@@ -258,6 +258,10 @@ rl_probe_runs(const od_event *ev)
 {
 	const char *v = kn_vendor(ev);
 
+	/* Nor for a failure of host memory in TensorFlow's CPU allocator
+	 * ("by allocator cpu"). */
+	if (strcmp(ev->allocator, "cpu") == 0)
+		return false;
 	return v == NULL || strcmp(v, "nvidia") == 0;
 }
 
