@@ -47,6 +47,9 @@ against the knowledge table.
        or a message that names it), says "FRAMEWORK X.Y or later" where
        the release is not known, and is never offered where the log shows
        an older release;
+     * an event after the lines of an inference server (vLLM, SGLang:
+       SERVING), outside a backward pass or an optimizer step, gets no
+       training advice (activation checkpointing, mixed precision);
      * a setting a fix offers to make smaller (a workspace, a buffer) is
        set below its default for every GPU (SHRINK);
      * the explanation of a cause names nothing a fix of its vendor may not
@@ -134,6 +137,13 @@ TF_BOUNDS = [
      (2, 5), None),
 ]
 FRAMEWORK_NAMES = {"pytorch": "PyTorch", "tensorflow": "TensorFlow"}
+# An inference server in the log (vLLM's or SGLang's package or workers),
+# and the training advice an event of one, outside a training phase, may
+# not get.
+SERVING = re.compile(r"[/\\]vllm[/\\]|\((?:VllmWorker|EngineCore)|"
+                     r"[/\\]sglang[/\\]|\bsglang\.srt\b")
+TRAINING_ADVICE = ("activation checkpointing", "GradScaler",
+                   "Train in mixed precision", "train in mixed precision")
 
 
 def tf_range(text):
@@ -369,6 +379,15 @@ def check_event(kb, ev, where, text=""):
                                    "the default (%d bytes)" % (
                                        where, c["rule"], f["id"], var,
                                        value, default))
+    if SERVING.search(before(text, ev.get("line"))) and \
+            ev["context"].get("phase") not in ("backward", "optimizer"):
+        for c in ev["causes"]:
+            for f in c["fixes"]:
+                for word in TRAINING_ADVICE:
+                    if word in f["text"]:
+                        bad.append("%s %s.%s: training advice (%s) for an "
+                                   "inference server's event" % (
+                                       where, c["rule"], f["id"], word))
     conf = options(ev["context"]["alloc_conf"] or "")
     shown = " ".join(filter(None, [ev["context"].get("xla_conf"),
                                    ev["context"].get("tf_allocator")]))

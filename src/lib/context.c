@@ -24,7 +24,7 @@ enum {
 	/* The memory readings of trainers and tools (see cx_patterns). */
 	CX_MEM_DS, CX_MEM_MEGATRON, CX_MEM_TITAN, CX_MEM_MM, CX_MEM_HF,
 	CX_MEM_ACCEL, CX_SMI_HEAD, CX_SMI_ROW, CX_DMON, CX_SUMMARY, CX_VLLM,
-	CX_LOADER, CX_BFC, CX_TF_RELEASE,
+	CX_LOADER, CX_BFC, CX_TF_RELEASE, CX_SERVING,
 	/* What follows a failure in a distributed run. */
 	CX_AFTER,
 	/* Patterns read from the text before an event, or inside a line
@@ -78,6 +78,13 @@ static const char *const cx_patterns[CX_COUNT] = {
 	    "stream_executor/|external/local_tsl/|external/local_xla/|"
 	    "gpu_cudamallocasync_allocator|variable 'TF_GPU_ALLOCATOR="
 	    "cuda_malloc_async')",
+	/* An inference server: vLLM's package (vllm/ in a path or a
+	 * module), its workers' prefixes ("(VllmWorker rank=3 pid=1090)",
+	 * "(EngineCore_DP0 pid=...)", vllm/v1/executor/multiproc_executor.py,
+	 * vllm/v1/engine/core.py), or SGLang's (python/sglang/srt). */
+	[CX_SERVING] = "[/\\\\]vllm[/\\\\]|\\bvllm\\.(?:engine|entrypoints|"
+	    "worker|v1|executor)\\b|\\((?:VllmWorker|EngineCore)|"
+	    "[/\\\\]sglang[/\\\\]|\\bsglang\\.srt\\b",
 	[CX_BATCH] = "(?i)(?<![a-z])(?<!eval_)(?<!per_device_eval_)"
 	    "(?:per_device_train_batch_size|train_micro_batch_size_per_gpu|"
 	    "micro_batch_size|train_batch_size|batch[_ -]size)" KV "(\\d{1,9})",
@@ -304,6 +311,13 @@ static const cx_anchor cx_anchor_list[] = {
 	{ "gpu_cudamallocasync_allocator", CX_TF_RELEASE, false, false },
 	{ "variable 'TF_GPU_ALLOCATOR=", CX_TF_RELEASE, false, false },
 	{ "Using CUDA malloc Async allocator", CX_TF, false, false },
+	{ "/vllm/", CX_SERVING, true, false },
+	{ "\\vllm\\", CX_SERVING, true, false },
+	{ "vllm.", CX_SERVING, true, false },
+	{ "(VllmWorker", CX_SERVING, true, false },
+	{ "(EngineCore", CX_SERVING, true, false },
+	{ "/sglang/", CX_SERVING, true, false },
+	{ "sglang.srt", CX_SERVING, true, false },
 	{ "batch_size", CX_BATCH, true, false },
 	{ "batch size", CX_BATCH, true, false },
 	{ "gradient_accumulation_steps", CX_ACCUM, true, false },
@@ -1001,6 +1015,9 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
 		break;
 	case CX_TF_RELEASE:
 		cx_tf_release(c, line, st);
+		break;
+	case CX_SERVING:
+		st->serving = 1;
 		break;
 	case CX_BATCH:
 		if (g != NULL)

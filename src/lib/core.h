@@ -225,6 +225,9 @@ typedef struct {
 	 * only, or the CUDA release its libraries load (context.c,
 	 * CX_TF_RELEASE); -1 where it shows no bound. */
 	int tf_min, tf_max;
+	/* 1 when the log shows an inference server's code or workers
+	 * (vLLM, SGLang) before the event (context.c, CX_SERVING), else 0. */
+	int serving;
 	int64_t batch_size;
 	int64_t accum_steps;
 	int64_t seq_len;
