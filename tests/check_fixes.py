@@ -25,8 +25,10 @@ against the knowledge table.
        has a value each of them accepts (max_split_size_mb at least the
        largest minimum);
      * no env line sets what the log shows set already;
-     * a fix of an AMD, Intel or Apple event names no NVIDIA command or
-       variable, and a cause of an AMD, Intel, Apple or TPU event names no
+     * a fix of an AMD, Intel or Apple event (TensorFlow's ROCm build
+       among them: a message naming hipError) names no NVIDIA command or
+       variable (nor cudaMallocAsync), an event of TensorFlow's CPU
+       allocator gets no GPU setting, story or live probe, and a cause of an AMD, Intel, Apple or TPU event names no
        live probe (they run through CUDA);
      * a fix that names bfloat16 says that it needs
        torch.cuda.is_bf16_supported(), or the log names a GPU of compute
@@ -35,6 +37,19 @@ against the knowledge table.
        bfloat16 names one below 8.0; and one that names an autocast
        API comes from a range whose every release has that API (or, for
        an event of no known range, says which release it needs);
+     * a fix that names a setting or API with a release floor (the
+       table's feature entries with since: torch.autocast,
+       torch.cuda.set_per_process_memory_fraction,
+       TF_GPU_ALLOCATOR=cuda_malloc_async) comes from an event whose
+       every release has it (PyTorch: the message's range, or a message
+       that prints the cap's "allowed" figure; TensorFlow: what the log
+       shows before the event, read here with the patterns of TF_BOUNDS,
+       or a message that names it), says "FRAMEWORK X.Y or later" where
+       the release is not known, and is never offered where the log shows
+       an older release;
+     * an event after the lines of an inference server (vLLM, SGLang:
+       SERVING), outside a backward pass or an optimizer step, gets no
+       training advice (activation checkpointing, mixed precision);
      * a setting a fix offers to make smaller (a workspace, a buffer) is
        set below its default for every GPU (SHRINK);
      * the explanation of a cause names nothing a fix of its vendor may not
@@ -62,11 +77,13 @@ VENDORS = {
 # What a fix of a non-NVIDIA event must not name.
 NOT_FOR = {
     "amd": ["nvidia-smi", "CUDA_VISIBLE_DEVICES", "PYTORCH_CUDA_ALLOC_CONF",
-            "CUBLAS_WORKSPACE_CONFIG"],
+            "CUBLAS_WORKSPACE_CONFIG", "cuda_malloc_async"],
     "intel": ["nvidia-smi", "CUDA_VISIBLE_DEVICES", "PYTORCH_CUDA_ALLOC_CONF",
-              "CUBLAS_WORKSPACE_CONFIG", "torch.cuda", "NCCL", "rocm-smi"],
+              "CUBLAS_WORKSPACE_CONFIG", "torch.cuda", "NCCL", "rocm-smi",
+              "cuda_malloc_async"],
     "apple": ["nvidia-smi", "CUDA_VISIBLE_DEVICES", "PYTORCH_CUDA_ALLOC_CONF",
-              "CUBLAS_WORKSPACE_CONFIG", "torch.cuda", "NCCL", "rocm-smi"],
+              "CUBLAS_WORKSPACE_CONFIG", "torch.cuda", "NCCL", "rocm-smi",
+              "cuda_malloc_async"],
 }
 
 
@@ -89,6 +106,70 @@ ON_TORCH = {"pytorch", "vllm", "sglang"}
 # numpy's and datasets' ways to read less.
 HOST = {"host_oom_killer", "dataloader_killed", "slurm_oom", "k8s_oomkilled",
         "host_alloc_failed", "ray"}
+
+
+# What bounds the TensorFlow release in a log, each pattern with the
+# bounds it gives (None: open); a version line gives its own release.
+# Written from TensorFlow's history independently of src/lib/context.c:
+# tensorflow_core was the package of 1.15 to 2.1, tf.Session is gone from
+# 2.0, CUDA 10 and before means 2.3 or before (2.4 was built with CUDA
+# 11.0), the TSL and local XLA paths are of 2.11 and later, and the
+# cudaMallocAsync allocator's own file or the BFC message's advice to set
+# it came with 2.5.
+TF_VERSION = re.compile(r"\b(?:TensorFlow|tensorflow)(?:-gpu)? version:? ?"
+                        r"([0-9])\.([0-9]{1,2})(?![0-9])|"
+                        r"\btensorflow(?:-gpu)?(?:==| {2,})([0-9])\."
+                        r"([0-9]{1,2})(?![0-9])|"
+                        r"tensorflow/tensorflow:([0-9])\.([0-9]{1,2})(?![0-9])")
+TF_BOUNDS = [
+    (re.compile(r"nvcr\.io/nvidia/tensorflow:[0-9]{2}\.[0-9]{2}-tf1-"),
+     (1, 15), (1, 15)),
+    (re.compile(r"tensorflow_core[/\\]"), (1, 15), (2, 1)),
+    (re.compile(r"(?<![\w.])tf\.Session\("), None, (1, 15)),
+    (re.compile(r"(?:CUDA|dynamic) library libcudart\.so\.(?:[0-9]|10)\.|"
+                r"(?:CUDA|dynamic) library lib(?:cublas|cupti)\.so\."
+                r"(?:[0-9]|10)(?![0-9])|dynamic library cudart64_(?:10[0-9]|"
+                r"[89]0)\.dll"), None, (2, 3)),
+    (re.compile(r"tensorflow/tsl/|tensorflow/compiler/xla/stream_executor/|"
+                r"external/local_tsl/|external/local_xla/|"
+                r"gpu_cudamallocasync_allocator|"
+                r"variable 'TF_GPU_ALLOCATOR=cuda_malloc_async'"),
+     (2, 5), None),
+]
+FRAMEWORK_NAMES = {"pytorch": "PyTorch", "tensorflow": "TensorFlow"}
+# An inference server in the log (vLLM's or SGLang's package or workers),
+# and the training advice an event of one, outside a training phase, may
+# not get.
+SERVING = re.compile(r"[/\\]vllm[/\\]|\((?:VllmWorker|EngineCore)|"
+                     r"[/\\]sglang[/\\]|\bsglang\.srt\b")
+TRAINING_ADVICE = ("activation checkpointing", "GradScaler",
+                   "Train in mixed precision", "train in mixed precision")
+
+
+def tf_range(text):
+    """The TensorFlow releases text shows, (lo, hi) with None for an open
+    end, or None when it shows no bound or contradicts itself."""
+    lo, hi = None, None
+    bounds = [((int(m.group(k)), int(m.group(k + 1))),) * 2
+              for m in TF_VERSION.finditer(text)
+              for k in (1, 3, 5) if m.group(k)]
+    bounds += [(b_lo, b_hi) for pat, b_lo, b_hi in TF_BOUNDS
+               if pat.search(text)]
+    for b_lo, b_hi in bounds:
+        if b_lo is not None and (lo is None or b_lo > lo):
+            lo = b_lo
+        if b_hi is not None and (hi is None or b_hi < hi):
+            hi = b_hi
+    if lo is not None and hi is not None and lo > hi:
+        return None
+    return None if lo is None and hi is None else (lo, hi)
+
+
+def before(text, line):
+    """The text of the lines before line (1-based), the event's own."""
+    if not line:
+        return text
+    return "\n".join(text.split("\n")[:line - 1])
 
 
 def release(s):
@@ -197,6 +278,41 @@ def gpu_of(kb, text):
     return None if best is None else best[1:]
 
 
+def check_floor(kb, ev, e, name, words, rng, vendor, shown):
+    """The problems of a fix that names feature e: the releases the log
+    shows must all have it; where they are not known, the fix must say
+    which release it needs; where they are all older, it must not be
+    offered."""
+    fw = e.get("framework", "pytorch")
+    since, feature = e["since"], e["name"]
+    conditional = "%s %d.%d or later" % ((FRAMEWORK_NAMES[fw],) + since)
+    has = lacks = False
+    if feature in (ev.get("message") or ""):
+        has = True                      # the message advises it
+    elif fw == "tensorflow":
+        tr = tf_range(shown)
+        has = tr is not None and tr[0] is not None and tr[0] >= since
+        lacks = tr is not None and tr[1] is not None and tr[1] < since
+    else:
+        if rng is not None and feature == \
+                "torch.cuda.set_per_process_memory_fraction" and \
+                (ev.get("memory") or {}).get("allowed_bytes") is not None:
+            # Only a release with the cap prints its "allowed" figure.
+            rng = (max(rng[0], since), rng[1])
+        has = rng is not None and kb.everywhere("feature", feature, vendor,
+                                                 rng)
+        lacks = rng is not None and rng[1] < since
+    if lacks:
+        return ["%s: names %s, which the release the log shows lacks "
+                "(%s %d.%d or later)" % ((name, feature, FRAMEWORK_NAMES[fw])
+                                        + since)]
+    if not has and conditional not in words:
+        return ["%s: names %s without the release it needs (%s), for "
+                "releases %s" % (name, feature, conditional, rng if fw ==
+                                 "pytorch" else tf_range(shown))]
+    return []
+
+
 def check_event(kb, ev, where, text=""):
     """The problems of one event's fixes, as strings."""
     bad = []
@@ -206,6 +322,26 @@ def check_event(kb, ev, where, text=""):
     if ev["kind"] == "xla_resource_exhausted" and \
             ev.get("framework") == "libtpu":
         vendor = "google"
+    # TensorFlow's ROCm build: its driver messages name HIP's errors.
+    if ev["kind"] == "tf_resource_exhausted" and \
+            "hipError" in (ev.get("message") or ""):
+        vendor = "amd"
+    # TensorFlow's CPU allocator ran out of host memory: no GPU setting,
+    # no live probe (they run on a GPU), no GPU allocator's story.
+    if (ev.get("context") or {}).get("allocator") == "cpu":
+        for c in ev["causes"]:
+            words = (c.get("explanation") or "") + " " + " ".join(
+                f["text"] + " " + " ".join(f.get("env", {}))
+                for f in c["fixes"])
+            for word in ("TF_GPU_ALLOCATOR", "TF_FORCE_GPU_ALLOW_GROWTH",
+                         "whole GPU", "BFC"):
+                if word in words:
+                    bad.append("%s %s: names %s for TensorFlow's CPU "
+                               "allocator" % (where, c["rule"], word))
+            if c.get("confirm_with"):
+                bad.append("%s %s: offers the live probe %s for TensorFlow's "
+                           "CPU allocator" % (where, c["rule"],
+                                              c["confirm_with"]))
     rng = kb.range(ev)
     # The live probes run through CUDA and NVML: none for another
     # vendor's device.
@@ -243,6 +379,15 @@ def check_event(kb, ev, where, text=""):
                                    "the default (%d bytes)" % (
                                        where, c["rule"], f["id"], var,
                                        value, default))
+    if SERVING.search(before(text, ev.get("line"))) and \
+            ev["context"].get("phase") not in ("backward", "optimizer"):
+        for c in ev["causes"]:
+            for f in c["fixes"]:
+                for word in TRAINING_ADVICE:
+                    if word in f["text"]:
+                        bad.append("%s %s.%s: training advice (%s) for an "
+                                   "inference server's event" % (
+                                       where, c["rule"], f["id"], word))
     conf = options(ev["context"]["alloc_conf"] or "")
     shown = " ".join(filter(None, [ev["context"].get("xla_conf"),
                                    ev["context"].get("tf_allocator")]))
@@ -264,16 +409,12 @@ def check_event(kb, ev, where, text=""):
                           (gpu is not None and gpu[1] >= (8, 0))):
                     bad.append("%s: offers bf16 without its GPU condition "
                                "(GPU %s)" % (name, gpu))
-            for api in ("torch.cuda.amp.autocast", "torch.autocast"):
-                # Without a range, only a fix that names the release it
-                # needs may name the API.
-                since = kb.of("feature", api)[0]["since"]
-                conditional = "PyTorch %d.%d or later" % since in words
-                if api in words and not (rng is None and conditional) and (
-                        rng is None or not kb.everywhere(
-                            "feature", api, vendor, rng)):
-                    bad.append("%s: %s is not in every release of %s" % (
-                        name, api, rng))
+            for e in kb.entries:
+                if e["what"] != "feature" or "since" not in e or \
+                        e["name"] not in words:
+                    continue
+                bad += check_floor(kb, ev, e, name, words, rng, vendor,
+                                   before(text, ev.get("line")))
             for var, value in f.get("env", {}).items():
                 if var not in kb.variables:
                     if "%s=%s" % (var, value) in shown:

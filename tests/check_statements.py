@@ -23,6 +23,8 @@ fails when:
     TensorFlow taking nearly the whole GPU where it turns on growth);
   * an explanation calls a rise in memory small ("grew by only X") where X
     is 5% of the GPU or more, or the GPU's size is unknown;
+  * a title whose quantifier says more than the figures (TITLE_WORDS:
+    "Most of the GPU was held outside" where half of it or less was);
   * a cause whose title makes a claim about the figures (TITLE_CLAIMS:
     "One request is larger than the whole GPU", a fraction that "capped
     PyTorch below the free memory") is given where the event's figures,
@@ -35,6 +37,10 @@ fails when:
     offers activation checkpointing (there are no stored activations);
   * the text report's bar draws a request larger than the free memory as
     fitting in it (its "=" must run past the bar, "]=");
+  * a cause's confidence word disagrees with its score (high from 0.75,
+    medium from 0.50, low below), in the JSON (its score as the text
+    rounds it) or as the text, Markdown or HTML report prints the two
+    side by side ("(low, score 0.80)");
   * a text or Markdown report prints a "?" standing for an unknown value
     or a literal {...} template, in what oomdoc writes itself (the
     account, the causes, the fixes; the log's own text is left alone).
@@ -52,6 +58,24 @@ SIZE = re.compile(r"(-?[0-9]+(?:\.[0-9]+)?) (bytes|KiB|MiB|GiB|TiB|PiB)")
 OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
        "=": lambda a, b: a == b, ">=": lambda a, b: a >= b,
        ">": lambda a, b: a > b}
+# A cause's confidence word and score as the reports print them: text and
+# HTML "(high, score 0.78)", Markdown "(confidence high, score 0.78)".
+CONF_SCORE = re.compile(r"\((?:confidence )?(high|medium|low), score "
+                        r"([0-9]+\.[0-9]+)\)")
+
+
+def band(score):
+    """The confidence word a score stands for (rules_apply.c's bands)."""
+    return "high" if score >= 0.75 else "medium" if score >= 0.5 else "low"
+
+
+def check_confidence(report, fmt, errs):
+    for m in CONF_SCORE.finditer(report):
+        if band(float(m.group(2))) != m.group(1):
+            errs.append("%s: the confidence word contradicts the score "
+                        "beside it: %s" % (fmt, m.group(0)))
+
+
 # A "?" on its own (not part of a word or a question): "(?)", "? of ?".
 UNKNOWN = re.compile(r"(?<![\w?])\?(?![\w?])")
 # A setting the log shows, and what an explanation may then not say of
@@ -76,6 +100,15 @@ TITLE_CLAIMS = {
             "reserved_bytes") is not None else m.get("allocated_bytes") or 0)
         + m["free_bytes"]),
 }
+# What a title's quantifier claims of the figures, whatever the rule:
+# "Most of the GPU was held outside" says more than half of the device was
+# neither the framework's reservation nor free.
+TITLE_WORDS = [
+    (re.compile(r"\bMost of the GPU was held outside"),
+     ("total_bytes", "reserved_bytes", "free_bytes"), lambda m:
+     m["total_bytes"] - m["reserved_bytes"] - m["free_bytes"] >
+     m["total_bytes"] / 2),
+]
 # An explanation's claim that memory grew little.
 ONLY_GREW = re.compile(r"(?<=grew by only )(-?[0-9]+(?:\.[0-9]+)?) "
                        r"(bytes|KiB|MiB|GiB|TiB|PiB)")
@@ -177,6 +210,13 @@ def check_event(ev, where, errs):
                         "title (%s)" % (where, i, c.get("rule"),
                                         c.get("title")))
     for i, c in enumerate(ev.get("causes", [])):
+        for pat, keys, holds in TITLE_WORDS:
+            if pat.search(c.get("title") or "") and all(
+                    mem.get(k) is not None for k in keys) and not holds(mem):
+                errs.append("%s cause %d (%s): the figures do not bear out "
+                            "the title's quantifier (%s)" % (
+                                where, i, c.get("rule"), c.get("title")))
+    for i, c in enumerate(ev.get("causes", [])):
         m = ONLY_GREW.search(c.get("explanation") or "")
         if m is not None and (total is None or size(m) >= 0.05 * total):
             errs.append("%s cause %d (%s): calls a rise of %s small on a GPU "
@@ -184,6 +224,10 @@ def check_event(ev, where, errs):
                                          total))
     for i, c in enumerate(ev.get("causes", [])):
         cw = "%s cause %d (%s)" % (where, i, c.get("rule"))
+        if isinstance(c.get("score"), (int, float)) and \
+                band(float("%.2f" % c["score"])) != c.get("confidence"):
+            errs.append("%s: confidence %s with score %.2f" % (
+                cw, c.get("confidence"), c["score"]))
         if "_" in kind and kind in (c.get("explanation") or ""):
             errs.append("%s: the explanation names the kind %s by its "
                         "identifier" % (cw, kind))
@@ -315,8 +359,11 @@ def main():
         text = run(oomdoc, "text", log)
         check_report(own_lines_text(text), "text", errs)
         check_bars(text, doc.get("events", []), errs)
-        check_report(own_lines_markdown(run(oomdoc, "markdown", log)),
-                     "markdown", errs)
+        check_confidence(text, "text", errs)
+        markdown = run(oomdoc, "markdown", log)
+        check_report(own_lines_markdown(markdown), "markdown", errs)
+        check_confidence(markdown, "markdown", errs)
+        check_confidence(run(oomdoc, "html", log), "html", errs)
         if errs:
             failed += 1
             print("FAIL %s:" % log)

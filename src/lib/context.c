@@ -24,7 +24,7 @@ enum {
 	/* The memory readings of trainers and tools (see cx_patterns). */
 	CX_MEM_DS, CX_MEM_MEGATRON, CX_MEM_TITAN, CX_MEM_MM, CX_MEM_HF,
 	CX_MEM_ACCEL, CX_SMI_HEAD, CX_SMI_ROW, CX_DMON, CX_SUMMARY, CX_VLLM,
-	CX_LOADER, CX_BFC,
+	CX_LOADER, CX_BFC, CX_TF_RELEASE, CX_SERVING,
 	/* What follows a failure in a distributed run. */
 	CX_AFTER,
 	/* Patterns read from the text before an event, or inside a line
@@ -40,8 +40,51 @@ static const char *const cx_patterns[CX_COUNT] = {
 	    "([A-Za-z_]+:[A-Za-z0-9_.]+(?:,[A-Za-z_]+:[A-Za-z0-9_.]+)*)"
 	    "(?! to avoid)",
 	[CX_XLA] = "(XLA_PYTHON_CLIENT_[A-Z_]+)" KV "([\\w.]+)",
-	[CX_TF] = "(TF_GPU_ALLOCATOR|TF_FORCE_GPU_ALLOW_GROWTH|allow_growth)"
-	    KV "([\\w.]+)",
+	/* A setting, not the BFC message's advice to set one ("the
+	 * environment variable 'TF_GPU_ALLOCATOR=cuda_malloc_async' will
+	 * improve the situation", tensorflow/core/common_runtime/
+	 * bfc_allocator.cc); group 3: gpu_process_state.cc's "Using CUDA
+	 * malloc Async allocator for GPU", which TensorFlow logs when that
+	 * allocator is set. */
+	[CX_TF] = "(?<!variable ')(TF_GPU_ALLOCATOR|TF_FORCE_GPU_ALLOW_GROWTH|"
+	    "allow_growth)" KV "([\\w.]+)|(Using CUDA malloc Async allocator)",
+	/*
+	 * What bounds the TensorFlow release (the groups, in order): a
+	 * version line ("TensorFlow version: 2.4.1", "tensorflow==2.4.1",
+	 * "tensorflow-gpu==1.15.0", pip list's "tensorflow-gpu      1.3.0", the
+	 * image tensorflow/tensorflow:2.4.1-gpu);
+	 * NVIDIA's TF1 containers (nvcr.io/nvidia/tensorflow:21.12-tf1-py3:
+	 * 1.15); the tensorflow_core package, which only 1.15 to 2.1 had
+	 * (tensorflow/tools/pip_package/build_pip_package.sh, v1.15.0 to
+	 * v2.1.0); tf.Session, which TensorFlow 2 removed (it has
+	 * tf.compat.v1.Session); the CUDA release of the runtime, cuBLAS or
+	 * CUPTI libraries TensorFlow loads (dso_loader's "successfully opened
+	 * CUDA library libcublas.so.9.0", "Successfully opened dynamic library
+	 * libcudart.so.10.1", Windows' cudart64_101.dll), CUDA 10 and before
+	 * meaning TensorFlow 2.3 or before (2.4 was the first built with CUDA
+	 * 11.0: tensorflow.org/install/source, tested build configurations);
+	 * and the paths of code that came after 2.5 (the TSL and XLA copies
+	 * of 2.11 and later: tensorflow/tsl, tensorflow/compiler/xla/
+	 * stream_executor, external/local_tsl, external/local_xla) and the
+	 * cudaMallocAsync allocator's own lines (2.5 and later).
+	 */
+	[CX_TF_RELEASE] = "(?:\\b(?:TensorFlow|tensorflow)(?:-gpu)? version:? ?"
+	    "|\\btensorflow(?:-gpu)?==|\\btensorflow(?:-gpu)? {2,}|"
+	    "tensorflow/tensorflow:)(\\d)\\.(\\d{1,2})"
+	    "(?![\\d])|(nvcr\\.io/nvidia/tensorflow:\\d{2}\\.\\d{2}-tf1-)|"
+	    "(tensorflow_core[/\\\\])|(?<![\\w.])(tf\\.Session\\()|"
+	    "(?:CUDA|dynamic) library (?:lib(?:cudart|cublas|cupti)\\.so\\.|"
+	    "cudart64_)(\\d{1,3})|(tensorflow/tsl/|tensorflow/compiler/xla/"
+	    "stream_executor/|external/local_tsl/|external/local_xla/|"
+	    "gpu_cudamallocasync_allocator|variable 'TF_GPU_ALLOCATOR="
+	    "cuda_malloc_async')",
+	/* An inference server: vLLM's package (vllm/ in a path or a
+	 * module), its workers' prefixes ("(VllmWorker rank=3 pid=1090)",
+	 * "(EngineCore_DP0 pid=...)", vllm/v1/executor/multiproc_executor.py,
+	 * vllm/v1/engine/core.py), or SGLang's (python/sglang/srt). */
+	[CX_SERVING] = "[/\\\\]vllm[/\\\\]|\\bvllm\\.(?:engine|entrypoints|"
+	    "worker|v1|executor)\\b|\\((?:VllmWorker|EngineCore)|"
+	    "[/\\\\]sglang[/\\\\]|\\bsglang\\.srt\\b",
 	[CX_BATCH] = "(?i)(?<![a-z])(?<!eval_)(?<!per_device_eval_)"
 	    "(?:per_device_train_batch_size|train_micro_batch_size_per_gpu|"
 	    "micro_batch_size|train_batch_size|batch[_ -]size)" KV "(\\d{1,9})",
@@ -249,6 +292,32 @@ static const cx_anchor cx_anchor_list[] = {
 	{ "XLA_PYTHON_CLIENT_", CX_XLA, false, false },
 	{ "TF_GPU_ALLOCATOR", CX_TF, false, false },
 	{ "TF_FORCE_GPU_ALLOW_GROWTH", CX_TF, false, false },
+	{ "TensorFlow version", CX_TF_RELEASE, false, false },
+	{ "tensorflow version", CX_TF_RELEASE, false, false },
+	{ "tensorflow==", CX_TF_RELEASE, false, false },
+	{ "tensorflow-gpu==", CX_TF_RELEASE, false, false },
+	{ "tensorflow  ", CX_TF_RELEASE, false, false },
+	{ "tensorflow-gpu  ", CX_TF_RELEASE, false, false },
+	{ "tensorflow/tensorflow:", CX_TF_RELEASE, false, false },
+	{ "-tf1-", CX_TF_RELEASE, false, false },
+	{ "tensorflow_core", CX_TF_RELEASE, false, false },
+	{ "tf.Session(", CX_TF_RELEASE, false, false },
+	{ "CUDA library lib", CX_TF_RELEASE, false, false },
+	{ "dynamic library lib", CX_TF_RELEASE, false, false },
+	{ "dynamic library cudart64_", CX_TF_RELEASE, false, false },
+	{ "tensorflow/tsl/", CX_TF_RELEASE, false, false },
+	{ "compiler/xla/stream_executor/", CX_TF_RELEASE, false, false },
+	{ "external/local_", CX_TF_RELEASE, false, false },
+	{ "gpu_cudamallocasync_allocator", CX_TF_RELEASE, false, false },
+	{ "variable 'TF_GPU_ALLOCATOR=", CX_TF_RELEASE, false, false },
+	{ "Using CUDA malloc Async allocator", CX_TF, false, false },
+	{ "/vllm/", CX_SERVING, true, false },
+	{ "\\vllm\\", CX_SERVING, true, false },
+	{ "vllm.", CX_SERVING, true, false },
+	{ "(VllmWorker", CX_SERVING, true, false },
+	{ "(EngineCore", CX_SERVING, true, false },
+	{ "/sglang/", CX_SERVING, true, false },
+	{ "sglang.srt", CX_SERVING, true, false },
 	{ "batch_size", CX_BATCH, true, false },
 	{ "batch size", CX_BATCH, true, false },
 	{ "gradient_accumulation_steps", CX_ACCUM, true, false },
@@ -385,6 +454,7 @@ cx_reset(od_logctx *st)
 	st->memcg_usage = st->memcg_limit = -1;
 	st->memcg_job_pid = -1;
 	st->bfc_limit = st->bfc_inuse = st->bfc_peak = -1;
+	st->tf_min = st->tf_max = -1;
 	st->after_rank = -1;
 }
 
@@ -869,6 +939,49 @@ cx_cgroup_line(cx_ctx *c, const char *line, size_t len, uint64_t lineno,
 	st->memcg_job_line = lineno;
 }
 
+/* Narrows the TensorFlow releases the log shows to lo..hi (-1: no
+ * bound); a bound that contradicts the others (two runs of different
+ * releases in one log) leaves the release unknown. */
+static void
+cx_tf_bound(od_logctx *st, int lo, int hi)
+{
+	if (lo >= 0 && (st->tf_min < 0 || lo > st->tf_min))
+		st->tf_min = lo;
+	if (hi >= 0 && (st->tf_max < 0 || hi < st->tf_max))
+		st->tf_max = hi;
+	if (st->tf_min >= 0 && st->tf_max >= 0 && st->tf_min > st->tf_max)
+		st->tf_min = st->tf_max = -1;
+}
+
+/* Reads a CX_TF_RELEASE line (the groups of its pattern, in order). */
+static void
+cx_tf_release(cx_ctx *c, const char *line, od_logctx *st)
+{
+	size_t n;
+	int64_t v;
+
+	if (cx_group(c, line, 1, &n) != NULL) {
+		v = rx_int(c->m, line, 1, 0) * 100 + rx_int(c->m, line, 2, 0);
+		cx_tf_bound(st, (int)v, (int)v);
+	} else if (cx_group(c, line, 3, &n) != NULL) {
+		cx_tf_bound(st, 115, 115);
+	} else if (cx_group(c, line, 4, &n) != NULL) {
+		cx_tf_bound(st, 115, 201);
+	} else if (cx_group(c, line, 5, &n) != NULL) {
+		cx_tf_bound(st, -1, 115);
+	} else if (cx_group(c, line, 6, &n) != NULL) {
+		/* The major release: the soname's "10" of libcudart.so.10.1,
+		 * "8" of .8.0; the DLL's 101, 110, 90 (9.0) and 12 (12.x). */
+		v = rx_int(c->m, line, 6, -1);
+		if (n == 3 || (n == 2 && v >= 20))
+			v /= 10;
+		if (v >= 0 && v <= 10)
+			cx_tf_bound(st, -1, 203);
+	} else if (cx_group(c, line, 7, &n) != NULL) {
+		cx_tf_bound(st, 205, -1);
+	}
+}
+
 void
 cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
     od_logctx *st)
@@ -896,6 +1009,15 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
 		if (g != NULL && g2 != NULL)
 			cx_setting(st->tf_allocator, sizeof st->tf_allocator, g,
 			    n, g2, n2);
+		else if (cx_group(c, line, 3, &n) != NULL)
+			cx_setting(st->tf_allocator, sizeof st->tf_allocator,
+			    "TF_GPU_ALLOCATOR", 16, "cuda_malloc_async", 17);
+		break;
+	case CX_TF_RELEASE:
+		cx_tf_release(c, line, st);
+		break;
+	case CX_SERVING:
+		st->serving = 1;
 		break;
 	case CX_BATCH:
 		if (g != NULL)

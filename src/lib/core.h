@@ -220,6 +220,14 @@ typedef struct {
 	char alloc_conf[128];   /* PYTORCH_CUDA_ALLOC_CONF and the like */
 	char xla_conf[128];     /* XLA_PYTHON_CLIENT_* settings */
 	char tf_allocator[128]; /* TF_GPU_ALLOCATOR, allow_growth */
+	/* The TensorFlow releases the log shows it ran (major * 100 +
+	 * minor): from a version line, paths and calls of some releases
+	 * only, or the CUDA release its libraries load (context.c,
+	 * CX_TF_RELEASE); -1 where it shows no bound. */
+	int tf_min, tf_max;
+	/* 1 when the log shows an inference server's code or workers
+	 * (vLLM, SGLang) before the event (context.c, CX_SERVING), else 0. */
+	int serving;
 	int64_t batch_size;
 	int64_t accum_steps;
 	int64_t seq_len;

@@ -52,7 +52,8 @@ enum {
 	FC_MAX_SPLIT_MIN_MB, FC_AUTOCAST, FC_SMI_PROCS, FC_VISIBLE_DEVICES,
 	FC_MPS_WATERMARK, FC_REQUEST_ROLE, FC_GPU_MODEL, FC_COMPUTE_CAPABILITY,
 	FC_XLA_CONF, FC_XLA_PREALLOCATE, FC_XLA_MEM_FRACTION, FC_TF_ALLOCATOR,
-	FC_TF_ALLOW_GROWTH, FC_TF_GPU_ALLOCATOR, FC_XID, FC_ECC,
+	FC_TF_ALLOW_GROWTH, FC_TF_GPU_ALLOCATOR, FC_TF_ASYNC_AVAILABLE,
+	FC_FRACTION_AVAILABLE, FC_SERVING, FC_XID, FC_ECC,
 	/* The series of memory readings (context.c, cx_series_of). */
 	FC_RD_COUNT, FC_RD_SERIES, FC_RD_WHAT, FC_RD_FIRST, FC_RD_LAST,
 	FC_RD_MIN, FC_RD_MAX, FC_RD_MEDIAN, FC_RD_FIRST_STEP, FC_RD_LAST_STEP,
@@ -167,6 +168,9 @@ static const struct {
 	[FC_TF_ALLOCATOR] = { "tf_allocator", F_STR },
 	[FC_TF_ALLOW_GROWTH] = { "tf_allow_growth", F_BOOL },
 	[FC_TF_GPU_ALLOCATOR] = { "tf_gpu_allocator", F_STR },
+	[FC_TF_ASYNC_AVAILABLE] = { "tf_async_available", F_BOOL },
+	[FC_FRACTION_AVAILABLE] = { "memory_fraction_available", F_BOOL },
+	[FC_SERVING] = { "serving", F_BOOL },
 	[FC_XID] = { "xid", F_NUM },
 	[FC_ECC] = { "ecc_error", F_BOOL },
 	[FC_RD_COUNT] = { "readings.count", F_NUM },
@@ -693,6 +697,14 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 		out->str = o;
 		out->len = strcspn(o, " ");
 		return true;
+	case FC_TF_ASYNC_AVAILABLE:
+		/* In every TensorFlow release the log shows, or in none. */
+		return fc_bool(out, kn_feature(kn, ev,
+		    "TF_GPU_ALLOCATOR=cuda_malloc_async"));
+	case FC_FRACTION_AVAILABLE:
+		return fc_bool(out, kn_feature(kn, ev,
+		    "torch.cuda.set_per_process_memory_fraction"));
+	case FC_SERVING: return fc_bool(out, c->serving > 0);
 	case FC_XID: return fc_num(out, c->xid, false);
 	case FC_ECC: return fc_bool(out, c->ecc);
 	default:

@@ -15,6 +15,8 @@
  *   value: "..."              feature, command, role: the value; gpu:
  *                             the compute capability ("8.0")
  *   phase: forward            role: the phase that decides it
+ *   framework: tensorflow     feature: whose releases since counts
+ *                             (pytorch, the default, or tensorflow)
  *   source: "file, release"   required: where it comes from upstream
  *
  * rules_load.c hands this loader the parsed document (aliases and depth
@@ -51,6 +53,7 @@ static const char *const kn_vendors[] = {
 typedef struct {
 	kn_what what;
 	char *name, *vendor, *var, *value, *phase, *source;
+	char *framework;        /* feature: whose release; NULL: PyTorch */
 	int since, until;       /* releases; until KN_OPEN when not given */
 	int64_t min;            /* -1 when not given */
 } kn_entry;
@@ -75,6 +78,7 @@ kn_entry_free(kn_entry *e)
 	free(e->value);
 	free(e->phase);
 	free(e->source);
+	free(e->framework);
 }
 
 void
@@ -133,7 +137,7 @@ kn_entry_load(yu_ctx *c, yaml_node_t *n, kn_entry *e)
 {
 	static const char *const keys[] = {
 		"what", "name", "vendor", "var", "since", "until", "min",
-		"value", "phase", "source", NULL,
+		"value", "phase", "source", "framework", NULL,
 	};
 	yaml_node_pair_t *p;
 	int before = c->nerr, i;
@@ -162,7 +166,7 @@ kn_entry_load(yu_ctx *c, yaml_node_t *n, kn_entry *e)
 		if (!kn_in(k, keys)) {
 			yu_err(c, kn, "unknown key '%s' in a knowledge "
 			    "entry (expected what, name, vendor, var, since, "
-			    "until, min, value, phase, source)", k);
+			    "until, min, value, phase, source, framework)", k);
 			continue;
 		}
 		if (strcmp(k, "what") == 0) {
@@ -202,6 +206,12 @@ kn_entry_load(yu_ctx *c, yaml_node_t *n, kn_entry *e)
 				e->min = m;
 			continue;
 		}
+		if (strcmp(k, "framework") == 0 &&
+		    strcmp(v, "tensorflow") != 0 && strcmp(v, "pytorch") != 0) {
+			yu_err(c, vn, "unknown framework '%s' (expected "
+			    "pytorch or tensorflow)", v);
+			continue;
+		}
 		if (strcmp(k, "vendor") == 0 && !kn_in(v, kn_vendors)) {
 			yu_err(c, vn, "unknown vendor '%s' (expected "
 			    "nvidia, amd, intel or apple)", v);
@@ -211,7 +221,8 @@ kn_entry_load(yu_ctx *c, yaml_node_t *n, kn_entry *e)
 		    strcmp(k, "vendor") == 0 ? &e->vendor :
 		    strcmp(k, "var") == 0 ? &e->var :
 		    strcmp(k, "value") == 0 ? &e->value :
-		    strcmp(k, "phase") == 0 ? &e->phase : &e->source;
+		    strcmp(k, "phase") == 0 ? &e->phase :
+		    strcmp(k, "framework") == 0 ? &e->framework : &e->source;
 		if (*slot != NULL) {
 			yu_err(c, kn, "key '%s' is given twice", k);
 			continue;
@@ -243,6 +254,8 @@ kn_entry_load(yu_ctx *c, yaml_node_t *n, kn_entry *e)
 	    kn_parse_release(e->value) < 0))
 		yu_err(c, n, "a gpu entry needs its compute capability "
 		    "as value (\"8.0\")");
+	if (e->framework != NULL && (e->what != KN_FEATURE || e->since < 0))
+		yu_err(c, n, "framework is for a feature with since");
 	if (e->what == KN_COMMAND && e->value == NULL)
 		yu_err(c, n, "a command entry needs a value");
 	if (e->what == KN_ROLE && (e->value == NULL) == (e->phase == NULL))
@@ -333,6 +346,12 @@ kn_vendor(const od_event *ev)
 	case OD_KIND_CUDNN:
 	case OD_KIND_NCCL:
 		return "nvidia";
+	case OD_KIND_TF:
+		/* TensorFlow's ROCm build names HIP's errors in its driver
+		 * messages (tensorflow/stream_executor/rocm/rocm_driver.cc:
+		 * "failed to allocate ... from device: hipError_t"). */
+		return ev->message != NULL && strstr(ev->message, "hipError") !=
+		    NULL ? "amd" : NULL;
 	case OD_KIND_XLA:
 		/* XLA:TPU's messages, as the recognisers name their printer. */
 		return ev->framework != NULL &&
@@ -517,6 +536,39 @@ kn_autocast(const kn_table *t, const od_event *ev)
 		if (kn_cover(t, KN_FEATURE, apis[i], NULL, r, NULL) == 1)
 			return apis[i];
 	return NULL;
+}
+
+/*
+ * Whether feature name is in every release the log shows (1), in none
+ * (0), or that is unknown (-1).  A PyTorch feature takes the message's
+ * range (kn_release); a TensorFlow one the releases the log shows
+ * (context.c: tf_min, tf_max).  A message that names the feature (a hint
+ * to set it) comes from a release that has it.
+ */
+int
+kn_feature(const kn_table *t, const od_event *ev, const char *name)
+{
+	const kn_entry *e = t != NULL ? kn_find(t, KN_FEATURE, name) : NULL;
+	kn_range r;
+
+	if (e == NULL || e->since < 0)
+		return -1;
+	if (ev->message != NULL && strstr(ev->message, name) != NULL)
+		return 1;
+	/* A feature of one vendor (cudaMallocAsync: NVIDIA's) is in no
+	 * release of another's build. */
+	if (e->vendor != NULL && kn_vendor(ev) != NULL &&
+	    strcmp(e->vendor, kn_vendor(ev)) != 0)
+		return 0;
+	if (e->framework != NULL && strcmp(e->framework, "tensorflow") == 0) {
+		if (ev->ctx.tf_max >= 0 && ev->ctx.tf_max < e->since)
+			return 0;
+		return ev->ctx.tf_min >= e->since ? 1 : -1;
+	}
+	if (!kn_release(t, ev, &r))
+		return -1;
+	return kn_cover(t, KN_FEATURE, name, NULL, r, NULL) == 1 ? 1 :
+	    r.max != KN_OPEN && r.max < e->since ? 0 : -1;
 }
 
 const char *

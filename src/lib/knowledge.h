@@ -65,6 +65,11 @@ int64_t kn_option_min(const kn_table *t, const od_event *ev,
  * torch.cuda.amp.autocast), or NULL (none, or unknown). */
 const char *kn_autocast(const kn_table *t, const od_event *ev);
 
+/* Whether the feature entry name (one with since: an API, a setting) is
+ * in every release the log shows (1), in none (0), or that is unknown
+ * (-1); a feature of framework tensorflow counts TensorFlow's releases. */
+int kn_feature(const kn_table *t, const od_event *ev, const char *name);
+
 /* A command entry's value for ev's vendor (smi_procs, visible_devices,
  * mps_watermark), or NULL. */
 const char *kn_command(const kn_table *t, const od_event *ev,

@@ -2,7 +2,8 @@
  * rules_apply.c: applying the loaded rules to an event.  Every rule whose
  * kinds include the event's and whose condition holds gives a cause: its
  * score (a number, or an expression of the facts kept within 0..1), a
- * confidence from that score, no surer than the event, the bytes it
+ * confidence from that score, no surer than the event (and the score then
+ * no higher than that confidence's band), the bytes it
  * accounts for (explains) and the part of the shortfall they explain,
  * and the texts of its explanation, evidence and fixes rendered from the
  * facts.  The causes rank by the bytes they account for, then by score,
@@ -257,6 +258,10 @@ rl_probe_runs(const od_event *ev)
 {
 	const char *v = kn_vendor(ev);
 
+	/* Nor for a failure of host memory in TensorFlow's CPU allocator
+	 * ("by allocator cpu"). */
+	if (strcmp(ev->allocator, "cpu") == 0)
+		return false;
 	return v == NULL || strcmp(v, "nvidia") == 0;
 }
 
@@ -275,6 +280,7 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 		od_cause *c, probe;
 		int64_t held = OD_UNKNOWN, shortfall = OD_UNKNOWN;
 		xv_value sv;
+		char shown[32];
 
 		if (r->kinds != 0 && !(r->kinds & (UINT32_C(1) << ev->kind)))
 			continue;
@@ -316,9 +322,11 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 		c->cause_bytes = held;
 		c->explains_bytes = held >= 0 && shortfall >= 0 ?
 		    (held < shortfall ? held : shortfall) : OD_UNKNOWN;
-		/* The confidence follows the score this event got. */
-		c->confidence = c->score >= 0.75 ? OD_CONF_HIGH :
-		    c->score >= 0.5 ? OD_CONF_MEDIUM : OD_CONF_LOW;
+		/* The confidence follows the score this event got, as the
+		 * reports print it (two decimals). */
+		snprintf(shown, sizeof shown, "%.2f", c->score);
+		c->confidence = strtod(shown, NULL) >= 0.75 ? OD_CONF_HIGH :
+		    strtod(shown, NULL) >= 0.5 ? OD_CONF_MEDIUM : OD_CONF_LOW;
 		/* A cause is no surer than the event it explains. */
 		if (ev->confidence < c->confidence)
 			c->confidence = ev->confidence;
@@ -376,6 +384,19 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 		n++;
 	}
 	rl_rank(found, n);
+	/*
+	 * The score of a cause held down to its event's confidence is held
+	 * down with it, to the top of that confidence's band (0.74 medium,
+	 * 0.49 low), after the ranking, which keeps the rules' own order:
+	 * the word and the number printed beside it then agree.
+	 */
+	for (i = 0; i < n; i++) {
+		double top = found[i].confidence == OD_CONF_LOW ? 0.49 :
+		    found[i].confidence == OD_CONF_MEDIUM ? 0.74 : 1;
+
+		if (found[i].score > top)
+			found[i].score = top;
+	}
 	for (i = 0; i < ev->ncauses; i++)
 		od_cause_clear(&ev->causes[i]);
 	free(ev->causes);
