@@ -51,10 +51,12 @@ def main():
     try:
         os.chdir(tmp)
         names = []
-        # Every 7th fixture of the cycle, so that a fixture comes back
-        # under several names: identical content in different files.
+        # Every 7th fixture of the cycle, each one twice, so that a fixture
+        # comes back under several names: identical content in different
+        # files.  (Every 7th alone repeats none once there are NLOGS
+        # fixtures or more, a number prime to 7.)
         for i in range(NLOGS):
-            src = sources[(i * 7) % len(sources)]
+            src = sources[((i // 2) * 7) % len(sources)]
             name = "job-%03d-%s" % (i, os.path.basename(src))
             shutil.copyfile(os.path.join(ROOT, src), name)
             names.append(name)
