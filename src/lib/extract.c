@@ -273,11 +273,11 @@ ex_anchors(const ex_ctx *x, size_t *n)
 }
 
 /*
- * Whether one of the phrases (np of them) occurs in p[0..n):
- * one pass for all of them, where a byte that starts none (a bit of
- * first[]) is passed over at once.  Every hit of a dense input asks this
- * of the few hundred bytes around it; a memmem a phrase cost more in
- * setting up than in searching.
+ * Whether one of the phrases (np of them, each of two bytes or more)
+ * occurs in p[0..n): one pass for all of them, where a byte that starts
+ * none (a bit of first[]) is passed over at once.  Every hit of a dense
+ * input asks this of the few hundred bytes around it; a memmem a phrase
+ * cost more in setting up than in searching.
  */
 static bool
 ex_any_phrase(const char *p, size_t n, const char *const *phrases, size_t np)
@@ -295,11 +295,14 @@ ex_any_phrase(const char *p, size_t n, const char *const *phrases, size_t np)
 
 		if ((first[c >> 6] >> (c & 63) & 1) == 0)
 			continue;
+		/* The second byte before the rest: most places where a
+		 * phrase's first byte stands go on otherwise. */
 		for (k = 0; k < np; k++) {
-			size_t pl = strlen(phrases[k]);
+			const char *ph = phrases[k];
 
-			if ((unsigned char)phrases[k][0] == c && pl <= n - i &&
-			    memcmp(p + i, phrases[k], pl) == 0)
+			if ((unsigned char)ph[0] == c && i + 1 < n &&
+			    ph[1] == p[i + 1] && strlen(ph) <= n - i &&
+			    memcmp(p + i, ph, strlen(ph)) == 0)
 				return true;
 		}
 	}
@@ -327,8 +330,16 @@ ex_recovered(const char *t, size_t tlen, size_t ms, size_t me)
 
 	while (b > 0 && t[b - 1] != '\n' && ms - b < 300)
 		b--;
-	return ex_any_phrase(t + b, ms - b, before,
-	    sizeof before / sizeof before[0]) ||
+	/* Each phrase before has an 'O' or an 'x' ("OOM", "exception"),
+	 * each after an 'O' or a 'b' ("OOM", "batch"): text without them
+	 * (an input of one line repeated) is passed over in two memchr. */
+	if ((memchr(t + b, 'O', ms - b) != NULL ||
+	    memchr(t + b, 'x', ms - b) != NULL) &&
+	    ex_any_phrase(t + b, ms - b, before,
+	    sizeof before / sizeof before[0]))
+		return true;
+	return (memchr(t + me, 'O', e - me) != NULL ||
+	    memchr(t + me, 'b', e - me) != NULL) &&
 	    ex_any_phrase(t + me, e - me, after, sizeof after / sizeof after[0]);
 }
 

@@ -163,43 +163,50 @@ fb_has(const char *p, size_t n, const char *w)
 /*
  * Whether one of the words (lower case, nw of them, at most 64) occurs
  * caselessly in p[0..n): with word_start, only at the start of a word (a
- * letter after a letter starts none); the word equal to except (may be NULL) is left out.  One
- * pass over p for all the words, not one a word: a byte that starts none
- * of them (a bit of first[]) is passed over at once.  A dense input asks
- * this of the rest of a long line at every hit that the extractor does
- * not remember, so the pass is the cost of that hit.
+ * letter after a letter starts none); the word equal to except (may be
+ * NULL) is left out.  One pass over p for all the words, not one a word:
+ * a byte that starts none of them (slot[] 0) is passed over at once, and
+ * at one that does only the words starting with it are compared.  A dense
+ * input asks this of the rest of a long line at every hit that the
+ * extractor does not remember, so the pass is the cost of that hit.
  */
 static bool
 fb_any_pass(const char *p, size_t n, const char *const *words, size_t nw,
     bool word_start, const char *except)
 {
-	uint64_t first[4] = { 0 }, left = 0;
+	/* slot[c]: 1 + the index in starts[] of the words that start with
+	 * byte c, 0 for none. */
+	unsigned char slot[256];
+	uint64_t starts[64];
 	size_t i, k;
+	int ns = 0;
 
+	memset(slot, 0, sizeof slot);
 	for (k = 0; k < nw && k < 64; k++) {
 		unsigned char c = (unsigned char)words[k][0];
 
 		if (except != NULL && strcmp(words[k], except) == 0)
 			continue;
-		left |= UINT64_C(1) << k;
-		first[c >> 6] |= UINT64_C(1) << (c & 63);
+		if (slot[c] == 0) {
+			starts[ns] = 0;
+			slot[c] = (unsigned char)++ns;
+		}
+		starts[slot[c] - 1] |= UINT64_C(1) << k;
 	}
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)fb_lower(p[i]);
+		uint64_t m;
 
-		if ((first[c >> 6] >> (c & 63) & 1) == 0)
+		if (slot[c] == 0)
 			continue;
 		/* w[0] is c: a letter after a letter starts no word. */
 		if (word_start && i > 0 && fb_letter(p[i - 1]) &&
 		    fb_letter((char)c))
 			continue;
-		for (k = 0; k < nw && k < 64; k++) {
-			const char *w = words[k];
-			size_t wl, j;
+		for (m = starts[slot[c] - 1]; m != 0; m &= m - 1) {
+			const char *w = words[__builtin_ctzll(m)];
+			size_t wl = strlen(w), j;
 
-			if ((left >> k & 1) == 0 || (unsigned char)w[0] != c)
-				continue;
-			wl = strlen(w);
 			if (wl > n - i)
 				continue;
 			for (j = 1; j < wl && fb_lower(p[i + j]) == w[j]; j++)
