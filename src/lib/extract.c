@@ -273,43 +273,6 @@ ex_anchors(const ex_ctx *x, size_t *n)
 }
 
 /*
- * Whether one of the phrases (np of them, each of two bytes or more)
- * occurs in p[0..n): one pass for all of them, where a byte that starts
- * none (a bit of first[]) is passed over at once.  Every hit of a dense
- * input asks this of the few hundred bytes around it; a memmem a phrase
- * cost more in setting up than in searching.
- */
-static bool
-ex_any_phrase(const char *p, size_t n, const char *const *phrases, size_t np)
-{
-	uint64_t first[4] = { 0 };
-	size_t i, k;
-
-	for (k = 0; k < np; k++) {
-		unsigned char c = (unsigned char)phrases[k][0];
-
-		first[c >> 6] |= UINT64_C(1) << (c & 63);
-	}
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)p[i];
-
-		if ((first[c >> 6] >> (c & 63) & 1) == 0)
-			continue;
-		/* The second byte before the rest: most places where a
-		 * phrase's first byte stands go on otherwise. */
-		for (k = 0; k < np; k++) {
-			const char *ph = phrases[k];
-
-			if ((unsigned char)ph[0] == c && i + 1 < n &&
-			    ph[1] == p[i + 1] && strlen(ph) <= n - i &&
-			    memcmp(p + i, ph, strlen(ph)) == 0)
-				return true;
-		}
-	}
-	return false;
-}
-
-/*
  * Whether the program caught the failure and went on: fairseq's
  * "ran out of memory with exception: ..." before it and "attempting to
  * recover from OOM" after it, the retry wrappers' "retrying with a
@@ -326,21 +289,29 @@ ex_recovered(const char *t, size_t tlen, size_t ms, size_t me)
 		"skipping batch", "retrying with a smaller batch",
 		"Decreasing batch size",
 	};
-	size_t b = ms, e = me + 400 < tlen ? me + 400 : tlen;
+	size_t b = ms, e = me + 400 < tlen ? me + 400 : tlen, i;
 
 	while (b > 0 && t[b - 1] != '\n' && ms - b < 300)
 		b--;
-	/* Each phrase before has an 'O' or an 'x' ("OOM", "exception"),
-	 * each after an 'O' or a 'b' ("OOM", "batch"): text without them
-	 * (an input of one line repeated) is passed over in two memchr. */
-	if ((memchr(t + b, 'O', ms - b) != NULL ||
-	    memchr(t + b, 'x', ms - b) != NULL) &&
-	    ex_any_phrase(t + b, ms - b, before,
-	    sizeof before / sizeof before[0]))
-		return true;
-	return (memchr(t + me, 'O', e - me) != NULL ||
-	    memchr(t + me, 'b', e - me) != NULL) &&
-	    ex_any_phrase(t + me, e - me, after, sizeof after / sizeof after[0]);
+	/* Each phrase before has an 'x' ("exception") or both an 'O' and
+	 * an 'f' ("from OOM"), each after a 'b' ("batch") or both: text
+	 * without them (an input of one message repeated, "OOMKilled" or
+	 * "CUDA error: out of memory") is passed over in a few memchr. */
+	if (memchr(t + b, 'x', ms - b) != NULL ||
+	    (memchr(t + b, 'O', ms - b) != NULL &&
+	    memchr(t + b, 'f', ms - b) != NULL))
+		for (i = 0; i < sizeof before / sizeof before[0]; i++)
+			if (memmem(t + b, ms - b, before[i],
+			    strlen(before[i])) != NULL)
+				return true;
+	if (memchr(t + me, 'b', e - me) != NULL ||
+	    (memchr(t + me, 'O', e - me) != NULL &&
+	    memchr(t + me, 'f', e - me) != NULL))
+		for (i = 0; i < sizeof after / sizeof after[0]; i++)
+			if (memmem(t + me, e - me, after[i],
+			    strlen(after[i])) != NULL)
+				return true;
+	return false;
 }
 
 /*
