@@ -293,17 +293,20 @@ ex_recovered(const char *t, size_t tlen, size_t ms, size_t me)
 
 	while (b > 0 && t[b - 1] != '\n' && ms - b < 300)
 		b--;
-	/* Each phrase before has an 'O' or an 'x' ("OOM", "exception"),
-	 * each after an 'O' or a 'b' ("OOM", "batch"): text without them
-	 * (an input of one line repeated) is passed over in two memchr. */
-	if (memchr(t + b, 'O', ms - b) != NULL ||
-	    memchr(t + b, 'x', ms - b) != NULL)
+	/* Each phrase before has an 'x' ("exception") or both an 'O' and
+	 * an 'f' ("from OOM"), each after a 'b' ("batch") or both: text
+	 * without them (an input of one message repeated, "OOMKilled" or
+	 * "CUDA error: out of memory") is passed over in a few memchr. */
+	if (memchr(t + b, 'x', ms - b) != NULL ||
+	    (memchr(t + b, 'O', ms - b) != NULL &&
+	    memchr(t + b, 'f', ms - b) != NULL))
 		for (i = 0; i < sizeof before / sizeof before[0]; i++)
 			if (memmem(t + b, ms - b, before[i],
 			    strlen(before[i])) != NULL)
 				return true;
-	if (memchr(t + me, 'O', e - me) != NULL ||
-	    memchr(t + me, 'b', e - me) != NULL)
+	if (memchr(t + me, 'b', e - me) != NULL ||
+	    (memchr(t + me, 'O', e - me) != NULL &&
+	    memchr(t + me, 'f', e - me) != NULL))
 		for (i = 0; i < sizeof after / sizeof after[0]; i++)
 			if (memmem(t + me, e - me, after[i],
 			    strlen(after[i])) != NULL)

@@ -163,24 +163,6 @@ fb_letter(char c)
 	return c >= 'a' && c <= 'z';
 }
 
-/* Whether w (lower case) occurs caselessly in p[0..n), at the start of a
- * word. */
-static bool
-fb_has_word(const char *p, size_t n, const char *w)
-{
-	size_t wl = strlen(w), i, k;
-
-	for (i = 0; i + wl <= n; i++) {
-		if (i > 0 && fb_letter(p[i - 1]) && fb_letter(w[0]))
-			continue;
-		for (k = 0; k < wl && fb_lower(p[i + k]) == w[k]; k++)
-			;
-		if (k == wl)
-			return true;
-	}
-	return false;
-}
-
 /* Whether p[0..n) contains, caselessly, w (lower case) anywhere. */
 static bool
 fb_has(const char *p, size_t n, const char *w)
@@ -196,29 +178,82 @@ fb_has(const char *p, size_t n, const char *w)
 	return false;
 }
 
+/*
+ * Whether one of the words (lower case, nw of them, at most 64) occurs
+ * caselessly in p[0..n): with word_start, only at the start of a word (a
+ * letter after a letter starts none); the word equal to except (may be
+ * NULL) is left out.  One pass over p for all the words, not one a word:
+ * a byte that starts none of them (slot[] 0) is passed over at once, and
+ * at one that does only the words starting with it are compared.  A dense
+ * input asks this of the rest of a long line at every hit that the
+ * extractor does not remember, so the pass is the cost of that hit.
+ */
+static bool
+fb_any_pass(const char *p, size_t n, const char *const *words, size_t nw,
+    bool word_start, const char *except)
+{
+	/* slot[c]: 1 + the index in starts[] of the words that start with
+	 * byte c, 0 for none. */
+	unsigned char slot[256];
+	uint64_t starts[64];
+	size_t i, k;
+	int ns = 0;
+
+	memset(slot, 0, sizeof slot);
+	for (k = 0; k < nw && k < 64; k++) {
+		unsigned char c = (unsigned char)words[k][0];
+
+		if (except != NULL && strcmp(words[k], except) == 0)
+			continue;
+		if (slot[c] == 0) {
+			starts[ns] = 0;
+			slot[c] = (unsigned char)++ns;
+		}
+		starts[slot[c] - 1] |= UINT64_C(1) << k;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)fb_lower(p[i]);
+		uint64_t m;
+
+		if (slot[c] == 0)
+			continue;
+		/* w[0] is c: a letter after a letter starts no word. */
+		if (word_start && i > 0 && fb_letter(p[i - 1]) &&
+		    fb_letter((char)c))
+			continue;
+		for (m = starts[slot[c] - 1]; m != 0; m &= m - 1) {
+			const char *w = words[__builtin_ctzll(m)];
+			size_t wl = strlen(w), j;
+
+			if (wl > n - i)
+				continue;
+			for (j = 1; j < wl && fb_lower(p[i + j]) == w[j]; j++)
+				;
+			if (j == wl)
+				return true;
+		}
+	}
+	return false;
+}
+
 static bool
 fb_any_word(const char *p, size_t n, const char *const *words, size_t nw)
 {
-	size_t i;
-
-	for (i = 0; i < nw; i++)
-		if (fb_has_word(p, n, words[i]))
-			return true;
-	return false;
+	return fb_any_pass(p, n, words, nw, true, NULL);
 }
 
 static bool
 fb_any(const char *p, size_t n, const char *const *words, size_t nw)
 {
-	size_t i;
-
-	for (i = 0; i < nw; i++)
-		if (fb_has(p, n, words[i]))
-			return true;
-	return false;
+	return fb_any_pass(p, n, words, nw, false, NULL);
 }
 
 #define FB_COUNT(a) (sizeof (a) / sizeof (a)[0])
+
+/* fb_any_pass takes at most 64 words a list. */
+_Static_assert(FB_COUNT(fb_advice_words) <= 64 &&
+    FB_COUNT(fb_recovery_words) <= 64 && FB_COUNT(fb_code_words) <= 64 &&
+    FB_COUNT(fb_fatal_words) <= 64, "a word list of more than 64 words");
 
 /* Whether the line l[0..n) reports a failure (the fatal rule above). */
 static bool
@@ -226,12 +261,9 @@ fb_failure_line(const char *l, size_t n, bool count_cannot)
 {
 	size_t i = 0;
 
-	for (i = 0; i < FB_COUNT(fb_fatal_words); i++) {
-		if (!count_cannot && strcmp(fb_fatal_words[i], "cannot") == 0)
-			continue;
-		if (fb_has(l, n, fb_fatal_words[i]))
-			return true;
-	}
+	if (fb_any_pass(l, n, fb_fatal_words, FB_COUNT(fb_fatal_words), false,
+	    count_cannot ? NULL : "cannot"))
+		return true;
 	/* glog's severity letter and date: E1201 or F1201. */
 	for (i = 0; i < n && (l[i] == ' ' || l[i] == '\t'); i++)
 		;
