@@ -44,10 +44,11 @@ done
 [ "$n" -ge 20 ] || { echo "FAIL: only $n fixtures found"; fail=1; }
 
 # A 6 MiB multi-rank log: regions of the full buffer, each cut into ranges
-# (the default and smaller ones), read through windows of one and 16 pages.
+# ("auto", the largest, and smaller ones; unset is the one-thread scan),
+# read through windows of one and 16 pages.
 python3 bench/genlog.py --size 6M --ooms 12 --seed 7 -o "$T/gen.log" \
     >/dev/null 2>&1 || { echo "FAIL: genlog.py"; exit 1; }
-same genlog "$T/gen.log" OOMDOC_PREFILTER_RANGE=262144 \
+same genlog "$T/gen.log" OOMDOC_PREFILTER_RANGE=auto OOMDOC_PREFILTER_RANGE=262144 \
     OOMDOC_PREFILTER_RANGE=4096 OOMDOC_PREFILTER_RANGE=61 \
     OOMDOC_MAP_WINDOW=4096 OOMDOC_MAP_WINDOW=65536 \
     "OOMDOC_MAP_WINDOW=4096 OOMDOC_PREFILTER_RANGE=1000"
@@ -64,7 +65,7 @@ for i in range(200000):
         sys.stdout.write("torch.OutOfMemoryError: CUDA out of memory. "
                          "Tried to allocate %d.00 MiB\n" % (i // 4999 + 1))' \
     >"$T/dense.log"
-same dense "$T/dense.log" OOMDOC_PREFILTER_RANGE=4096 \
+same dense "$T/dense.log" OOMDOC_PREFILTER_RANGE=auto OOMDOC_PREFILTER_RANGE=4096 \
     OOMDOC_PREFILTER_RANGE=262144
 grep -q '"batch_size": 14996' "$T/want" || { echo "FAIL: dense: no batch_size read"; fail=1; }
 [ "$fail" = 0 ] && echo "scan_split: $n fixtures and 2 generated logs, reports the same however split"
