@@ -1029,7 +1029,9 @@ sc_cut_in_word(const char *buf, size_t at, size_t to, size_t len)
 	 * Lines of one format are often of one length too: a next line that
 	 * starts a record of its own, with a date or time ("2019-12-05",
 	 * "12:44:30") or a logger's or a function's name and a colon
-	 * ("llama_model_load: "), is no continuation.
+	 * ("llama_model_load: "), or a setting's name and '='
+	 * ("TF_GPU_ALLOCATOR=cuda_malloc_async" after a message of the
+	 * same length as the one before it), is no continuation.
 	 */
 	for (i = at + 1, n = 0; i < to && n < 4 && isdigit((unsigned char)buf[i]);
 	    i++, n++)
@@ -1041,7 +1043,7 @@ sc_cut_in_word(const char *buf, size_t at, size_t to, size_t len)
 	    (isalnum((unsigned char)buf[i]) || buf[i] == '_' || buf[i] == '.');
 	    i++)
 		;
-	return !(i < to && buf[i] == ':');
+	return !(i < to && (buf[i] == ':' || buf[i] == '='));
 }
 
 /*
