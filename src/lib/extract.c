@@ -273,6 +273,26 @@ ex_anchors(const ex_ctx *x, size_t *n)
 }
 
 /*
+ * Whether one of the n phrases is in t[0..len): passed over in a few
+ * memchr when t has neither the letter key nor both an 'O' and an 'f',
+ * one of which each phrase holds (ex_recovered's lists).
+ */
+static bool
+ex_any_phrase(const char *t, size_t len, const char *const *phrase,
+    size_t n, char key)
+{
+	size_t i;
+
+	if (memchr(t, key, len) == NULL && (memchr(t, 'O', len) == NULL ||
+	    memchr(t, 'f', len) == NULL))
+		return false;
+	for (i = 0; i < n; i++)
+		if (memmem(t, len, phrase[i], strlen(phrase[i])) != NULL)
+			return true;
+	return false;
+}
+
+/*
  * Whether the program caught the failure and went on: fairseq's
  * "ran out of memory with exception: ..." before it and "attempting to
  * recover from OOM" after it, the retry wrappers' "retrying with a
@@ -281,6 +301,10 @@ ex_anchors(const ex_ctx *x, size_t *n)
 static bool
 ex_recovered(const char *t, size_t tlen, size_t ms, size_t me)
 {
+	/* Each phrase before has an 'x' ("exception") or both an 'O' and
+	 * an 'f' ("from OOM"), each after a 'b' ("batch") or both: text
+	 * without them (an input of one message repeated, "OOMKilled" or
+	 * "CUDA error: out of memory") costs a few memchr. */
 	static const char *const before[] = {
 		"an out of memory with exception", "recovering from OOM",
 	};
@@ -289,29 +313,14 @@ ex_recovered(const char *t, size_t tlen, size_t ms, size_t me)
 		"skipping batch", "retrying with a smaller batch",
 		"Decreasing batch size",
 	};
-	size_t b = ms, e = me + 400 < tlen ? me + 400 : tlen, i;
+	size_t b = ms, e = me + 400 < tlen ? me + 400 : tlen;
 
 	while (b > 0 && t[b - 1] != '\n' && ms - b < 300)
 		b--;
-	/* Each phrase before has an 'x' ("exception") or both an 'O' and
-	 * an 'f' ("from OOM"), each after a 'b' ("batch") or both: text
-	 * without them (an input of one message repeated, "OOMKilled" or
-	 * "CUDA error: out of memory") is passed over in a few memchr. */
-	if (memchr(t + b, 'x', ms - b) != NULL ||
-	    (memchr(t + b, 'O', ms - b) != NULL &&
-	    memchr(t + b, 'f', ms - b) != NULL))
-		for (i = 0; i < sizeof before / sizeof before[0]; i++)
-			if (memmem(t + b, ms - b, before[i],
-			    strlen(before[i])) != NULL)
-				return true;
-	if (memchr(t + me, 'b', e - me) != NULL ||
-	    (memchr(t + me, 'O', e - me) != NULL &&
-	    memchr(t + me, 'f', e - me) != NULL))
-		for (i = 0; i < sizeof after / sizeof after[0]; i++)
-			if (memmem(t + me, e - me, after[i],
-			    strlen(after[i])) != NULL)
-				return true;
-	return false;
+	return ex_any_phrase(t + b, ms - b, before,
+	    sizeof before / sizeof before[0], 'x') ||
+	    ex_any_phrase(t + me, e - me, after,
+	    sizeof after / sizeof after[0], 'b');
 }
 
 /*
