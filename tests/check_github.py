@@ -23,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 
+from fixture_share import share
+
 oomdoc = sys.argv[1]
 fails = 0
 PROP = [("%0D", "\r"), ("%0A", "\n"), ("%3A", ":"), ("%2C", ","), ("%25", "%")]
@@ -126,7 +128,7 @@ def check(args, what):
                 fail("%s: the message lacks %r: %r" % (where, w, data[:300]))
 
 
-logs = sorted(glob.glob("fixtures/**/*.log", recursive=True))
+logs = share(glob.glob("fixtures/**/*.log", recursive=True))
 for log in logs:
     check([log], log)
 check(logs, "all fixtures in one run")

@@ -22,6 +22,8 @@ import sys
 
 import jsonschema
 
+from fixture_share import share
+
 oomdoc, schema_dir = sys.argv[1], sys.argv[2]
 schemas = {}
 for path in sorted(glob.glob(os.path.join(schema_dir, "*.schema.json"))):
@@ -68,7 +70,7 @@ def run(args):
     return r.stdout.decode("utf-8")
 
 
-logs = sorted(glob.glob("fixtures/**/*.log", recursive=True))
+logs = share(glob.glob("fixtures/**/*.log", recursive=True))
 if not logs:
     sys.exit("no fixtures found: run from the repository root")
 for log in logs:

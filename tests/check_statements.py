@@ -52,6 +52,8 @@ import re
 import subprocess
 import sys
 
+from fixture_share import share
+
 UNITS = {"bytes": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30,
          "TiB": 1 << 40, "PiB": 1 << 50}
 SIZE = re.compile(r"(-?[0-9]+(?:\.[0-9]+)?) (bytes|KiB|MiB|GiB|TiB|PiB)")
@@ -334,7 +336,7 @@ def run(oomdoc, fmt, log):
 
 
 def main():
-    oomdoc, logs = sys.argv[1], sys.argv[2:]
+    oomdoc, logs = sys.argv[1], share(sys.argv[2:])
     failed = statements = 0
     for log in logs:
         errs = []

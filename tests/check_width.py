@@ -15,6 +15,8 @@ import os
 import subprocess
 import sys
 
+from fixture_share import share
+
 ROOM = 24
 
 
@@ -63,7 +65,7 @@ def main():
     oomdoc = sys.argv[1]
     fails = 0
     checked = 0
-    logs = sorted(glob.glob("fixtures/*/*.log"))
+    logs = share(glob.glob("fixtures/*/*.log"))
     for log in logs:
         wide = words(run(oomdoc, log, 1000, verbose=True))
         for width in (80, 60):

@@ -20,18 +20,29 @@ cd "$(dirname "$0")/.."
 sh tools/setup.sh --deps-only
 
 jobs=$(nproc)
+# Each stage says when it starts, in seconds since the suite began, so
+# that a slow stage shows in the log (the budget is about 20 minutes).
+t0=$(date +%s)
+stage() { echo "== tools/test.sh: $1 at $(( $(date +%s) - t0 )) s"; }
+stage "plain build"
 cmake -S . -B build -DOOMDOC_WERROR=ON -DOOMDOC_SHARED=ON
 cmake --build build -j "$jobs"
+stage "plain tests"
 ctest --test-dir build --output-on-failure -j "$jobs"
+stage "sanitizer build"
 
 cmake -S . -B build-asan -DOOMDOC_WERROR=ON -DOOMDOC_SANITIZE=ON \
 	-DOOMDOC_ALLOC_FAIL=ON -DCMAKE_BUILD_TYPE=Debug
 cmake --build build-asan -j "$jobs"
+stage "sanitizer tests"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	ctest --test-dir build-asan --output-on-failure -j "$jobs"
 
+stage "fuzz build"
 CC=clang cmake -S . -B build-fuzz -DOOMDOC_WERROR=ON -DOOMDOC_FUZZ=ON \
 	-DOOMDOC_CUDA=OFF
 cmake --build build-fuzz -j "$jobs" --target fuzz_programs
+stage "fuzz coverage"
 ctest --test-dir build-fuzz --output-on-failure -R '^fuzz_coverage$'
+stage "done"
