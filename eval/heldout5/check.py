@@ -17,15 +17,17 @@ from check_truth import check, extend  # noqa: E402
 
 # Phrases of kill and allocation messages this set holds that the shared
 # table lacks, and two printed layouts of a figure: NumPy's three
-# significant digits ("139. MiB") and a unit that a hard wrap moved to the
-# next line ("18.33\nGiB reserved in total").
+# significant digits ("139. MiB") and a figure that a hard wrap split from
+# its words ("18.33\nGiB reserved in total", "23.29 GiB \nreserved").
 PHRASES = {
     "host_oom_killer": r"invoked oom-killer|earlyoom.*sending SIG\w+ to process",
     "ggml": r"unable to allocate \w* ?buffer",
+    "xpu": r"can NOT allocate memory block with size larger than 4GB",
 }
 FIELDS = {
     "requested_bytes": [r"Unable to allocate ([0-9]+)\. (GiB|MiB|KiB)"],
-    "reserved_bytes": [r"([0-9]+(?:\.[0-9]+)?)\n(GiB|MiB) reserved in total"],
+    "reserved_bytes": [r"([0-9]+(?:\.[0-9]+)?)\n(GiB|MiB) reserved in total",
+                       r"([0-9]+(?:\.[0-9]+)?) (GiB|MiB) \nreserved in total"],
 }
 
 if __name__ == "__main__":
