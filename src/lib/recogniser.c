@@ -73,15 +73,32 @@ rg_prefix_hash(const char *t, size_t len, size_t from, size_t last)
  * else the search of the whole text, as asked.
  */
 static int
-rg_whole(rx_match *m, rx_code *re, rg_prefix *px, const char *t, size_t tlen,
-    size_t from, size_t last, size_t *ws, size_t *we)
+rg_whole(rx_match *m, rx_code *re, rg_prefix *px, const rg_text *tx,
+    const char *t, size_t tlen, size_t from, size_t last, size_t *ws,
+    size_t *we)
 {
+	/* The hash of the last numbered text's bytes, for the other
+	 * patterns' searches of them (one per thread: scanners may run in
+	 * several); a hash is only a first look, the bytes are compared. */
+	static _Thread_local struct {
+		uint64_t gen, h;
+		size_t len, from, last;
+	} hm;
 	size_t len = last + 1 + RG_PREFIX_MORE;
 	uint64_t h;
 	int i, r;
 
-	if (px != NULL && len < tlen && len <= RG_PREFIX_MAX) {
-		h = rg_prefix_hash(t, len, from, last);
+	if (px != NULL && len < tlen && len <= RG_PREFIX_MAX &&
+	    rx_whole_ready(re)) {
+		if (hm.gen != tx->gen || hm.len != len || hm.from != from ||
+		    hm.last != last) {
+			hm.gen = tx->gen;
+			hm.len = len;
+			hm.from = from;
+			hm.last = last;
+			hm.h = rg_prefix_hash(t, len, from, last);
+		}
+		h = hm.h;
 		for (i = 0; i < RG_PREFIX_WAYS; i++)
 			if (px->e[i].r >= 0 && px->e[i].hash == h &&
 			    px->e[i].len == len && px->e[i].from == from &&
@@ -144,7 +161,7 @@ rg_find_memo(rx_match *m, rx_code *re, const rg_text *tx, rg_memo *c,
 	/* Every start looked at before the end: the attempts there are
 	 * those of a longer text (rx_find_upto_whole). */
 	if (tx->longer && pre != NULL && last + 1 < tlen &&
-	    (r = rg_whole(m, re, px, t, tlen, from, last, &ws, &we)) >= 0) {
+	    (r = rg_whole(m, re, px, tx, t, tlen, from, last, &ws, &we)) >= 0) {
 		if (pre->gen != gen || pre->tlen != tlen || pre->hit ||
 		    pre->l != from)
 			*pre = (rg_memo){ .gen = gen, .tlen = tlen, .a = from,
