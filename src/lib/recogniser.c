@@ -45,6 +45,7 @@ rg_prefix_init(rg_prefix *p)
 	for (i = 0; i < RG_PREFIX_WAYS; i++)
 		p->e[i].r = -1;
 	p->turn = 0;
+	p->misses = 0;
 }
 
 /* The hash of a search of t[0..len) from from up to last (rg_prefix). */
@@ -88,6 +89,9 @@ rg_whole(rx_match *m, rx_code *re, rg_prefix *px, const rg_text *tx,
 	uint64_t h;
 	int i, r;
 
+	if (px != NULL && px->misses >= RG_PREFIX_MISSES &&
+	    ++px->misses % RG_PREFIX_SPARSE != 0)
+		px = NULL;
 	if (px != NULL && len < tlen && len <= RG_PREFIX_MAX &&
 	    rx_whole_ready(re)) {
 		if (hm.gen != tx->gen || hm.len != len || hm.from != from ||
@@ -104,10 +108,13 @@ rg_whole(rx_match *m, rx_code *re, rg_prefix *px, const rg_text *tx,
 			    px->e[i].len == len && px->e[i].from == from &&
 			    px->e[i].last == last &&
 			    memcmp(px->e[i].bytes, t, len) == 0) {
+				px->misses = 0;
 				*ws = px->e[i].ms;
 				*we = px->e[i].me;
 				return px->e[i].r;
 			}
+		if (px->misses < RG_PREFIX_MISSES)
+			px->misses++;
 		r = rx_find_upto_whole(m, re, t, len, from, last);
 		if (r >= 0) {
 			i = (int)(px->turn++ % RG_PREFIX_WAYS);

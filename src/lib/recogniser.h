@@ -187,11 +187,16 @@ typedef struct rg_text {
  * a line of its own, all with the same words up to their figures) so
  * cost the searches only while their first bytes differ.  A search is
  * kept for len = last + 1 + RG_PREFIX_MORE bytes, at most RG_PREFIX_MAX,
- * in one of RG_PREFIX_WAYS slots, the older replaced.
+ * in one of RG_PREFIX_WAYS slots, the older replaced.  After
+ * RG_PREFIX_MISSES lookups in a row that found nothing (texts whose first
+ * bytes all differ), one in RG_PREFIX_SPARSE is tried, so that such a log
+ * pays little for it; the answers are the same either way.
  */
 #define RG_PREFIX_MORE 16
 #define RG_PREFIX_MAX 128
 #define RG_PREFIX_WAYS 2
+#define RG_PREFIX_MISSES 64
+#define RG_PREFIX_SPARSE 16
 typedef struct {
 	struct {
 		uint64_t hash;  /* of the bytes, from and last */
@@ -200,6 +205,7 @@ typedef struct {
 		char bytes[RG_PREFIX_MAX];
 	} e[RG_PREFIX_WAYS];
 	unsigned turn;
+	unsigned misses;        /* lookups in a row that found nothing */
 } rg_prefix;
 
 /* Makes p empty. */
