@@ -31,12 +31,6 @@ rg_cover(rx_match *m, const rx_code *re, const char *t, size_t tlen,
 	return false;
 }
 
-/*
- * The leftmost match of re that starts in [at, lim] (rx_find_upto), from
- * c where it knows: 1 with *ms and *me set, 0 for none, -1 when the search
- * stopped at a limit (made again as asked, without the look on).  What a
- * search finds that no longer text could change also goes to pre.
- */
 void
 rg_prefix_init(rg_prefix *p)
 {
@@ -139,6 +133,13 @@ rg_whole(rx_match *m, rx_code *re, rg_prefix *px, const rg_text *tx,
 	return r;
 }
 
+/*
+ * The leftmost match of re that starts in [at, lim] (rx_find_upto), from
+ * c where it knows: 1 with *ms and *me set, 0 for none, -1 when the search
+ * stopped at a limit (made again as asked, without the look on).  What a
+ * search finds that no longer text could change also goes to pre; px (may
+ * be NULL) answers those searches where it can (rg_whole).
+ */
 static int
 rg_find_memo(rx_match *m, rx_code *re, const rg_text *tx, rg_memo *c,
     rg_memo *pre, rg_prefix *px, const char *t, size_t tlen, size_t at,
