@@ -175,6 +175,7 @@ typedef struct {
 	 * its slot and number. */
 	rg_memo memo[RG_TEXTS][PT_NSTARTERS];
 	rg_memo pre[PT_NSTARTERS];
+	rg_prefix prefix[PT_NSTARTERS];
 	int slot;
 	rg_text tx;
 } pt_ctx;
@@ -204,6 +205,8 @@ pt_create(bool jit, const struct sk_table *table, od_error *err)
 		od_error_set(err, NULL, 0, 0, "out of memory");
 		return NULL;
 	}
+	for (i = 0; i < PT_NSTARTERS; i++)
+		rg_prefix_init(&p->prefix[i]);
 	for (i = 0; i < PT_COUNT; i++) {
 		/* Starters are searched for with an offset limit. */
 		p->re[i] = rx_compile(pt_patterns[i], i >= PT_HEAD &&
@@ -495,8 +498,8 @@ pt_find(void *self, const char *t, size_t tlen, size_t ht,
 			continue;
 		/* A search stopped at a limit finds nothing, as rg_cover's. */
 		if (rg_cover_memo(p->m, p->re[pt_starters[i]], &p->tx,
-		    &p->memo[p->slot][i], &p->pre[i], t, tlen, ht, NULL, &s,
-		    &limited) && s < *ms) {
+		    &p->memo[p->slot][i], &p->pre[i], &p->prefix[i], t, tlen,
+		    ht, NULL, &s, &limited) && s < *ms) {
 			*ms = s;
 			best = i;
 		}

@@ -63,6 +63,7 @@ typedef struct {
 	 * text of the finds now: its slot and number. */
 	rg_memo *memo[RG_TEXTS];
 	rg_memo *pre;
+	rg_prefix *prefix;      /* n of them: each pattern's (rg_prefix) */
 	int slot;
 	rg_text tx;
 	/* Per numbered text, a stretch [a, l) where no pattern's match
@@ -144,6 +145,7 @@ sk_destroy(void *self)
 	for (i = 0; i < RG_TEXTS; i++)
 		free(s->memo[i]);
 	free(s->pre);
+	free(s->prefix);
 	rx_match_free(s->m);
 	free(s->anchors);
 	free(s);
@@ -172,14 +174,17 @@ sk_create(bool jit, const struct sk_table *table, od_error *err)
 	for (k = 0; k < RG_TEXTS; k++)
 		s->memo[k] = calloc((size_t)s->n + 1, sizeof *s->memo[k]);
 	s->pre = calloc((size_t)s->n + 1, sizeof *s->pre);
+	s->prefix = malloc(((size_t)s->n + 1) * sizeof *s->prefix);
 	if (s->re == NULL || s->follow == NULL || s->anchors == NULL ||
 	    s->limits == NULL || s->memo[0] == NULL || s->memo[1] == NULL ||
-	    s->pre == NULL ||
+	    s->pre == NULL || s->prefix == NULL ||
 	    (s->m = rx_match_new(err)) == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
 		sk_destroy(s);
 		return NULL;
 	}
+	for (i = 0; i <= s->n; i++)
+		rg_prefix_init(&s->prefix[i]);
 	for (i = 0; i < s->n; i++) {
 		const sk_spec *sp = &table->v[i];
 
@@ -249,8 +254,8 @@ sk_find(void *self, const char *t, size_t tlen, size_t ht,
 		if (rg_skipped(skip, i) || s->limits[i] >= SK_STRIKES)
 			continue;
 		if (rg_cover_memo(s->m, s->re[i], &s->tx, &s->memo[s->slot][i],
-		    &s->pre[i], t, tlen, ht, sk_quoted_in_source, &at,
-		    &limited)) {
+		    &s->pre[i], &s->prefix[i], t, tlen, ht,
+		    sk_quoted_in_source, &at, &limited)) {
 			if (at < *ms) {
 				*ms = at;
 				best = i;

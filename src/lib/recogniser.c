@@ -31,19 +31,122 @@ rg_cover(rx_match *m, const rx_code *re, const char *t, size_t tlen,
 	return false;
 }
 
+void
+rg_prefix_init(rg_prefix *p)
+{
+	int i;
+
+	for (i = 0; i < RG_PREFIX_WAYS; i++)
+		p->e[i].r = -1;
+	p->turn = 0;
+	p->misses = 0;
+}
+
+/* The hash of a search of t[0..len) from from up to last (rg_prefix). */
+static uint64_t
+rg_prefix_hash(const char *t, size_t len, size_t from, size_t last)
+{
+	uint64_t h = 1469598103934665603ULL ^ len ^ (uint64_t)from << 20 ^
+	    (uint64_t)last << 40, w;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, t + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	for (; i < len; i++)
+		h = (h ^ (unsigned char)t[i]) * 1099511628211ULL;
+	return h;
+}
+
+/*
+ * rx_find_upto_whole(m, re, t, tlen, from, last), with *ws and *we set to
+ * the match's bounds on a 1: first from px (may be NULL), or by a search
+ * of the text's first last + 1 + RG_PREFIX_MORE bytes whose answer, when
+ * it has one, holds in this text (it begins with them) and goes to px;
+ * else the search of the whole text, as asked.
+ */
+static int
+rg_whole(rx_match *m, rx_code *re, rg_prefix *px, const rg_text *tx,
+    const char *t, size_t tlen, size_t from, size_t last, size_t *ws,
+    size_t *we)
+{
+	/* The hash of the last numbered text's bytes, for the other
+	 * patterns' searches of them (one per thread: scanners may run in
+	 * several); a hash is only a first look, the bytes are compared. */
+	static _Thread_local struct {
+		uint64_t gen, h;
+		size_t len, from, last;
+	} hm;
+	size_t len = last + 1 + RG_PREFIX_MORE;
+	uint64_t h;
+	int i, r;
+
+	if (px != NULL && px->misses >= RG_PREFIX_MISSES &&
+	    ++px->misses % RG_PREFIX_SPARSE != 0)
+		px = NULL;
+	if (px != NULL && len < tlen && len <= RG_PREFIX_MAX &&
+	    rx_whole_ready(re)) {
+		if (hm.gen != tx->gen || hm.len != len || hm.from != from ||
+		    hm.last != last) {
+			hm.gen = tx->gen;
+			hm.len = len;
+			hm.from = from;
+			hm.last = last;
+			hm.h = rg_prefix_hash(t, len, from, last);
+		}
+		h = hm.h;
+		for (i = 0; i < RG_PREFIX_WAYS; i++)
+			if (px->e[i].r >= 0 && px->e[i].hash == h &&
+			    px->e[i].len == len && px->e[i].from == from &&
+			    px->e[i].last == last &&
+			    memcmp(px->e[i].bytes, t, len) == 0) {
+				px->misses = 0;
+				*ws = px->e[i].ms;
+				*we = px->e[i].me;
+				return px->e[i].r;
+			}
+		if (px->misses < RG_PREFIX_MISSES)
+			px->misses++;
+		r = rx_find_upto_whole(m, re, t, len, from, last);
+		if (r >= 0) {
+			i = (int)(px->turn++ % RG_PREFIX_WAYS);
+			px->e[i].hash = h;
+			px->e[i].len = len;
+			px->e[i].from = from;
+			px->e[i].last = last;
+			px->e[i].r = r;
+			px->e[i].ms = r == 1 ? rx_start(m) : 0;
+			px->e[i].me = r == 1 ? rx_end(m) : 0;
+			memcpy(px->e[i].bytes, t, len);
+			*ws = px->e[i].ms;
+			*we = px->e[i].me;
+			return r;
+		}
+	}
+	r = rx_find_upto_whole(m, re, t, tlen, from, last);
+	if (r == 1) {
+		*ws = rx_start(m);
+		*we = rx_end(m);
+	}
+	return r;
+}
+
 /*
  * The leftmost match of re that starts in [at, lim] (rx_find_upto), from
  * c where it knows: 1 with *ms and *me set, 0 for none, -1 when the search
  * stopped at a limit (made again as asked, without the look on).  What a
- * search finds that no longer text could change also goes to pre.
+ * search finds that no longer text could change also goes to pre; px (may
+ * be NULL) answers those searches where it can (rg_whole).
  */
 static int
 rg_find_memo(rx_match *m, rx_code *re, const rg_text *tx, rg_memo *c,
-    rg_memo *pre, const char *t, size_t tlen, size_t at, size_t lim,
-    size_t *ms, size_t *me)
+    rg_memo *pre, rg_prefix *px, const char *t, size_t tlen, size_t at,
+    size_t lim, size_t *ms, size_t *me)
 {
 	uint64_t gen = tx->gen;
-	size_t from = at, last = lim + RG_LOOK_ON;
+	size_t from = at, last = lim + RG_LOOK_ON, ws = 0, we = 0;
 	int r = -1;
 
 	if (gen != 0 && c->gen == gen && c->tlen == tlen && c->a <= at &&
@@ -66,22 +169,27 @@ rg_find_memo(rx_match *m, rx_code *re, const rg_text *tx, rg_memo *c,
 	/* Every start looked at before the end: the attempts there are
 	 * those of a longer text (rx_find_upto_whole). */
 	if (tx->longer && pre != NULL && last + 1 < tlen &&
-	    (r = rx_find_upto_whole(m, re, t, tlen, from, last)) >= 0) {
+	    (r = rg_whole(m, re, px, tx, t, tlen, from, last, &ws, &we)) >= 0) {
 		if (pre->gen != gen || pre->tlen != tlen || pre->hit ||
 		    pre->l != from)
 			*pre = (rg_memo){ .gen = gen, .tlen = tlen, .a = from,
 			    .l = from };
 		if (r == 1) {
-			pre->l = rx_start(m);
-			pre->e = rx_end(m);
+			pre->l = ws;
+			pre->e = we;
 			pre->hit = true;
 		} else {
 			pre->l = last + 1;
 		}
 	}
-	if (r == 1 || (r < 0 && rx_find_upto(m, re, t, tlen, from, last))) {
-		c->l = rx_start(m);
-		c->e = rx_end(m);
+	if (r < 0 && rx_find_upto(m, re, t, tlen, from, last)) {
+		r = 1;
+		ws = rx_start(m);
+		we = rx_end(m);
+	}
+	if (r == 1) {
+		c->l = ws;
+		c->e = we;
 		c->hit = true;
 		if (c->l > lim)
 			return 0;
@@ -107,7 +215,7 @@ asked:
 
 bool
 rg_cover_memo(rx_match *m, rx_code *re, const rg_text *tx, rg_memo *c,
-    rg_memo *pre, const char *t, size_t tlen, size_t ht,
+    rg_memo *pre, rg_prefix *px, const char *t, size_t tlen, size_t ht,
     bool (*reject)(const char *t, size_t start), size_t *start,
     bool *limited)
 {
@@ -125,7 +233,7 @@ rg_cover_memo(rx_match *m, rx_code *re, const rg_text *tx, rg_memo *c,
 	}
 	/* rg_cover's loop, each search through rg_find_memo. */
 	*limited = false;
-	while ((r = rg_find_memo(m, re, tx, c, pre, t, tlen, at,
+	while ((r = rg_find_memo(m, re, tx, c, pre, px, t, tlen, at,
 	    ht + RG_AHEAD, &ms, &me)) > 0) {
 		if (me < ht || (reject != NULL && reject(t, ms))) {
 			at = me > at ? me : at + 1;

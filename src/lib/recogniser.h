@@ -179,6 +179,39 @@ typedef struct rg_text {
 } rg_text;
 
 /*
+ * What one pattern's searches found in the first bytes of earlier texts,
+ * whatever their number: a search of a text's first len bytes from from
+ * with the offset limit last (rx_find_upto_whole) that no attempt made to
+ * reach their end has the same answer in every text that begins with
+ * those bytes, since no attempt looked further.  Many reports alike (each
+ * a line of its own, all with the same words up to their figures) so
+ * cost the searches only while their first bytes differ.  A search is
+ * kept for len = last + 1 + RG_PREFIX_MORE bytes, at most RG_PREFIX_MAX,
+ * in one of RG_PREFIX_WAYS slots, the older replaced.  After
+ * RG_PREFIX_MISSES lookups in a row that found nothing (texts whose first
+ * bytes all differ), one in RG_PREFIX_SPARSE is tried, so that such a log
+ * pays little for it; the answers are the same either way.
+ */
+#define RG_PREFIX_MORE 16
+#define RG_PREFIX_MAX 128
+#define RG_PREFIX_WAYS 2
+#define RG_PREFIX_MISSES 64
+#define RG_PREFIX_SPARSE 16
+typedef struct {
+	struct {
+		uint64_t hash;  /* of the bytes, from and last */
+		size_t len, from, last, ms, me;
+		int r;          /* 0: none, 1: a match at [ms, me); -1: unused */
+		char bytes[RG_PREFIX_MAX];
+	} e[RG_PREFIX_WAYS];
+	unsigned turn;
+	unsigned misses;        /* lookups in a row that found nothing */
+} rg_prefix;
+
+/* Makes p empty. */
+void rg_prefix_init(rg_prefix *p);
+
+/*
  * rg_cover in the numbered text tx (gen 0: none, every search is made),
  * taking what earlier searches of re in the same text found from c and
  * keeping what this one finds there.  pre (may be NULL) is what holds in
@@ -193,10 +226,12 @@ typedef struct rg_text {
  * at a PCRE2 limit is made again exactly as asked, and *limited is set
  * when that one stopped too (the caller's strike, as rx_limited after
  * rg_cover), so that nothing but the time taken differs from rg_cover.
- * Unlike rg_cover's, m's match is not kept: only *start is set.
+ * px (may be NULL) is the pattern's rg_prefix: the searches that pre
+ * would keep take their answer from it where they can, and keep theirs
+ * there.  Unlike rg_cover's, m's match is not kept: only *start is set.
  */
 bool rg_cover_memo(rx_match *m, rx_code *re, const rg_text *tx, rg_memo *c,
-    rg_memo *pre, const char *t, size_t tlen, size_t ht,
+    rg_memo *pre, rg_prefix *px, const char *t, size_t tlen, size_t ht,
     bool (*reject)(const char *t, size_t start), size_t *start,
     bool *limited);
 

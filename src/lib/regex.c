@@ -268,6 +268,12 @@ rx_find_upto_whole(rx_match *m, rx_code *re, const char *s, size_t len,
 }
 
 bool
+rx_whole_ready(const rx_code *re)
+{
+	return re->whole_ok;
+}
+
+bool
 rx_find(rx_match *m, const rx_code *re, const char *s, size_t len, size_t at)
 {
 	return rx_run(m, re, s, len, at, 0, PCRE2_UNSET);

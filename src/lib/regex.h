@@ -73,6 +73,9 @@ bool rx_find_upto(rx_match *m, const rx_code *re, const char *s, size_t len,
  */
 int rx_find_upto_whole(rx_match *m, rx_code *re, const char *s, size_t len,
     size_t at, size_t last);
+/* Whether rx_find_upto_whole can answer for re now (its partial mode is
+ * made): a search that could not need not be made twice. */
+bool rx_whole_ready(const rx_code *re);
 
 /* Whether the last match failed at one of the limits above (or at the
  * JIT's stack) rather than for want of a match: the pattern backtracks

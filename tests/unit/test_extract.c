@@ -988,6 +988,90 @@ test_regex_offset_limit(void **state)
 	rx_match_free(m);
 }
 
+/* rg_cover_memo of the hit at 0 in t, numbered gen, checked against
+ * rg_cover's answer. */
+static bool
+ut_cover_prefix(rx_match *m, rx_code *re, rg_memo *c, rg_memo *pre,
+    rg_prefix *px, uint64_t gen, const char *t, size_t *at)
+{
+	rg_text tx = { .gen = gen, .longer = true };
+	size_t want = SIZE_MAX;
+	bool limited, got, plain;
+
+	got = rg_cover_memo(m, re, &tx, c, pre, px, t, strlen(t), 0, NULL, at,
+	    &limited);
+	plain = rg_cover(m, re, t, strlen(t), 0, NULL, &want);
+	assert_int_equal(got, plain);
+	if (got)
+		assert_int_equal(*at, want);
+	return got;
+}
+
+/*
+ * A pattern's answers kept across texts by their first bytes
+ * (rg_prefix): a text that begins with the same bytes takes the kept
+ * answer; one whose bytes differ there, or whose match needs bytes past
+ * them, gets its own, the answer rg_cover gives it.
+ */
+static void
+test_cover_prefix(void **state)
+{
+	char a[200], b[200], d[200];
+	od_error err;
+	rx_code *re = rx_compile("ab(?:c|d{80}x)", RX_OFFSET_LIMIT, true,
+	    "test", 1, &err);
+	rx_match *m = rx_match_new(&err);
+	rg_memo c, pre = { 0 };
+	rg_prefix px;
+	uint64_t gen = 0;
+	size_t at, i;
+	int kept;
+
+	(void)state;
+	assert_non_null(re);
+	assert_non_null(m);
+	rg_prefix_init(&px);
+	/* A match that runs past the first bytes (a b, 80 d, x), and a text
+	 * with the same first bytes whose d's end in no x. */
+	memset(a, '.', sizeof a);
+	memcpy(a, "ab", 2);
+	memset(a + 2, 'd', 80);
+	a[82] = 'x';
+	a[sizeof a - 1] = '\0';
+	memcpy(b, a, sizeof b);
+	b[82] = 'y';
+	/* The partial mode is made at the pattern's 4096th search. */
+	for (i = 0; i < 4200; i++) {
+		memset(&c, 0, sizeof c);
+		assert_true(ut_cover_prefix(m, re, &c, &pre, &px, ++gen, a,
+		    &at));
+		assert_int_equal(at, 0);
+	}
+	/* Afresh: those searches missed in a row (RG_PREFIX_MISSES). */
+	rg_prefix_init(&px);
+	memset(&c, 0, sizeof c);
+	assert_true(ut_cover_prefix(m, re, &c, &pre, &px, ++gen, a, &at));
+	memset(&c, 0, sizeof c);
+	assert_false(ut_cover_prefix(m, re, &c, &pre, &px, ++gen, b, &at));
+	/* A match within the first bytes is kept, and taken by a text that
+	 * differs only after them, not by one that differs in them. */
+	memcpy(d, b, sizeof d);
+	d[2] = 'c';
+	memset(&c, 0, sizeof c);
+	assert_true(ut_cover_prefix(m, re, &c, &pre, &px, ++gen, d, &at));
+	for (i = 0, kept = 0; i < RG_PREFIX_WAYS; i++)
+		kept += px.e[i].r == 1;
+	assert_int_equal(kept, 1);
+	d[150] = 'z';
+	memset(&c, 0, sizeof c);
+	assert_true(ut_cover_prefix(m, re, &c, &pre, &px, ++gen, d, &at));
+	d[2] = 'e';
+	memset(&c, 0, sizeof c);
+	assert_false(ut_cover_prefix(m, re, &c, &pre, &px, ++gen, d, &at));
+	rx_code_free(re);
+	rx_match_free(m);
+}
+
 /*
  * The match limit: the first branch backtracks through every split of
  * the a's before it fails, so that the second one, which matches, is
@@ -1130,6 +1214,7 @@ main(void)
 		cmocka_unit_test(test_regex_offset_limit),
 		cmocka_unit_test(test_regex_anchored),
 		cmocka_unit_test(test_regex_limits),
+		cmocka_unit_test(test_cover_prefix),
 		cmocka_unit_test(test_regex_errors),
 		cmocka_unit_test(test_recognisers),
 	};
