@@ -929,8 +929,10 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 		if (lab != NULL)
 			ev.labels = *lab;
 	}
-	sc_count_to(st, w.line_start);
+	/* The skipped lines first: they come before the event's line, and
+	 * so their numbers are counted on to it rather than back from it. */
 	sc_context_catch_up(st, lo);
+	sc_count_to(st, w.line_start);
 	ev.input = st->index;
 	/* Lines of the input, not of the text the records made. */
 	ev.line = sl_input_line(st->sc->sl, st->lines) + 1;
