@@ -97,6 +97,11 @@ struct od_scanner {
 	size_t anchor_len[SC_ANCHORS_MAX];
 	int tb_id;                      /* the traceback anchor's id */
 	size_t overlap;                 /* longest anchor - 1 */
+	/* Each pair of successive bytes of an OOM anchor, in either case
+	 * when it is caseless: a bit per pair (first byte * 256 + second).
+	 * Only an anchor with the bytes either side of a seam's line break
+	 * as such a pair can be across it (sc_seams). */
+	uint8_t seam_pairs[65536 / 8];
 	/* What cx_before reads, escape sequences left out, when the log
 	 * has them (SC_TRACEBACK bytes). */
 	char *clean;
@@ -200,6 +205,51 @@ od_scanner_stopped(const od_scanner *sc, int from)
 	return ex_stopped(sc->ex, from);
 }
 
+/* Sets the bit of the pair (a, b) in seam_pairs, and those of its other
+ * cases when caseless (ASCII letters, as Vectorscan's caseless mode). */
+static void
+sc_seam_pair(od_scanner *sc, unsigned char a, unsigned char b, bool caseless)
+{
+	unsigned char as[2] = { a, a }, bs[2] = { b, b };
+	int i, j;
+
+	if (caseless) {
+		as[0] = (unsigned char)tolower(a);
+		as[1] = (unsigned char)toupper(a);
+		bs[0] = (unsigned char)tolower(b);
+		bs[1] = (unsigned char)toupper(b);
+	}
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 2; j++) {
+			unsigned k = (unsigned)as[i] * 256u + bs[j];
+
+			sc->seam_pairs[k / 8] |= (uint8_t)(1u << (k % 8));
+		}
+}
+
+/* The pairs of successive bytes of the OOM anchors (seam_pairs). */
+static void
+sc_seam_pairs(od_scanner *sc, const ex_anchor *oom, size_t noom)
+{
+	size_t i, k;
+
+	for (i = 0; i < noom; i++) {
+		const unsigned char *t = (const unsigned char *)oom[i].text;
+
+		for (k = 1; t[k - 1] != '\0' && t[k] != '\0'; k++)
+			sc_seam_pair(sc, t[k - 1], t[k], oom[i].caseless);
+	}
+}
+
+/* Whether an OOM anchor holds the pair (a, b) (seam_pairs). */
+static bool
+sc_seam_pair_in(const od_scanner *sc, unsigned char a, unsigned char b)
+{
+	unsigned k = (unsigned)a * 256u + b;
+
+	return (sc->seam_pairs[k / 8] >> (k % 8)) & 1u;
+}
+
 od_scanner *
 od_scanner_new(bool jit, const struct sk_table *recognisers, od_error *err)
 {
@@ -238,6 +288,7 @@ od_scanner_new(bool jit, const struct sk_table *recognisers, od_error *err)
 	}
 	sc->noom = n;
 	sc->oom_anchors[n] = NULL;
+	sc_seam_pairs(sc, oom, noom);
 	for (c = cx_anchors(); c->text != NULL && n < SC_ANCHORS_MAX; c++, n++) {
 		text[n] = c->text;
 		flags[n] = 0;
@@ -1108,6 +1159,12 @@ sc_seams(od_scanner *sc, const char *buf, size_t from, size_t cut,
 		    !(sc_console_width(at - ls) || (sc->st->wrap_width != 0 &&
 		    at - ls == sc->st->wrap_width) || (at - ls >= 20 &&
 		    buf[at - 1] == ' ' && islower((unsigned char)buf[at + 1]))))
+			continue;
+		/* An anchor across the break holds the bytes either side of
+		 * it as a pair: without such a pair, there is none to scan
+		 * for (an empty line has no byte before it). */
+		if (at == ls || !sc_seam_pair_in(sc, (unsigned char)buf[at - 1],
+		    (unsigned char)buf[at + 1]))
 			continue;
 		before = at - ls < side ? at - ls : side;
 		memcpy(seam, buf + at - before, before);
