@@ -44,6 +44,10 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define SC_AVX2 1
+#endif
 
 #include <hs/hs.h>
 
@@ -97,6 +101,11 @@ struct od_scanner {
 	size_t anchor_len[SC_ANCHORS_MAX];
 	int tb_id;                      /* the traceback anchor's id */
 	size_t overlap;                 /* longest anchor - 1 */
+	/* Each pair of successive bytes of an OOM anchor, in either case
+	 * when it is caseless: a bit per pair (first byte * 256 + second).
+	 * Only an anchor with the bytes either side of a seam's line break
+	 * as such a pair can be across it (sc_seams). */
+	uint8_t seam_pairs[65536 / 8];
 	/* What cx_before reads, escape sequences left out, when the log
 	 * has them (SC_TRACEBACK bytes). */
 	char *clean;
@@ -200,6 +209,51 @@ od_scanner_stopped(const od_scanner *sc, int from)
 	return ex_stopped(sc->ex, from);
 }
 
+/* Sets the bit of the pair (a, b) in seam_pairs, and those of its other
+ * cases when caseless (ASCII letters, as Vectorscan's caseless mode). */
+static void
+sc_seam_pair(od_scanner *sc, unsigned char a, unsigned char b, bool caseless)
+{
+	unsigned char as[2] = { a, a }, bs[2] = { b, b };
+	int i, j;
+
+	if (caseless) {
+		as[0] = (unsigned char)tolower(a);
+		as[1] = (unsigned char)toupper(a);
+		bs[0] = (unsigned char)tolower(b);
+		bs[1] = (unsigned char)toupper(b);
+	}
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 2; j++) {
+			unsigned k = (unsigned)as[i] * 256u + bs[j];
+
+			sc->seam_pairs[k / 8] |= (uint8_t)(1u << (k % 8));
+		}
+}
+
+/* The pairs of successive bytes of the OOM anchors (seam_pairs). */
+static void
+sc_seam_pairs(od_scanner *sc, const ex_anchor *oom, size_t noom)
+{
+	size_t i, k;
+
+	for (i = 0; i < noom; i++) {
+		const unsigned char *t = (const unsigned char *)oom[i].text;
+
+		for (k = 1; t[k - 1] != '\0' && t[k] != '\0'; k++)
+			sc_seam_pair(sc, t[k - 1], t[k], oom[i].caseless);
+	}
+}
+
+/* Whether an OOM anchor holds the pair (a, b) (seam_pairs). */
+static bool
+sc_seam_pair_in(const od_scanner *sc, unsigned char a, unsigned char b)
+{
+	unsigned k = (unsigned)a * 256u + b;
+
+	return (sc->seam_pairs[k / 8] >> (k % 8)) & 1u;
+}
+
 od_scanner *
 od_scanner_new(bool jit, const struct sk_table *recognisers, od_error *err)
 {
@@ -238,6 +292,7 @@ od_scanner_new(bool jit, const struct sk_table *recognisers, od_error *err)
 	}
 	sc->noom = n;
 	sc->oom_anchors[n] = NULL;
+	sc_seam_pairs(sc, oom, noom);
 	for (c = cx_anchors(); c->text != NULL && n < SC_ANCHORS_MAX; c++, n++) {
 		text[n] = c->text;
 		flags[n] = 0;
@@ -293,10 +348,55 @@ od_scanner_free(od_scanner *sc)
 	free(sc);
 }
 
+#ifdef SC_AVX2
 /*
- * Counts '\n' in p[0..n): sixteen bytes at a time with SSE2 where the
- * machine has it (every x86-64 does), eight at a time otherwise.  The SSE2
- * loop keeps per-byte counters for up to 255 blocks, then sums them.
+ * Counts '\n' in the first *n bytes of p, 128 at a time with AVX2 (the
+ * caller asks whether the machine has it), and leaves in *n how many it
+ * counted.  Four compares go into one set of per-byte counters, which
+ * take up to 63 blocks (252 each at most) before they are summed.
+ */
+__attribute__((target("avx2"))) static uint64_t
+sc_count_newlines_avx2(const char *p, size_t *n)
+{
+	const __m256i nl = _mm256_set1_epi8('\n');
+	uint64_t c = 0;
+	size_t i = 0;
+
+	while (i + 128 <= *n) {
+		__m256i acc = _mm256_setzero_si256(), sum;
+		size_t blocks = (*n - i) / 128, k;
+
+		if (blocks > 63)
+			blocks = 63;
+		for (k = 0; k < blocks; k++, i += 128) {
+			const __m256i *v = (const __m256i *)(const void *)(p + i);
+
+			/* An equal byte is 0xff, that is -1: subtracting adds 1. */
+			acc = _mm256_sub_epi8(acc, _mm256_cmpeq_epi8(
+			    _mm256_loadu_si256(v), nl));
+			acc = _mm256_sub_epi8(acc, _mm256_cmpeq_epi8(
+			    _mm256_loadu_si256(v + 1), nl));
+			acc = _mm256_sub_epi8(acc, _mm256_cmpeq_epi8(
+			    _mm256_loadu_si256(v + 2), nl));
+			acc = _mm256_sub_epi8(acc, _mm256_cmpeq_epi8(
+			    _mm256_loadu_si256(v + 3), nl));
+		}
+		sum = _mm256_sad_epu8(acc, _mm256_setzero_si256());
+		c += (uint64_t)_mm256_extract_epi64(sum, 0) +
+		    (uint64_t)_mm256_extract_epi64(sum, 1) +
+		    (uint64_t)_mm256_extract_epi64(sum, 2) +
+		    (uint64_t)_mm256_extract_epi64(sum, 3);
+	}
+	*n = i;
+	return c;
+}
+#endif
+
+/*
+ * Counts '\n' in p[0..n): 128 bytes at a time with AVX2 where the machine
+ * has it, then sixteen at a time with SSE2 where it has that (every x86-64
+ * does), eight at a time otherwise.  The SSE2 loop keeps per-byte counters
+ * for up to 255 blocks, then sums them.
  */
 static uint64_t
 sc_count_newlines(const char *p, size_t n)
@@ -305,6 +405,13 @@ sc_count_newlines(const char *p, size_t n)
 	const uint64_t high = 0x8080808080808080ULL;
 	uint64_t c = 0;
 	size_t i = 0;
+
+#ifdef SC_AVX2
+	if (n >= 128 && __builtin_cpu_supports("avx2")) {
+		i = n;
+		c = sc_count_newlines_avx2(p, &i);
+	}
+#endif
 
 #ifdef __SSE2__
 	const __m128i nl = _mm_set1_epi8('\n');
@@ -929,8 +1036,10 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 		if (lab != NULL)
 			ev.labels = *lab;
 	}
-	sc_count_to(st, w.line_start);
+	/* The skipped lines first: they come before the event's line, and
+	 * so their numbers are counted on to it rather than back from it. */
 	sc_context_catch_up(st, lo);
+	sc_count_to(st, w.line_start);
 	ev.input = st->index;
 	/* Lines of the input, not of the text the records made. */
 	ev.line = sl_input_line(st->sc->sl, st->lines) + 1;
@@ -1106,6 +1215,12 @@ sc_seams(od_scanner *sc, const char *buf, size_t from, size_t cut,
 		    !(sc_console_width(at - ls) || (sc->st->wrap_width != 0 &&
 		    at - ls == sc->st->wrap_width) || (at - ls >= 20 &&
 		    buf[at - 1] == ' ' && islower((unsigned char)buf[at + 1]))))
+			continue;
+		/* An anchor across the break holds the bytes either side of
+		 * it as a pair: without such a pair, there is none to scan
+		 * for (an empty line has no byte before it). */
+		if (at == ls || !sc_seam_pair_in(sc, (unsigned char)buf[at - 1],
+		    (unsigned char)buf[at + 1]))
 			continue;
 		before = at - ls < side ? at - ls : side;
 		memcpy(seam, buf + at - before, before);

@@ -850,11 +850,17 @@ sl_may_record(const char *p, size_t n)
 	 * over the line, whatever the number of keys. */
 	while ((q = memchr(q, '"', (size_t)(end - q))) != NULL) {
 		k = (size_t)(q - p) + 1;
+		if (k >= n)
+			break;
+		/* A key's first letter first: most quotes start none. */
 		for (i = 0; i < nk + sizeof other / sizeof other[0]; i++) {
 			const char *key = i < nk ? sl_message_keys[i] :
 			    other[i - nk];
-			size_t kn = strlen(key);
+			size_t kn;
 
+			if (key[0] != p[k])
+				continue;
+			kn = strlen(key);
 			if (k + kn < n && p[k + kn] == '"' &&
 			    memcmp(p + k, key, kn) == 0)
 				return true;
