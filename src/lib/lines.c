@@ -28,6 +28,19 @@
 
 #include "lines.h"
 
+/*
+ * What a byte is to the joins, one load a byte: LN_END ends a line
+ * (ln_eol), LN_READ may start something that ln_append_line reads (an
+ * escape sequence, a quoted string's escape, HTML).  A short line is so
+ * looked at once a byte, not with two or four compares (an anchor on
+ * every short line joins each of them, and ln_eol finds the end of each).
+ */
+enum { LN_END = 1, LN_READ = 2 };
+static const unsigned char ln_class[256] = {
+	['\n'] = LN_END, ['\r'] = LN_END,
+	['<'] = LN_READ, ['&'] = LN_READ, ['\\'] = LN_READ, [0x1b] = LN_READ,
+};
+
 /* Appends s[0..n) to the joined text, as much as fits. */
 static void
 ln_append(ln_text *j, const char *s, size_t n)
@@ -281,8 +294,7 @@ ln_append_line(ln_text *j, const char *s, size_t n, size_t b, int line,
 	 * joins thousands of them). */
 	if (n <= LN_SHORT) {
 		for (i = 0; i < n; i++)
-			if (s[i] == '<' || s[i] == '&' || s[i] == '\\' ||
-			    s[i] == 0x1b)
+			if (ln_class[(unsigned char)s[i]] & LN_READ)
 				break;
 		if (i == n) {
 			ln_append(j, s, n);
@@ -355,7 +367,7 @@ ln_eol(const char *buf, size_t p, size_t len)
 	/* Most lines are short: their end is found byte by byte, and only
 	 * a longer one is searched with memchr. */
 	for (i = p; i < short_end; i++)
-		if (buf[i] == '\n' || buf[i] == '\r')
+		if (ln_class[(unsigned char)buf[i]] & LN_END)
 			return i;
 	if (short_end == len)
 		return len;
@@ -428,8 +440,7 @@ ln_plain(ln_text *j, const ex_window *w, size_t from, size_t to)
 		j->pl_lo = j->pl_hi = from;
 	}
 	for (i = j->pl_hi; i < to; i++)
-		if (b[i] == '\n' || b[i] == '\r' || b[i] == 0x1b ||
-		    b[i] == '\\' || b[i] == '<' || b[i] == '&')
+		if (ln_class[b[i]] != 0)
 			break;
 	j->pl_hi = i;
 	return i >= to;
