@@ -898,7 +898,7 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 		    &ms, &me, &follows);
 		/* Done unless more lines could change the outcome. */
 		if (x->text->nseg < lines || (ok && !follows &&
-		    me < x->text->seg[x->text->nseg - 1].t))
+		    me < ln_line(x->text, x->text->nseg - 1).t))
 			break;
 		if (ok && pass == 0)
 			ex_reset(ev);

@@ -47,7 +47,7 @@ ln_append(ln_text *j, const char *s, size_t n)
 {
 	if (n > EX_TEXT_MAX - j->len)
 		n = EX_TEXT_MAX - j->len;
-	memcpy(j->own + j->len, s, n);
+	memcpy(j->own + j->off + j->len, s, n);
 	j->len += n;
 }
 
@@ -464,7 +464,7 @@ ln_can_shift(const ln_text *j, const ex_window *w, size_t s, int max_lines)
 	    j->sh_gen == w->gen && j->sh_len == w->len &&
 	    j->sh_wrap == w->wrap_width && j->sh_lines == max_lines &&
 	    j->nseg == max_lines && j->nseg >= 2 && j->px_n >= 1 &&
-	    j->seg[1].b == s && j->px_at[0] == w->line_start &&
+	    j->segs[j->s0 + 1].b == s && j->px_at[j->px0] == w->line_start &&
 	    w->line_start_known;
 }
 
@@ -483,8 +483,7 @@ ln_can_shift(const ln_text *j, const ex_window *w, size_t s, int max_lines)
 static void
 ln_join_shift(ln_text *j)
 {
-	size_t cut = j->seg[1].t;
-	uint64_t nl = j->seg[1].nl;
+	size_t cut = ln_line(j, 1).t;
 	int i;
 
 	/*
@@ -495,23 +494,40 @@ ln_join_shift(ln_text *j)
 	 * be compared again.  ln_join then compares only the new line.
 	 */
 	j->same = j->period == cut ||
-	    memcmp(j->own + cut, j->own, j->len - cut) == 0;
+	    memcmp(j->text + cut, j->text, j->len - cut) == 0;
 	j->period = 0;
-	memmove(j->own, j->own + cut, j->len - cut);
+	/* The first line let go: the text, the lines and the prefixes
+	 * start one line on, and the '\n' are counted from the new first
+	 * line.  Nothing else moves, but for the room the next lines need
+	 * (about once per EX_TEXT_MAX bytes and EX_LINES_MAX lines). */
+	j->off += cut;
 	j->len -= cut;
-	for (i = 1; i < j->nseg; i++) {
-		j->seg[i - 1].t = j->seg[i].t - cut;
-		j->seg[i - 1].b = j->seg[i].b;
-		j->seg[i - 1].nl = j->seg[i].nl - nl;
-	}
+	j->nl0 = j->segs[j->s0 + 1].nl;
+	j->s0++;
 	j->nseg--;
-	for (i = 1; i < j->px_n; i++) {
-		j->px_at[i - 1] = j->px_at[i];
-		j->px_eol[i - 1] = j->px_eol[i];
-		j->px_pre[i - 1] = j->px_pre[i];
-	}
+	j->px0++;
 	j->px_n--;
-	j->sh_nl -= nl;
+	if (j->off > EX_TEXT_MAX) {
+		memmove(j->own, j->own + j->off, j->len);
+		for (i = 0; i < j->nseg; i++)
+			j->segs[j->s0 + i].t -= j->off;
+		j->off = 0;
+	}
+	if (j->s0 > EX_LINES_MAX) {
+		memmove(j->segs, j->segs + j->s0,
+		    (size_t)j->nseg * sizeof j->segs[0]);
+		j->s0 = 0;
+	}
+	if (j->px0 > EX_LINES_MAX) {
+		memmove(j->px_at, j->px_at + j->px0,
+		    (size_t)j->px_n * sizeof j->px_at[0]);
+		memmove(j->px_eol, j->px_eol + j->px0,
+		    (size_t)j->px_n * sizeof j->px_eol[0]);
+		memmove(j->px_pre, j->px_pre + j->px0,
+		    (size_t)j->px_n * sizeof j->px_pre[0]);
+		j->px0 = 0;
+	}
+	j->text = j->own + j->off;
 }
 
 /*
@@ -540,7 +556,7 @@ ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s, int max_lines)
 		max_lines = EX_LINES_MAX;
 	if (ln_can_shift(j, w, s, max_lines)) {
 		old_len = j->len;
-		cut = j->seg[1].t;
+		cut = ln_line(j, 1).t;
 		ln_join_shift(j);
 		p = j->sh_p;
 		begin = j->sh_begin;
@@ -551,13 +567,20 @@ ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s, int max_lines)
 	/* The last join's prefixes, when they are of the same bytes. */
 	if (w->gen != 0 && j->px_gen == w->gen && j->px_buf == w->buf) {
 		old_n = j->px_n;
-		memcpy(old_at, j->px_at, (size_t)old_n * sizeof old_at[0]);
-		memcpy(old_eol, j->px_eol, (size_t)old_n * sizeof old_eol[0]);
-		memcpy(old_pre, j->px_pre, (size_t)old_n * sizeof old_pre[0]);
+		memcpy(old_at, j->px_at + j->px0,
+		    (size_t)old_n * sizeof old_at[0]);
+		memcpy(old_eol, j->px_eol + j->px0,
+		    (size_t)old_n * sizeof old_eol[0]);
+		memcpy(old_pre, j->px_pre + j->px0,
+		    (size_t)old_n * sizeof old_pre[0]);
 	}
 	j->px_buf = w->buf;
 	j->px_gen = w->gen;
 	j->px_n = 0;
+	j->px0 = 0;
+	j->off = 0;
+	j->s0 = 0;
+	j->nl0 = 0;
 	j->text = j->own;
 	j->src_buf = NULL;
 	j->same = false;
@@ -586,9 +609,8 @@ lines:
 		} else {
 			/* The text is then the window's bytes themselves:
 			 * not copied. */
-			j->seg[j->nseg].t = j->len;
-			j->seg[j->nseg].b = p;
-			j->seg[j->nseg].nl = nl;
+			j->segs[j->s0 + j->nseg] = (ln_seg){
+			    .t = j->off + j->len, .b = p, .nl = nl };
 			j->nseg++;
 			j->text = w->buf + p;
 			j->len = room;
@@ -611,9 +633,9 @@ lines:
 				pre = px_strip(px, w->buf + p, eol - p, NULL,
 				    NULL);
 			if (j->px_n < EX_LINES_MAX) {
-				j->px_at[j->px_n] = p;
-				j->px_eol[j->px_n] = eol;
-				j->px_pre[j->px_n++] = pre;
+				j->px_at[j->px0 + j->px_n] = p;
+				j->px_eol[j->px0 + j->px_n] = eol;
+				j->px_pre[j->px0 + j->px_n++] = pre;
 			}
 
 			/* A line with a prefix, or a date, starts a record of
@@ -635,9 +657,8 @@ lines:
 				simple = false;
 			p += pre;
 		}
-		j->seg[j->nseg].t = j->len;
-		j->seg[j->nseg].b = p;
-		j->seg[j->nseg].nl = nl;
+		j->segs[j->s0 + j->nseg] = (ln_seg){ .t = j->off + j->len,
+		    .b = p, .nl = nl };
 		j->nseg++;
 		/* The width a console saw: without the escapes. */
 		prev_len = eol - begin - ln_append_line(j, w->buf + p, eol - p,
@@ -660,7 +681,7 @@ lines:
 	 * compared in ln_join_shift): then it repeats every cut bytes. */
 	if (cut != 0) {
 		j->same = j->same && j->len == old_len && j->len >= 2 * cut &&
-		    memcmp(j->own + j->len - cut, j->own + j->len - 2 * cut,
+		    memcmp(j->text + j->len - cut, j->text + j->len - 2 * cut,
 		    cut) == 0;
 		j->period = j->same ? cut : 0;
 	}
@@ -682,15 +703,15 @@ ln_map(const ln_text *j, size_t t, size_t *b, uint64_t *nl)
 {
 	int i = j->nseg - 1, g = j->ngap - 1;
 
-	while (i > 0 && j->seg[i].t > t)
+	while (i > 0 && ln_line(j, i).t > t)
 		i--;
 	while (g >= 0 && (j->gap[g].line > i || j->gap[g].t > t))
 		g--;
 	if (g >= 0 && j->gap[g].line == i)
 		*b = j->gap[g].b + (t - j->gap[g].t);
 	else
-		*b = j->seg[i].b + (t - j->seg[i].t);
-	*nl = j->seg[i].nl;
+		*b = ln_line(j, i).b + (t - ln_line(j, i).t);
+	*nl = ln_line(j, i).nl;
 }
 
 size_t
@@ -702,5 +723,5 @@ ln_unmap(const ln_text *j, size_t b)
 		g = k;
 	if (g >= 0)
 		return j->gap[g].t + (b - j->gap[g].b);
-	return j->seg[0].t + (b - j->seg[0].b);
+	return ln_line(j, 0).t + (b - ln_line(j, 0).b);
 }
