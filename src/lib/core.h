@@ -558,7 +558,8 @@ od_events *od_events_new(void);
 od_events *od_events_new_max(size_t max);
 void od_events_free(od_events *set);
 /* Adds ev, or merges it into an equal event; takes ownership of ev's heap
- * fields in both cases (ev is left empty). */
+ * fields in both cases (ev is left empty: it holds nothing to free, and
+ * is made afresh with od_event_init before it is filled again). */
 void od_events_add(od_events *set, od_event *ev);
 /* The first n events were handed to a caller; how many of those are
  * still kept (the cap may drop one for a more severe event: event.c). */

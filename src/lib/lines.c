@@ -28,13 +28,26 @@
 
 #include "lines.h"
 
+/*
+ * What a byte is to the joins, one load a byte: LN_END ends a line
+ * (ln_eol), LN_READ may start something that ln_append_line reads (an
+ * escape sequence, a quoted string's escape, HTML).  A short line is so
+ * looked at once a byte, not with two or four compares (an anchor on
+ * every short line joins each of them, and ln_eol finds the end of each).
+ */
+enum { LN_END = 1, LN_READ = 2 };
+static const unsigned char ln_class[256] = {
+	['\n'] = LN_END, ['\r'] = LN_END,
+	['<'] = LN_READ, ['&'] = LN_READ, ['\\'] = LN_READ, [0x1b] = LN_READ,
+};
+
 /* Appends s[0..n) to the joined text, as much as fits. */
 static void
 ln_append(ln_text *j, const char *s, size_t n)
 {
 	if (n > EX_TEXT_MAX - j->len)
 		n = EX_TEXT_MAX - j->len;
-	memcpy(j->own + j->len, s, n);
+	memcpy(j->own + j->off + j->len, s, n);
 	j->len += n;
 }
 
@@ -281,8 +294,7 @@ ln_append_line(ln_text *j, const char *s, size_t n, size_t b, int line,
 	 * joins thousands of them). */
 	if (n <= LN_SHORT) {
 		for (i = 0; i < n; i++)
-			if (s[i] == '<' || s[i] == '&' || s[i] == '\\' ||
-			    s[i] == 0x1b)
+			if (ln_class[(unsigned char)s[i]] & LN_READ)
 				break;
 		if (i == n) {
 			ln_append(j, s, n);
@@ -355,7 +367,7 @@ ln_eol(const char *buf, size_t p, size_t len)
 	/* Most lines are short: their end is found byte by byte, and only
 	 * a longer one is searched with memchr. */
 	for (i = p; i < short_end; i++)
-		if (buf[i] == '\n' || buf[i] == '\r')
+		if (ln_class[(unsigned char)buf[i]] & LN_END)
 			return i;
 	if (short_end == len)
 		return len;
@@ -428,8 +440,7 @@ ln_plain(ln_text *j, const ex_window *w, size_t from, size_t to)
 		j->pl_lo = j->pl_hi = from;
 	}
 	for (i = j->pl_hi; i < to; i++)
-		if (b[i] == '\n' || b[i] == '\r' || b[i] == 0x1b ||
-		    b[i] == '\\' || b[i] == '<' || b[i] == '&')
+		if (ln_class[b[i]] != 0)
 			break;
 	j->pl_hi = i;
 	return i >= to;
@@ -453,7 +464,7 @@ ln_can_shift(const ln_text *j, const ex_window *w, size_t s, int max_lines)
 	    j->sh_gen == w->gen && j->sh_len == w->len &&
 	    j->sh_wrap == w->wrap_width && j->sh_lines == max_lines &&
 	    j->nseg == max_lines && j->nseg >= 2 && j->px_n >= 1 &&
-	    j->seg[1].b == s && j->px_at[0] == w->line_start &&
+	    j->segs[j->s0 + 1].b == s && j->px_at[j->px0] == w->line_start &&
 	    w->line_start_known;
 }
 
@@ -472,8 +483,7 @@ ln_can_shift(const ln_text *j, const ex_window *w, size_t s, int max_lines)
 static void
 ln_join_shift(ln_text *j)
 {
-	size_t cut = j->seg[1].t;
-	uint64_t nl = j->seg[1].nl;
+	size_t cut = ln_line(j, 1).t;
 	int i;
 
 	/*
@@ -484,23 +494,40 @@ ln_join_shift(ln_text *j)
 	 * be compared again.  ln_join then compares only the new line.
 	 */
 	j->same = j->period == cut ||
-	    memcmp(j->own + cut, j->own, j->len - cut) == 0;
+	    memcmp(j->text + cut, j->text, j->len - cut) == 0;
 	j->period = 0;
-	memmove(j->own, j->own + cut, j->len - cut);
+	/* The first line let go: the text, the lines and the prefixes
+	 * start one line on, and the '\n' are counted from the new first
+	 * line.  Nothing else moves, but for the room the next lines need
+	 * (about once per EX_TEXT_MAX bytes and EX_LINES_MAX lines). */
+	j->off += cut;
 	j->len -= cut;
-	for (i = 1; i < j->nseg; i++) {
-		j->seg[i - 1].t = j->seg[i].t - cut;
-		j->seg[i - 1].b = j->seg[i].b;
-		j->seg[i - 1].nl = j->seg[i].nl - nl;
-	}
+	j->nl0 = j->segs[j->s0 + 1].nl;
+	j->s0++;
 	j->nseg--;
-	for (i = 1; i < j->px_n; i++) {
-		j->px_at[i - 1] = j->px_at[i];
-		j->px_eol[i - 1] = j->px_eol[i];
-		j->px_pre[i - 1] = j->px_pre[i];
-	}
+	j->px0++;
 	j->px_n--;
-	j->sh_nl -= nl;
+	if (j->off > EX_TEXT_MAX) {
+		memmove(j->own, j->own + j->off, j->len);
+		for (i = 0; i < j->nseg; i++)
+			j->segs[j->s0 + i].t -= j->off;
+		j->off = 0;
+	}
+	if (j->s0 > EX_LINES_MAX) {
+		memmove(j->segs, j->segs + j->s0,
+		    (size_t)j->nseg * sizeof j->segs[0]);
+		j->s0 = 0;
+	}
+	if (j->px0 > EX_LINES_MAX) {
+		memmove(j->px_at, j->px_at + j->px0,
+		    (size_t)j->px_n * sizeof j->px_at[0]);
+		memmove(j->px_eol, j->px_eol + j->px0,
+		    (size_t)j->px_n * sizeof j->px_eol[0]);
+		memmove(j->px_pre, j->px_pre + j->px0,
+		    (size_t)j->px_n * sizeof j->px_pre[0]);
+		j->px0 = 0;
+	}
+	j->text = j->own + j->off;
 }
 
 /*
@@ -529,7 +556,7 @@ ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s, int max_lines)
 		max_lines = EX_LINES_MAX;
 	if (ln_can_shift(j, w, s, max_lines)) {
 		old_len = j->len;
-		cut = j->seg[1].t;
+		cut = ln_line(j, 1).t;
 		ln_join_shift(j);
 		p = j->sh_p;
 		begin = j->sh_begin;
@@ -540,13 +567,20 @@ ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s, int max_lines)
 	/* The last join's prefixes, when they are of the same bytes. */
 	if (w->gen != 0 && j->px_gen == w->gen && j->px_buf == w->buf) {
 		old_n = j->px_n;
-		memcpy(old_at, j->px_at, (size_t)old_n * sizeof old_at[0]);
-		memcpy(old_eol, j->px_eol, (size_t)old_n * sizeof old_eol[0]);
-		memcpy(old_pre, j->px_pre, (size_t)old_n * sizeof old_pre[0]);
+		memcpy(old_at, j->px_at + j->px0,
+		    (size_t)old_n * sizeof old_at[0]);
+		memcpy(old_eol, j->px_eol + j->px0,
+		    (size_t)old_n * sizeof old_eol[0]);
+		memcpy(old_pre, j->px_pre + j->px0,
+		    (size_t)old_n * sizeof old_pre[0]);
 	}
 	j->px_buf = w->buf;
 	j->px_gen = w->gen;
 	j->px_n = 0;
+	j->px0 = 0;
+	j->off = 0;
+	j->s0 = 0;
+	j->nl0 = 0;
 	j->text = j->own;
 	j->src_buf = NULL;
 	j->same = false;
@@ -575,9 +609,8 @@ lines:
 		} else {
 			/* The text is then the window's bytes themselves:
 			 * not copied. */
-			j->seg[j->nseg].t = j->len;
-			j->seg[j->nseg].b = p;
-			j->seg[j->nseg].nl = nl;
+			j->segs[j->s0 + j->nseg] = (ln_seg){
+			    .t = j->off + j->len, .b = p, .nl = nl };
 			j->nseg++;
 			j->text = w->buf + p;
 			j->len = room;
@@ -600,9 +633,9 @@ lines:
 				pre = px_strip(px, w->buf + p, eol - p, NULL,
 				    NULL);
 			if (j->px_n < EX_LINES_MAX) {
-				j->px_at[j->px_n] = p;
-				j->px_eol[j->px_n] = eol;
-				j->px_pre[j->px_n++] = pre;
+				j->px_at[j->px0 + j->px_n] = p;
+				j->px_eol[j->px0 + j->px_n] = eol;
+				j->px_pre[j->px0 + j->px_n++] = pre;
 			}
 
 			/* A line with a prefix, or a date, starts a record of
@@ -624,9 +657,8 @@ lines:
 				simple = false;
 			p += pre;
 		}
-		j->seg[j->nseg].t = j->len;
-		j->seg[j->nseg].b = p;
-		j->seg[j->nseg].nl = nl;
+		j->segs[j->s0 + j->nseg] = (ln_seg){ .t = j->off + j->len,
+		    .b = p, .nl = nl };
 		j->nseg++;
 		/* The width a console saw: without the escapes. */
 		prev_len = eol - begin - ln_append_line(j, w->buf + p, eol - p,
@@ -649,7 +681,7 @@ lines:
 	 * compared in ln_join_shift): then it repeats every cut bytes. */
 	if (cut != 0) {
 		j->same = j->same && j->len == old_len && j->len >= 2 * cut &&
-		    memcmp(j->own + j->len - cut, j->own + j->len - 2 * cut,
+		    memcmp(j->text + j->len - cut, j->text + j->len - 2 * cut,
 		    cut) == 0;
 		j->period = j->same ? cut : 0;
 	}
@@ -671,15 +703,15 @@ ln_map(const ln_text *j, size_t t, size_t *b, uint64_t *nl)
 {
 	int i = j->nseg - 1, g = j->ngap - 1;
 
-	while (i > 0 && j->seg[i].t > t)
+	while (i > 0 && ln_line(j, i).t > t)
 		i--;
 	while (g >= 0 && (j->gap[g].line > i || j->gap[g].t > t))
 		g--;
 	if (g >= 0 && j->gap[g].line == i)
 		*b = j->gap[g].b + (t - j->gap[g].t);
 	else
-		*b = j->seg[i].b + (t - j->seg[i].t);
-	*nl = j->seg[i].nl;
+		*b = ln_line(j, i).b + (t - ln_line(j, i).t);
+	*nl = ln_line(j, i).nl;
 }
 
 size_t
@@ -691,5 +723,5 @@ ln_unmap(const ln_text *j, size_t b)
 		g = k;
 	if (g >= 0)
 		return j->gap[g].t + (b - j->gap[g].b);
-	return j->seg[0].t + (b - j->seg[0].b);
+	return ln_line(j, 0).t + (b - ln_line(j, 0).b);
 }

@@ -9,7 +9,7 @@
 #include "extract.h"
 #include "prefix.h"
 
-/* Where a joined line came from. */
+/* Where a joined line came from (ln_line gives it). */
 typedef struct {
 	size_t t;               /* offset of its first byte in the text */
 	size_t b;               /* offset of that byte in the window */
@@ -38,12 +38,23 @@ typedef struct {
 	 * gen; src_buf NULL otherwise), valid while the window's bytes are.
 	 */
 	const char *text;
-	char own[EX_TEXT_MAX];
+	/* An own text is own[off..off+len): a join moved on by a line
+	 * (ln_join_shift) moves off, not the bytes, which are moved down
+	 * once off passes EX_TEXT_MAX (off stays at most EX_TEXT_MAX, so
+	 * that EX_TEXT_MAX bytes fit after it). */
+	char own[2 * EX_TEXT_MAX];
+	size_t off;
 	const char *src_buf;
 	uint64_t src_gen;
 	size_t src_at;
 	size_t len;
-	ln_seg seg[EX_LINES_MAX];
+	/* The lines, segs[s0..s0+nseg): t an offset in own and nl counted
+	 * from an earlier line, nl0 '\n' before the first (ln_line makes
+	 * them the text's and the hit line's); moved on the same way, by
+	 * s0, and down once s0 passes EX_LINES_MAX. */
+	ln_seg segs[2 * EX_LINES_MAX];
+	int s0;
+	uint64_t nl0;
 	int nseg;
 	ln_gap gap[LN_GAPS_MAX];
 	int ngap;
@@ -56,8 +67,9 @@ typedef struct {
 	 * it (a fresh ln_text) before the first join. */
 	const char *px_buf;
 	uint64_t px_gen;
-	int px_n;
-	size_t px_at[EX_LINES_MAX], px_eol[EX_LINES_MAX], px_pre[EX_LINES_MAX];
+	int px_n, px0;          /* [px0, px0+px_n) of the arrays, as segs */
+	size_t px_at[2 * EX_LINES_MAX], px_eol[2 * EX_LINES_MAX];
+	size_t px_pre[2 * EX_LINES_MAX];
 	/* A run of the window, [pl_lo, pl_hi), known to hold no byte that
 	 * ends a line or that ln_join would read (ln_plain), with the
 	 * window's bytes and generation: the hits of one long line look at
@@ -82,6 +94,17 @@ typedef struct {
 	bool same;
 	size_t period;
 } ln_text;
+
+/* Line i (0 the hit's, below nseg) of the joined text j. */
+static inline ln_seg
+ln_line(const ln_text *j, int i)
+{
+	ln_seg g = j->segs[j->s0 + i];
+
+	g.t -= j->off;
+	g.nl -= j->nl0;
+	return g;
+}
 
 /*
  * Joins the window's text from offset s (on the hit's line) and the lines

@@ -6,6 +6,7 @@
  * prefixes are read there, and their length is given back in the line's
  * own bytes.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,12 +69,40 @@ static const int px_rank_groups[] = { 2, 3, 4, 5, 6, 10 };
  * escape sequences left out. */
 #define PX_CLEAN_MAX 512
 
+/*
+ * Lines of at most PX_MEMO_LINE bytes whose prefixes were read, kept by
+ * their bytes (PX_MEMO slots, one per hash): what px_strip gives for a
+ * line depends on its bytes alone, and a dense input asks about each line
+ * three times (as the hit's line and as the new last line of each of the
+ * extractor's two joins, extract.c) and about a repeated line again and
+ * again.  A slot holds what the line gave from an empty timestamp: its
+ * length, the rank (when a prefix named one), the timestamp and the
+ * labels.  Asking again costs a hash and a compare of the line, not the
+ * pattern's search at each layer (about 800 instructions for a line
+ * without a prefix).
+ */
+#define PX_MEMO 64
+#define PX_MEMO_LINE 256
+
+typedef struct {
+	bool used, rank_set;
+	int rank;
+	uint64_t hash;
+	size_t len, at;
+	char ts[OD_TIMESTAMP_MAX];
+	od_labels labels;
+	char line[PX_MEMO_LINE];
+} px_memo;
+
 struct px_ctx {
 	rx_code *re;
 	rx_match *m;
-	od_labels labels;       /* those of the last px_strip's line */
+	od_labels labels;       /* those of the last px_strip_read's line */
+	/* Those of the last px_strip's line: labels, or its memo slot's. */
+	const od_labels *last_labels;
 	char clean[PX_CLEAN_MAX];
 	size_t raw_of[PX_CLEAN_MAX + 1];        /* clean offset -> line's */
+	px_memo memo[PX_MEMO];
 };
 
 px_ctx *
@@ -147,11 +176,12 @@ px_layers(px_ctx *p, const char *line, size_t len, int *rank, char *ts)
 const od_labels *
 px_labels(const px_ctx *p)
 {
-	return &p->labels;
+	return p->last_labels != NULL ? p->last_labels : &p->labels;
 }
 
-size_t
-px_strip(px_ctx *p, const char *line, size_t len, int *rank, char *ts)
+/* Reads the prefixes of line[0..len) (px_strip, without the memo). */
+static size_t
+px_strip_read(px_ctx *p, const char *line, size_t len, int *rank, char *ts)
 {
 	size_t i = 0, c = 0, at;
 
@@ -173,4 +203,60 @@ px_strip(px_ctx *p, const char *line, size_t len, int *rank, char *ts)
 	/* No prefix: the line starts where it did; else just after the last
 	 * prefix and the escapes after it. */
 	return at == 0 ? 0 : p->raw_of[at];
+}
+
+/* A hash of the line's bytes, eight at a time, for its memo slot. */
+static uint64_t
+px_hash(const char *line, size_t len)
+{
+	uint64_t h = 1469598103934665603ULL ^ len, w;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, line + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	for (; i < len; i++)
+		h = (h ^ (unsigned char)line[i]) * 1099511628211ULL;
+	return h ^ (h >> 32);
+}
+
+size_t
+px_strip(px_ctx *p, const char *line, size_t len, int *rank, char *ts)
+{
+	px_memo *m;
+	uint64_t h;
+	int r = INT_MIN;
+
+	if (len > PX_MEMO_LINE) {
+		p->last_labels = &p->labels;
+		return px_strip_read(p, line, len, rank, ts);
+	}
+	h = px_hash(line, len);
+	m = &p->memo[h % PX_MEMO];
+	if (!m->used || m->hash != h || m->len != len ||
+	    memcmp(m->line, line, len) != 0) {
+		/* Read from an empty timestamp and no rank, and kept. */
+		m->used = false;
+		m->ts[0] = '\0';
+		m->at = px_strip_read(p, line, len, &r, m->ts);
+		m->rank_set = r != INT_MIN;
+		m->rank = r;
+		m->labels = p->labels;
+		memcpy(m->line, line, len);
+		m->len = len;
+		m->hash = h;
+		m->used = true;
+	}
+	/* Valid until the next px_strip, the only writer of the slot. */
+	p->last_labels = &m->labels;
+	/* What px_layers would have written: the rank when a prefix named
+	 * one, and the timestamp (its bytes and the NUL) only into an empty
+	 * one. */
+	if (m->rank_set && rank != NULL)
+		*rank = m->rank;
+	if (ts != NULL && ts[0] == '\0' && m->ts[0] != '\0')
+		memcpy(ts, m->ts, strlen(m->ts) + 1);
+	return m->at;
 }
