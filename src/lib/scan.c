@@ -32,6 +32,14 @@
  * text after an event can no longer change it (od_events_open), the event
  * is delivered to the caller's function.
  *
+ * Where the input's reads end changes nothing (tests/chunking.sh): a
+ * piece ends at a line's end when one is near (sc_line_cut), a hard-wrap
+ * seam reads the same bytes after its line break and hands its hits over
+ * with the piece they start in (sc_seams), the history kept when the
+ * buffer is moved is what the next hit may read whatever the moment, and
+ * a short pause decides only what the bytes to come cannot change
+ * (od_scan_pause).
+ *
  * Line numbers count '\n' only, as grep -n does; they are counted lazily,
  * up to each hit and at the end of each piece.
  */
@@ -1469,14 +1477,23 @@ static char *
 sc_room(sc_state *st, size_t *room)
 {
 	if (st->len == SC_BUF_SIZE) {
-		/* Everything before the lookahead is scanned (sc_advance). */
-		size_t keep = st->scanned > SC_HISTORY ?
-		    st->scanned - SC_HISTORY : 0;
+		/*
+		 * Everything before the lookahead is scanned (sc_advance).  A
+		 * hit after it looks back for its line's start at most
+		 * SC_HISTORY bytes, and from there at most SC_HISTORY more
+		 * (sc_hit): twice that is kept, so that what it reads does
+		 * not depend on where the buffer happened to be full.
+		 */
+		size_t keep = st->scanned > 2 * SC_HISTORY ?
+		    st->scanned - 2 * SC_HISTORY : 0;
 
-		/* And the last traceback, while an event may still read it. */
+		/* And the last traceback, while an event may still read it:
+		 * within SC_TRACEBACK of a line that starts up to SC_HISTORY
+		 * bytes before what is left to scan. */
 		if (st->tb_any && st->tb_at >= st->base &&
 		    st->tb_at - st->base < keep &&
-		    st->base + st->scanned - st->tb_at <= SC_TRACEBACK)
+		    st->base + st->scanned - st->tb_at <= SC_TRACEBACK +
+		    SC_HISTORY)
 			keep = (size_t)(st->tb_at - st->base);
 
 		memmove(st->sc->buf, st->sc->buf + keep, st->len - keep);
