@@ -1191,12 +1191,12 @@ sc_seams(od_scanner *sc, const char *buf, size_t from, size_t cut,
 	sc->seam_hi = cut;
 
 	while ((nl = memchr(nl, '\n', (size_t)(buf + cut - nl))) != NULL) {
-		at = (size_t)(nl - buf);
-		nl++;
 		/* The first line's start is looked back for; the others
 		 * start after the break before them. */
 		size_t start = next_ls;
 
+		at = (size_t)(nl - buf);
+		nl++;
 		ls = start != SIZE_MAX ? start : sc_seam_line(st, buf, at);
 		if (ls != SIZE_MAX && at - ls > SC_SEAM_LINE)
 			ls = SIZE_MAX;
