@@ -204,6 +204,7 @@ int dg_parse(int argc, char **argv, dg_config *cfg);
 
 #define CLI_FOLLOW_POLL_MS 100  /* the wait at the end of the file */
 #define CLI_FOLLOW_IDLE_MS 500  /* the pause after which events are flushed */
+#define CLI_FOLLOW_SETTLE_MS 2000 /* and after which the last line is too */
 
 /*
  * Scans path as od_scan_path does, but follows it as `tail -F` does: at

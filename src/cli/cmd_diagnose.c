@@ -433,8 +433,11 @@ dg_snapshot_input(const char *path, od_sniff kind, int index,
 }
 
 /* How long standard input may be silent before the scanner is asked for
- * what it has (od_scan_flush), in --format jsonl. */
+ * what the bytes to come cannot change (od_scan_pause), in --format jsonl,
+ * and before it decides the rest up to the last complete line
+ * (od_scan_flush). */
 #define DG_IDLE_MS 500
+#define DG_SETTLE_MS 2000
 
 /*
  * Scans path ("-": standard input) as input index into set, as
@@ -449,7 +452,9 @@ dg_scan(od_scanner *sc, const char *path, int index, od_input *info,
     od_events *set, bool idle_flush, od_error *err)
 {
 	bool ok = true, is_stdin = strcmp(path, "-") == 0;
-	bool flushed = true;
+	/* 0: read since the last pause; 1: paused (od_scan_pause); 2:
+	 * settled (od_scan_flush), or nothing read yet. */
+	int paused = 2;
 	in_reader *r;
 
 	if (!is_stdin) {
@@ -478,14 +483,16 @@ dg_scan(od_scanner *sc, const char *path, int index, od_input *info,
 		 * already, read on. */
 		if (is_stdin && (fd = in_wait_fd(r)) >= 0) {
 			struct pollfd p = { .fd = fd, .events = POLLIN };
-			int rc = poll(&p, 1, idle_flush && !flushed ? DG_IDLE_MS :
-			    -1);
+			int rc = poll(&p, 1, !idle_flush || paused == 2 ? -1 :
+			    paused == 0 ? DG_IDLE_MS : DG_SETTLE_MS - DG_IDLE_MS);
 
 			if (rc < 0 && errno == EINTR)
 				continue;
 			if (rc == 0) {
-				od_scan_flush(sc);
-				flushed = true;
+				if (paused++ == 0)
+					od_scan_pause(sc);
+				else
+					od_scan_flush(sc);
 				continue;
 			}
 		}
@@ -497,7 +504,7 @@ dg_scan(od_scanner *sc, const char *path, int index, od_input *info,
 		if (n <= 0)
 			break;
 		od_scan_feed(sc, data, (size_t)n);
-		flushed = false;
+		paused = 0;
 	}
 	return od_scan_close(sc, r, info, err) && ok;
 }

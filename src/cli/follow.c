@@ -3,9 +3,11 @@
  * `tail -F` reads it.  At the end of the file the reader waits (a bounded
  * sleep of CLI_FOLLOW_POLL_MS, which a signal ends) and reads on when the
  * file grows; once the file has not grown for CLI_FOLLOW_IDLE_MS, the
- * scanner is asked for what it has (od_scan_flush), as a pipe that pauses
- * is, so that --format jsonl writes an event within about that time of
- * its text arriving.
+ * scanner is asked for what the bytes to come cannot change
+ * (od_scan_pause: a message waits for the line after it), and after
+ * CLI_FOLLOW_SETTLE_MS for the rest up to the last complete line
+ * (od_scan_flush), as a pipe that pauses is, so that --format jsonl
+ * writes an event within about that time of its text arriving.
  *
  * Rotation and truncation.  At each end of the data, the name is looked up
  * again: when it names another file (a rotation by rename, or a new file
@@ -60,8 +62,11 @@ cli_follow(od_scanner *sc, const char *path, int index, od_input *info,
     od_events *set, volatile sig_atomic_t *stop, od_error *err)
 {
 	static char buf[FL_CHUNK];
-	bool ok = true, flushed = true;
+	bool ok = true;
 	int idle = 0;           /* ms since the file last grew */
+	/* 0: read since the last pause; 1: paused (od_scan_pause); 2:
+	 * settled (od_scan_flush), or nothing read yet. */
+	int paused = 2;
 	in_reader *r = od_scan_open(sc, path, index, info, set, err);
 	int fd;
 
@@ -77,7 +82,7 @@ cli_follow(od_scanner *sc, const char *path, int index, od_input *info,
 		}
 		if (n > 0) {
 			od_scan_feed(sc, buf, (size_t)n);
-			flushed = false;
+			paused = 0;
 			idle = 0;
 			continue;
 		}
@@ -109,13 +114,17 @@ cli_follow(od_scanner *sc, const char *path, int index, od_input *info,
 				return ok;
 			}
 			info->failed = false;
-			flushed = true;
+			paused = 2;
 			idle = 0;
 			continue;
 		}
-		if (!flushed && idle >= CLI_FOLLOW_IDLE_MS) {
+		if (paused == 0 && idle >= CLI_FOLLOW_IDLE_MS) {
+			od_scan_pause(sc);
+			paused = 1;
+		}
+		if (paused == 1 && idle >= CLI_FOLLOW_SETTLE_MS) {
 			od_scan_flush(sc);
-			flushed = true;
+			paused = 2;
 		}
 		fl_sleep(CLI_FOLLOW_POLL_MS);
 		idle += CLI_FOLLOW_POLL_MS;

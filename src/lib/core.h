@@ -643,6 +643,14 @@ void od_scan_feed(od_scanner *sc, const char *data, size_t len);
  * pause can be cut there.  The partial last line waits for its end.
  */
 void od_scan_flush(od_scanner *sc);
+/*
+ * A short pause of the input: scans and delivers only what the bytes
+ * still to come cannot change (scan.c): the last complete line, and any
+ * message that reaches it, wait for the next line, so that the events
+ * are those of the same bytes read at once.  od_scan_flush after a
+ * longer pause decides the rest.
+ */
+void od_scan_pause(od_scanner *sc);
 /* Scans the rest of the input and fills in info's bytes and lines.
  * False when memory ran out on the way (an event's message could not be
  * kept): then info->failed is set, and the caller reports it. */

@@ -32,6 +32,14 @@
  * text after an event can no longer change it (od_events_open), the event
  * is delivered to the caller's function.
  *
+ * Where the input's reads end changes nothing (tests/chunking.sh): a
+ * piece ends at a line's end when one is near (sc_line_cut), a hard-wrap
+ * seam reads the same bytes after its line break and hands its hits over
+ * with the piece they start in (sc_seams), the history kept when the
+ * buffer is moved is what the next hit may read whatever the moment, and
+ * a short pause decides only what the bytes to come cannot change
+ * (od_scan_pause).
+ *
  * Line numbers count '\n' only, as grep -n does; they are counted lazily,
  * up to each hit and at the end of each piece.
  */
@@ -119,6 +127,8 @@ struct od_scanner {
 	/* A seam being scanned (sc_seams): the bytes of its buffer before
 	 * the line break, and the break's offset in the piece. */
 	size_t seam_before, seam_nl;
+	/* Where the hits of a seam may start: the piece's (sc_seams). */
+	size_t seam_lo, seam_hi;
 	/*
 	 * The wrap widths sc_seams confirmed in the region it last scanned,
 	 * each with the input offset of the line that confirmed it, and the
@@ -192,6 +202,10 @@ typedef struct sc_state {
 	 * that looked cut inside a word, and the width confirmed by two such
 	 * lines of one length (0: none). */
 	size_t wrap_len, wrap_width;
+	/* While od_scan_flush scans: the start of the last complete line
+	 * (0: not flushing), and the first hit whose message reached it,
+	 * which waits for the next line (SIZE_MAX: none). */
+	size_t defer_lim, deferred;
 } sc_state;
 
 static size_t sc_pf_range(bool *fixed);
@@ -1027,6 +1041,13 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 	/* ev is made fresh by ex_extract, and holds nothing on false. */
 	if (!ex_extract(st->sc->ex, &w, &ev, &span))
 		return;
+	/* A message that reaches the last complete line may go on in the
+	 * line after it: it waits for that line (od_scan_flush). */
+	if (st->defer_lim != 0 && span.end > st->defer_lim) {
+		od_event_clear(&ev);
+		st->deferred = hit;
+		return;
+	}
 	/* The labels of the record the event's line came from, over those
 	 * of a prefix. */
 	{
@@ -1097,9 +1118,13 @@ sc_on_seam(unsigned id, unsigned long long from, unsigned long long to,
 	    (size_t)to < sc->anchor_len[id] ||
 	    (size_t)to - sc->anchor_len[id] >= sc->seam_before)
 		return 0;
-	start = (size_t)to - sc->anchor_len[id];
+	start = sc->seam_nl - (sc->seam_before -
+	    ((size_t)to - sc->anchor_len[id]));
+	/* Another piece's (sc_seams). */
+	if (start < sc->seam_lo || start >= sc->seam_hi)
+		return 0;
 	sc->hit_ids[sc->nhits] = (int)id;
-	sc->hits[sc->nhits++] = sc->seam_nl - (sc->seam_before - start);
+	sc->hits[sc->nhits++] = start;
 	return 0;
 }
 
@@ -1155,6 +1180,92 @@ sc_cut_in_word(const char *buf, size_t at, size_t to, size_t len)
 	return !(i < to && (buf[i] == ':' || buf[i] == '='));
 }
 
+/* The longest line a hard-wrap seam looks at as one (sc_cut_in_word's
+ * bound), and so how far back sc_seams looks for a line's start. */
+#define SC_SEAM_LINE 400u
+
+/*
+ * The start of the line that the break at buf[at] ends, looked back for
+ * at most SC_SEAM_LINE + 1 bytes; SIZE_MAX when it is further back (a
+ * long line) or when the buffer's start is no line's start.
+ */
+static size_t
+sc_seam_line(const sc_state *st, const char *buf, size_t at)
+{
+	size_t ls = at;
+
+	while (ls > 0 && at - ls <= SC_SEAM_LINE && buf[ls - 1] != '\n')
+		ls--;
+	if (at - ls > SC_SEAM_LINE || (ls == 0 && st->base > 0))
+		return SIZE_MAX;
+	return ls;
+}
+
+/*
+ * The wrap state that the line break at buf[at] leaves (its line starts
+ * at ls, SIZE_MAX for a long one): the length of the last line that
+ * looked cut inside a word, and the width two such lines of one length
+ * confirmed.  Whether the break confirmed a new width is returned.
+ */
+static bool
+sc_wrap_step(const char *buf, size_t ls, size_t at, size_t to,
+    size_t *wrap_len, size_t *wrap_width)
+{
+	bool confirmed = false;
+
+	if (ls != SIZE_MAX && sc_cut_in_word(buf, at, to, at - ls)) {
+		if (at - ls == *wrap_len && at - ls != *wrap_width) {
+			*wrap_width = at - ls;
+			confirmed = true;
+		}
+		*wrap_len = at - ls;
+	}
+	return confirmed;
+}
+
+/*
+ * Scans the seam of the line break at buf[at] (its line starts at ls,
+ * SIZE_MAX for a long one; wrap_width is the input's width as of this
+ * break) for an anchor across it, when the line is of a console's width
+ * or the input's, or ends in a blank before a lower-case letter.  Its
+ * hits (sc_on_seam) are those that start in [seam_lo, seam_hi).
+ */
+static void
+sc_seam_at(od_scanner *sc, const char *buf, size_t ls, size_t at, size_t to,
+    size_t wrap_width)
+{
+	char seam[256];
+	size_t side = sc->overlap < 127 ? sc->overlap : 127;
+	size_t len = ls != SIZE_MAX ? at - ls : SIZE_MAX, before, after = 0;
+
+	/* A paste may also keep the blank before a wrap between words
+	 * ("Resource exhausted: Out " / "of memory while ..."): a line of
+	 * 20 bytes or more that ends in a blank, and a next line that goes
+	 * on in lower case, whatever the width.  Only an anchor across the
+	 * break is a hit, so prose whose lines end in blanks (Markdown's
+	 * hard breaks) costs a scan of the seam and no more. */
+	if (at == 0 || at + 1 >= to || !(sc_console_width(len) ||
+	    (wrap_width != 0 && len == wrap_width) || (len >= 20 &&
+	    buf[at - 1] == ' ' && islower((unsigned char)buf[at + 1]))))
+		return;
+	/* An anchor across the break holds the bytes either side of it as
+	 * a pair: without such a pair, there is none to scan for (an empty
+	 * line has no byte before it). */
+	if (len == 0 || !sc_seam_pair_in(sc, (unsigned char)buf[at - 1],
+	    (unsigned char)buf[at + 1]))
+		return;
+	before = len < side ? len : side;
+	memcpy(seam, buf + at - before, before);
+	while (after < side && at + 1 + after < to &&
+	    buf[at + 1 + after] != '\n')
+		after++;
+	memcpy(seam + before, buf + at + 1, after);
+	sc->seam_before = before;
+	sc->seam_nl = at;
+	(void)hs_scan(sc->db, seam, (unsigned)(before + after), 0, sc->scratch,
+	    sc_on_seam, sc);
+}
+
 /*
  * Anchors that a console's hard wrap cut in two ("OOM when allocatin" /
  * "g tensor"): after each line of buf[from..cut) exactly a console's width
@@ -1164,76 +1275,97 @@ sc_cut_in_word(const char *buf, size_t at, size_t to, size_t len)
  * inside a word).  Only the line breaks are looked for, so a log with no
  * such line costs a memchr.  Returns cut, or the start of the line at
  * which it stopped because the hit list was nearly full.
+ *
+ * Where the pieces end must not change what is found, so a seam's hits
+ * are handed over with the piece they start in, as the prefilter's are:
+ * the breaks of buf[from..cut) give their hits that start at from or
+ * after, and the break that ends the line across cut, when it is less
+ * than the longest anchor after cut, gives those that start before cut
+ * (an anchor across a break starts at most that far before it), with
+ * the wrap state it would leave worked out on a copy (the next piece
+ * keeps it).  A line's start is looked back for as far as a seam's line
+ * may be long (SC_SEAM_LINE), so that it is the same whether the line
+ * is the piece's first or not.  Each decision reads at most 128 bytes
+ * after its break, up to to: the caller's buffer has them, or the input
+ * ends there.
  */
 static size_t
 sc_seams(od_scanner *sc, const char *buf, size_t from, size_t cut,
     size_t to)
 {
-	char seam[256];
+	sc_state *st = sc->st;
 	size_t side = sc->overlap < 127 ? sc->overlap : 127;
+	size_t ahead = cut + side < to ? cut + side : to;
+	size_t wlen, wwidth, at, ls;
 	const char *nl = buf + from;
 	size_t next_ls = SIZE_MAX;      /* the start of the line after a break */
 
 	sc->nwraps = 0;
-	sc->wrap_before = sc->st->wrap_width;
+	sc->wrap_before = st->wrap_width;
+	sc->seam_lo = from;
+	sc->seam_hi = cut;
 
 	while ((nl = memchr(nl, '\n', (size_t)(buf + cut - nl))) != NULL) {
-		size_t at = (size_t)(nl - buf), ls = at, before, after = 0;
+		/* The first line's start is looked back for; the others
+		 * start after the break before them. */
+		size_t start = next_ls;
 
+		at = (size_t)(nl - buf);
 		nl++;
-		/* The first line's start is looked back for, at most 201
-		 * bytes; the others start after the break before them. */
-		if (next_ls != SIZE_MAX)
-			ls = next_ls;
-		else
-			while (ls > 0 && at - ls <= 200 && buf[ls - 1] != '\n')
-				ls--;
+		ls = start != SIZE_MAX ? start : sc_seam_line(st, buf, at);
+		if (ls != SIZE_MAX && at - ls > SC_SEAM_LINE)
+			ls = SIZE_MAX;
 		next_ls = at + 1;
 		/* The hit list is nearly full: the caller goes on from this
 		 * line (never the first: the prefilter leaves room for it). */
-		if (sc->nhits > SC_HITS_MAX - SC_SEAM_ROOM)
-			return ls;
-		if ((ls == 0 || buf[ls - 1] == '\n') &&
-		    sc_cut_in_word(buf, at, to, at - ls)) {
-			if (at - ls == sc->st->wrap_len &&
-			    at - ls != sc->st->wrap_width &&
-			    sc->nwraps < SC_WRAPS_MAX) {
-				sc->st->wrap_width = at - ls;
-				sc->wraps[sc->nwraps].at = sc->st->base + ls;
-				sc->wraps[sc->nwraps++].width = at - ls;
-			}
-			sc->st->wrap_len = at - ls;
+		if (sc->nhits > SC_HITS_MAX - SC_SEAM_ROOM && start != SIZE_MAX)
+			return start;
+		if (sc_wrap_step(buf, ls, at, to, &st->wrap_len,
+		    &st->wrap_width) && sc->nwraps < SC_WRAPS_MAX) {
+			/* The hits of the line that confirmed it use it too:
+			 * the place is its start (sc_line_cut keeps a line and
+			 * its break in one piece). */
+			sc->wraps[sc->nwraps].at = st->base + ls;
+			sc->wraps[sc->nwraps++].width = st->wrap_width;
 		}
-		/* A paste may also keep the blank before a wrap between words
-		 * ("Resource exhausted: Out " / "of memory while ..."): a
-		 * line of 20 bytes or more that ends in a blank, and a next
-		 * line that goes on in lower case, whatever the width.  Only
-		 * an anchor across the break is a hit, so prose whose lines
-		 * end in blanks (Markdown's hard breaks) costs a scan of the
-		 * seam and no more. */
-		if ((ls > 0 && buf[ls - 1] != '\n') || at + 1 >= to ||
-		    !(sc_console_width(at - ls) || (sc->st->wrap_width != 0 &&
-		    at - ls == sc->st->wrap_width) || (at - ls >= 20 &&
-		    buf[at - 1] == ' ' && islower((unsigned char)buf[at + 1]))))
-			continue;
-		/* An anchor across the break holds the bytes either side of
-		 * it as a pair: without such a pair, there is none to scan
-		 * for (an empty line has no byte before it). */
-		if (at == ls || !sc_seam_pair_in(sc, (unsigned char)buf[at - 1],
-		    (unsigned char)buf[at + 1]))
-			continue;
-		before = at - ls < side ? at - ls : side;
-		memcpy(seam, buf + at - before, before);
-		while (after < side && at + 1 + after < to &&
-		    buf[at + 1 + after] != '\n')
-			after++;
-		memcpy(seam + before, buf + at + 1, after);
-		sc->seam_before = before;
-		sc->seam_nl = at;
-		(void)hs_scan(sc->db, seam, (unsigned)(before + after), 0,
-		    sc->scratch, sc_on_seam, sc);
+		sc_seam_at(sc, buf, ls, at, to, st->wrap_width);
 	}
+	/* The line across cut, when it ends soon enough. */
+	nl = cut < ahead ? memchr(buf + cut, '\n', ahead - cut) : NULL;
+	if (nl == NULL)
+		return cut;
+	at = (size_t)(nl - buf);
+	ls = next_ls != SIZE_MAX ? next_ls : sc_seam_line(st, buf, at);
+	if (ls != SIZE_MAX && ls >= cut)
+		return cut;
+	if (ls != SIZE_MAX && at - ls > SC_SEAM_LINE)
+		ls = SIZE_MAX;
+	wlen = st->wrap_len;
+	wwidth = st->wrap_width;
+	(void)sc_wrap_step(buf, ls, at, to, &wlen, &wwidth);
+	sc_seam_at(sc, buf, ls, at, to, wwidth);
 	return cut;
+}
+
+/*
+ * Where a piece that would end at cut ends: after the last line break
+ * before cut when that is at most SC_SEAM_LINE + 1 bytes back, so that
+ * the hits of a line that may confirm a wrap width (sc_seams) are handed
+ * over with its line break, after the seams, wherever the input's chunks
+ * end; otherwise (a longer line, which confirms none) at cut.  floor: the
+ * piece's start; a cut at or before it stays where it was.
+ */
+static size_t
+sc_line_cut(const char *buf, size_t floor, size_t cut)
+{
+	size_t lo = cut > SC_SEAM_LINE + 1 ? cut - (SC_SEAM_LINE + 1) : 0;
+	size_t i = cut;
+
+	while (i > lo && buf[i - 1] != '\n')
+		i--;
+	if (i == lo && (i == 0 || buf[i - 1] != '\n'))
+		return cut;     /* no break that near (or none before) */
+	return i > floor ? i : floor;
 }
 
 /*
@@ -1241,8 +1373,9 @@ sc_seams(od_scanner *sc, const char *buf, size_t from, size_t cut,
  * cut, in the order of their starts; every anchor that starts before cut
  * ends by to.  lo is the oldest byte that the extractor may look at;
  * seam_to (at least to) the end of what the hard-wrap seams may read
- * after a line break (sc_seams): the region's end, whatever range of it
- * this is, so that a seam reads the same bytes either way.
+ * after a line break (sc_seams): the end of the bytes in the buffer,
+ * whatever range of the region this is, so that a seam reads the same
+ * bytes either way.
  */
 static void
 sc_region_seq(sc_state *st, size_t from, size_t to, size_t cut, size_t lo,
@@ -1251,7 +1384,7 @@ sc_region_seq(sc_state *st, size_t from, size_t to, size_t cut, size_t lo,
 	od_scanner *sc = st->sc;
 	int i;
 
-	while (from < cut) {
+	while (from < cut && st->deferred == SIZE_MAX) {
 		size_t next = cut;
 		hs_error_t rc;
 
@@ -1267,9 +1400,13 @@ sc_region_seq(sc_state *st, size_t from, size_t to, size_t cut, size_t lo,
 		 * length before it: those are handled now, the rest are found
 		 * again from there.
 		 */
-		if (rc == HS_SCAN_TERMINATED && sc->nhits > 0)
+		if (rc == HS_SCAN_TERMINATED && sc->nhits > 0) {
 			next = sc->last_end > from + sc->overlap + 1 ?
 			    sc->last_end - sc->overlap - 1 : sc->last_end;
+			/* At a line's end, when one is near and after from. */
+			if (sc_line_cut(st->buf, from, next) > from)
+				next = sc_line_cut(st->buf, from, next);
+		}
 		/* The seams of the same stretch, whose hits join the list; a
 		 * stretch cut short is scanned again from where they stopped. */
 		next = sc_seams(sc, st->buf, from, next, seam_to);
@@ -1285,6 +1422,8 @@ sc_region_seq(sc_state *st, size_t from, size_t to, size_t cut, size_t lo,
 				    false);
 			else
 				sc_hit(st, sc->hits[i], lo);
+			if (st->deferred != SIZE_MAX)
+				return;
 		}
 		from = next;
 	}
@@ -1343,11 +1482,13 @@ sc_pf_range_post(sc_state *st, uint64_t seq, size_t a, size_t r, size_t cut,
  * that the hard-wrap seam that ends a hit's line (sc_seams) is in the
  * hit's range, as it is in its region (a pf_range of 1 makes each line a
  * range).  Its block ends the longest anchor
- * less one after it, or at to.  A region of less than two ranges, or one
+ * less one after it, or at to; seam_to is sc_region_seq's.  A region of
+ * less than two ranges, or one
  * with no thread to be had, is scanned here alone.
  */
 static void
-sc_region(sc_state *st, size_t from, size_t to, size_t cut, size_t lo)
+sc_region(sc_state *st, size_t from, size_t to, size_t cut, size_t lo,
+    size_t seam_to)
 {
 	od_scanner *sc = st->sc;
 	size_t r = sc->pf_range, e0, next;
@@ -1360,13 +1501,13 @@ sc_region(sc_state *st, size_t from, size_t to, size_t cut, size_t lo)
 		if (r < SC_PF_RANGE_MIN) {
 			/* Too short to be worth the handing over (a pipe's
 			 * chunks). */
-			sc_region_seq(st, from, to, cut, lo, to);
+			sc_region_seq(st, from, to, cut, lo, seam_to);
 			return;
 		}
 		r = r > SC_PF_RANGE ? SC_PF_RANGE : r;
 	}
 	if (r == 0 || cut <= from || cut - from < 2 * r || !sc_pf_start(sc)) {
-		sc_region_seq(st, from, to, cut, lo, to);
+		sc_region_seq(st, from, to, cut, lo, seam_to);
 		return;
 	}
 	/* The main thread's own range is a third as long: while it scans
@@ -1376,13 +1517,13 @@ sc_region(sc_state *st, size_t from, size_t to, size_t cut, size_t lo)
 		next = sc_pf_range_post(st, sc->pf_seq + posted, next, r, cut,
 		    to);
 	sc_region_seq(st, from, e0 + sc->overlap < to ? e0 + sc->overlap : to,
-	    e0, lo, to);
+	    e0, lo, seam_to);
 	for (k = 0; k < posted; k++) {
 		struct sc_pf_slot *s = sc_pf_wait(sc->pf, sc->pf_seq + k);
 
 		sc_pf_lines_add(st, s);
 		sc->pf_cur = s;
-		sc_region_seq(st, s->from, s->to, s->cut, lo, to);
+		sc_region_seq(st, s->from, s->to, s->cut, lo, seam_to);
 		sc->pf_cur = NULL;
 		sc_pf_free(sc->pf, s);
 		if (next < cut)
@@ -1424,12 +1565,17 @@ sc_advance(sc_state *st, bool end)
 	if (!end) {
 		if (st->len < SC_LOOKAHEAD)
 			return;
-		cut = st->len - SC_LOOKAHEAD;
+		/* At a line's end when one is near (sc_line_cut): nothing
+		 * more to scan yet when that is where the last scan ended. */
+		cut = sc_line_cut(st->buf, st->scanned, st->len - SC_LOOKAHEAD);
 		if (cut + st->sc->overlap < to)
 			to = cut + st->sc->overlap;
 	}
+	/* The hard-wrap seams read up to 128 bytes after a line break
+	 * before cut, as the whole input would give them (sc_seams): all the
+	 * lookahead is theirs to read. */
 	if (cut > st->scanned) {
-		sc_region(st, st->scanned, to, cut, 0);
+		sc_region(st, st->scanned, to, cut, 0, st->len);
 		st->scanned = cut;
 	}
 	sc_dmon(st, cut, end);
@@ -1446,14 +1592,23 @@ static char *
 sc_room(sc_state *st, size_t *room)
 {
 	if (st->len == SC_BUF_SIZE) {
-		/* Everything before the lookahead is scanned (sc_advance). */
-		size_t keep = st->scanned > SC_HISTORY ?
-		    st->scanned - SC_HISTORY : 0;
+		/*
+		 * Everything before the lookahead is scanned (sc_advance).  A
+		 * hit after it looks back for its line's start at most
+		 * SC_HISTORY bytes, and from there at most SC_HISTORY more
+		 * (sc_hit): twice that is kept, so that what it reads does
+		 * not depend on where the buffer happened to be full.
+		 */
+		size_t keep = st->scanned > 2 * SC_HISTORY ?
+		    st->scanned - 2 * SC_HISTORY : 0;
 
-		/* And the last traceback, while an event may still read it. */
+		/* And the last traceback, while an event may still read it:
+		 * within SC_TRACEBACK of a line that starts up to SC_HISTORY
+		 * bytes before what is left to scan. */
 		if (st->tb_any && st->tb_at >= st->base &&
 		    st->tb_at - st->base < keep &&
-		    st->base + st->scanned - st->tb_at <= SC_TRACEBACK)
+		    st->base + st->scanned - st->tb_at <= SC_TRACEBACK +
+		    SC_HISTORY)
 			keep = (size_t)(st->tb_at - st->base);
 
 		memmove(st->sc->buf, st->sc->buf + keep, st->len - keep);
@@ -1508,6 +1663,7 @@ od_scan_begin(od_scanner *sc, int index, od_events *set)
 	st->set = set;
 	st->gen = ++sc->gen;
 	st->delivered = od_events_count(set);
+	st->deferred = SIZE_MAX;
 	if (sc->fn != NULL)
 		od_events_delivered(set, st->delivered);
 	cx_reset(&st->ctx);
@@ -1541,6 +1697,54 @@ sc_text(void *arg, const char *data, size_t len)
 	}
 }
 
+/*
+ * What an input that paused has so far (a pipe that is silent, a followed
+ * file that stopped growing, for a short while: the command's 500 ms).
+ * Only what the bytes still to come cannot change is decided: the lines up to the last complete one, which is left for the
+ * next scan as the lookahead of the line before it (a hard wrap's
+ * continuation, sc_seams), and of those only the messages that end before
+ * it: the first one that reaches it, and everything after that, wait for
+ * the line after it (or the input's end).  The wrap state that the
+ * lines before that message leave is worked out again, as the next scan
+ * would have it.
+ */
+void
+od_scan_pause(od_scanner *sc)
+{
+	sc_state *st = sc->st;
+	size_t cut = st->len, from = st->scanned, wlen, wwidth;
+
+	/* The start of the last complete line. */
+	while (cut > from && st->buf[cut - 1] != '\n')
+		cut--;
+	if (cut > from)
+		for (cut--; cut > from && st->buf[cut - 1] != '\n'; cut--)
+			;
+	if (cut <= from)
+		return;
+	wlen = st->wrap_len;
+	wwidth = st->wrap_width;
+	st->defer_lim = cut;
+	st->deferred = SIZE_MAX;
+	sc_region(st, from, st->len, cut, 0, st->len);
+	st->defer_lim = 0;
+	if (st->deferred == SIZE_MAX) {
+		st->scanned = cut;
+		sc_count_to(st, cut);
+	} else {
+		/* Scanned up to the message that waits; the seams after it
+		 * are scanned again, from the state before them. */
+		st->scanned = st->deferred;
+		st->deferred = SIZE_MAX;
+		st->wrap_len = wlen;
+		st->wrap_width = wwidth;
+		sc->nhits = 0;
+		(void)sc_seams(sc, st->buf, from, st->scanned, st->len);
+		sc->nhits = 0;
+	}
+	sc_deliver(st, false);
+}
+
 void
 od_scan_flush(od_scanner *sc)
 {
@@ -1552,7 +1756,7 @@ od_scan_flush(od_scanner *sc)
 	while (cut > st->scanned && st->buf[cut - 1] != '\n')
 		cut--;
 	if (cut > st->scanned) {
-		sc_region(st, st->scanned, st->len, cut, 0);
+		sc_region(st, st->scanned, st->len, cut, 0, st->len);
 		st->scanned = cut;
 	}
 	sc_count_to(st, cut);
