@@ -596,6 +596,21 @@ od_event *od_events_get(od_events *set, size_t i);
 void od_events_after(od_events *set, int what, int rank, int input,
     uint64_t line);
 uint64_t od_events_dropped(const od_events *set);
+/*
+ * An event read but decided a mention, no failure (decide.c): its input,
+ * line, kind and reason (static) are kept, the first OD_MENTIONS_MAX of
+ * them; od_events_mention_count counts them all.
+ */
+#define OD_MENTIONS_MAX 16
+typedef struct {
+	int input;
+	uint64_t line;
+	od_kind kind;
+	const char *reason;
+} od_mention;
+void od_events_mention(od_events *set, const od_event *ev, const char *reason);
+size_t od_events_mention_count(const od_events *set);
+const od_mention *od_events_mention_get(const od_events *set, size_t i);
 /* Whether memory ran out while an event's list of inputs grew since the
  * last call (the scanner reports it at od_scan_finish); clears it. */
 bool od_events_nomem(od_events *set);

@@ -98,6 +98,10 @@ struct od_events {
 	 * (ev_changed); reached through a pointer so that od_events_known,
 	 * which takes the set const, can keep it. */
 	struct ev_low *low;
+	/* The mentions (od_events_mention): the first OD_MENTIONS_MAX, and
+	 * how many there were. */
+	od_mention mentions[OD_MENTIONS_MAX];
+	size_t nmentions;
 };
 
 /* The lowest severity of a set's events and the latest event of it
@@ -1248,4 +1252,27 @@ uint64_t
 od_events_dropped(const od_events *set)
 {
 	return set->dropped;
+}
+
+void
+od_events_mention(od_events *set, const od_event *ev, const char *reason)
+{
+	if (set->nmentions < OD_MENTIONS_MAX)
+		set->mentions[set->nmentions] = (od_mention){
+		    .input = ev->input, .line = ev->line, .kind = ev->kind,
+		    .reason = reason };
+	set->nmentions++;
+}
+
+size_t
+od_events_mention_count(const od_events *set)
+{
+	return set->nmentions;
+}
+
+const od_mention *
+od_events_mention_get(const od_events *set, size_t i)
+{
+	return i < set->nmentions && i < OD_MENTIONS_MAX ?
+	    &set->mentions[i] : NULL;
 }

@@ -462,16 +462,21 @@ fb_source(const char *l, size_t p)
 }
 
 /* Whether the sentence of the phrase, from q on, ends in a question mark
- * ("Does that mean it carries on after an out of memory error?"): a
- * person asking, not a program reporting. */
+ * ("Does that mean it carries on after an out of memory error?"), ASCII
+ * or the full-width one of Chinese and Japanese text (U+FF1F, "...的
+ * warning时该怎么办？"): a person asking, not a program reporting.  The
+ * full-width full stop (U+3002) ends a sentence as '.' does. */
 static bool
 fb_question(const char *l, size_t n, size_t q)
 {
 	size_t i;
 
 	for (i = q; i < n; i++) {
-		if (l[i] == '?')
+		if (l[i] == '?' || (i + 3 <= n &&
+		    memcmp(l + i, "\xef\xbc\x9f", 3) == 0))
 			return true;
+		if (i + 3 <= n && memcmp(l + i, "\xe3\x80\x82", 3) == 0)
+			return false;
 		if ((l[i] == '.' || l[i] == '!') && (i + 1 == n ||
 		    l[i + 1] == ' '))
 			return false;

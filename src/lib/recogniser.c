@@ -322,6 +322,14 @@ rg_placeholder(const char *p, size_t n)
 				j++;
 			if (j - i < 2 || (p[j - 1] != 'd' && p[j - 1] != 'u'))
 				continue;
+		} else if (c == '.' && i + 2 < n && p[i + 1] == '.' &&
+		    p[i + 2] == '.') {
+			/* An elided figure: "failed to allocate ... bytes". */
+			j = i + 3;
+		} else if (c == '\xe2' && i + 2 < n && p[i + 1] == '\x80' &&
+		    p[i + 2] == '\xa6') {
+			/* The same as one character, U+2026. */
+			j = i + 3;
 		} else if (c == '{' || c == '<') {
 			char close = c == '{' ? '}' : '>';
 

@@ -244,7 +244,7 @@ void rg_exception(const char *t, size_t start, char *out);
 
 /*
  * Whether p[0..n) has a placeholder where a message has a size: "XXXX
- * bytes", "xxx GiB", "N bytes", "%d bytes", "{:,} bytes", "<size> MiB".  A
+ * bytes", "xxx GiB", "N bytes", "%d bytes", "{:,} bytes", "<size> MiB", an elided "... bytes".  A
  * message with one is a template that a document, a pull request or a
  * troubleshooting guide shows, not a failure.
  */

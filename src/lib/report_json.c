@@ -148,6 +148,36 @@ rp_json_summary(const od_report_opts *o, od_events *set)
 	return NULL;
 }
 
+/*
+ * The mentions of the set (decide.c): what was read as an out-of-memory
+ * message but decided no failure, each with its input, line, kind and
+ * reason; NULL when there are none or out of memory.
+ */
+static json_t *
+rp_json_mentions(const od_input *inputs, int ninputs, const od_events *set)
+{
+	size_t i, n = od_events_mention_count(set);
+	json_t *a;
+
+	if (n == 0 || (a = json_array()) == NULL)
+		return NULL;
+	for (i = 0; i < n && i < OD_MENTIONS_MAX; i++) {
+		const od_mention *m = od_events_mention_get(set, i);
+		json_t *o = json_object();
+
+		if (o == NULL || json_array_append_new(a, o) != 0 ||
+		    !od_json_set(o, "input", od_json_text(m->input >= 0 &&
+		    m->input < ninputs ? inputs[m->input].name : NULL)) ||
+		    !od_json_set(o, "line", json_integer((json_int_t)m->line)) ||
+		    !od_json_set(o, "kind", json_string(od_kind_name(m->kind))) ||
+		    !od_json_set(o, "reason", json_string(m->reason))) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
 /* The report as a document, its events left out (an empty list);
  * NULL when out of memory. */
 static json_t *
@@ -165,6 +195,21 @@ rp_json_doc(const od_report_opts *o, const od_input *inputs, int ninputs,
 	    od_json_set(root, "inputs", json_incref(ins)) &&
 	    od_json_set(root, "events", json_incref(evs)) &&
 	    od_json_set(root, "summary", rp_json_summary(o, set))) {
+		/* Only where there are mentions, so that a report without
+		 * any reads as before. */
+		if (od_events_mention_count(set) > 0)
+			ok = od_json_set(root, "mentions", rp_json_mentions(
+			    inputs, ninputs, set)) && od_json_set(root,
+			    "mentions_omitted", json_integer((json_int_t)(
+			    od_events_mention_count(set) > OD_MENTIONS_MAX ?
+			    od_events_mention_count(set) - OD_MENTIONS_MAX :
+			    0)));
+		if (!ok) {
+			json_decref(ins);
+			json_decref(evs);
+			json_decref(root);
+			return NULL;
+		}
 		json_decref(ins);
 		json_decref(evs);
 		return root;

@@ -698,7 +698,25 @@ rp_text_heading(FILE *real, const od_report_opts *o, const od_input *inputs,
 	} else {
 		fprintf(out, " in %d inputs", ninputs);
 	}
-	fputs(n == 0 || at_end ? "\n" : "\n\n", out);
+	fputs("\n", out);
+	/* With -v, the mentions (decide.c): what was read but decided no
+	 * failure, and why. */
+	for (k = 0; o->verbose && (size_t)k < od_events_mention_count(set) &&
+	    k < OD_MENTIONS_MAX; k++) {
+		const od_mention *m = od_events_mention_get(set, (size_t)k);
+
+		fputs("mentioned, no failure: ", out);
+		if (ninputs > 1 && m->input >= 0 && m->input < ninputs) {
+			od_escape_text(out, rp_input_name(&inputs[m->input]),
+			    strlen(rp_input_name(&inputs[m->input])), "");
+			fputs(", ", out);
+		}
+		fprintf(out, "line %llu (%s): %s\n",
+		    (unsigned long long)m->line, od_kind_name(m->kind),
+		    m->reason);
+	}
+	if (n > 0 && !at_end)
+		fputc('\n', out);
 	rp_wrap_close(&wb);
 	return true;
 }

@@ -60,6 +60,7 @@
 #include <hs/hs.h>
 
 #include "context.h"
+#include "decide.h"
 #include "extract.h"
 #include "input.h"
 #include "lines.h"
@@ -1065,6 +1066,22 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 	/* Lines of the input, not of the text the records made. */
 	ev.line = sl_input_line(st->sc->sl, st->lines) + 1;
 	ev.end_line = sl_input_line_end(st->sc->sl, st->lines + span.lines) + 1;
+	/* A mention of a failure, and no failure (decide.c): kept with its
+	 * reason, not as an event. */
+	{
+		size_t from = w.line_start > lo + SC_HISTORY ?
+		    w.line_start - SC_HISTORY : lo;
+		const char *why = dc_mention(&ev, st->buf + w.line_start,
+		    ln_eol(st->buf, w.line_start, st->len) - w.line_start,
+		    st->buf + from, w.line_start - from);
+
+		if (why != NULL) {
+			od_events_mention(st->set, &ev, why);
+			od_event_clear(&ev);
+			st->consumed = span.end;
+			return;
+		}
+	}
 	cx_attach(&st->ctx, &ev);
 	/* The text just before the event, for its traceback and step: at
 	 * most SC_HISTORY bytes, and only for an event not seen before (an

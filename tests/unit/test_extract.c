@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "core.h"
+#include "decide.h"
 #include "recogniser.h"
 #include "regex.h"
 #include "ut_recognisers.h"
@@ -475,6 +476,11 @@ test_fallback(void **state)
 		  false },
 		{ "Does it go on after an out of memory error?\n", NULL,
 		  false },
+		/* A full-width question mark, an elided size. */
+		{ "\xe5\x87\xba\xe7\x8e\xb0out of memory\xe6\x80\x8e\xe4\xb9\x88"
+		  "\xe5\x8a\x9e\xef\xbc\x9f\n", NULL, false },
+		{ "(`RuntimeError: failed to allocate ... bytes of tensor`)\n",
+		  NULL, false },
 	};
 	size_t i;
 
@@ -506,6 +512,75 @@ test_fallback(void **state)
 
 /* The fallback gives way: to a recogniser's message later on its line,
  * in the lines after it, and to the event just before it. */
+/*
+ * The decision of decide.c: each text gives no event but a mention with
+ * the reason named (first); its neighbour gives an event and no mention.
+ */
+static void
+test_mentions(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *reason;     /* NULL: an event, no mention */
+	} cases[] = {
+		/* Weak and quiet: the fallback's phrase in a sentence, and a
+		 * program's line with it. */
+		{ "The CI runs out of memory (4GB) because of parallel jobs.\n",
+		  dc_reason_weak },
+		{ "worker 3 reported OutOfMemory on gpu 1\n", NULL },
+		/* A bare status inside a sentence, alone or in a code span,
+		 * and a status after a key, in a column or a short line. */
+		{ "Have an `OOMKilled` **event** tied to the pod and logs\n",
+		  dc_reason_prose },
+		{ "a container killed for OOM reports `reason: OOMKilled` and "
+		  "exit code 137 in `ContainerStatus`.\n", dc_reason_prose },
+		{ "After a couple of hours the container keeps dying with exit "
+		  "code 137\n", dc_reason_prose },
+		{ "    Reason:       OOMKilled\n", NULL },
+		{ "job-x-dn0-0   0/1     OOMKilled   0          126m\n", NULL },
+		{ "Process finished with exit code 137 (interrupted by signal 9: "
+		  "SIGKILL)\n", NULL },
+		/* A shell's kill after the program's own other error, and after
+		 * a memory error or a launcher's report. */
+		{ "KeyError: 'model.layers.0.mlp.gate.weight'\n"
+		  "Received sigquit from a child process.\n"
+		  "./serve.sh: line 9: 48211 Killed                  python3 "
+		  "-m server\n", dc_reason_explained },
+		{ "numpy.core._exceptions.MemoryError: Unable to allocate "
+		  "array\n./run.sh: line 9: 48211 Killed                  "
+		  "python3 x.py\n", NULL },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		od_events *set = scan(cases[i].text, NULL);
+		size_t want_events = cases[i].reason == NULL ? 1 : 0;
+
+		if (od_events_count(set) < want_events ||
+		    (cases[i].reason != NULL && od_events_count(set) != 0))
+			fail_msg("%zu events in: %s", od_events_count(set),
+			    cases[i].text);
+		if (cases[i].reason == NULL) {
+			if (od_events_mention_count(set) != 0)
+				fail_msg("a mention (%s) in: %s",
+				    od_events_mention_get(set, 0)->reason,
+				    cases[i].text);
+		} else {
+			/* Two statuses of one sentence are two mentions. */
+			if (od_events_mention_count(set) < 1)
+				fail_msg("%zu mentions in: %s",
+				    od_events_mention_count(set),
+				    cases[i].text);
+			assert_ptr_equal(od_events_mention_get(set, 0)->reason,
+			    cases[i].reason);
+			assert_int_equal(od_events_mention_get(set, 0)->line,
+			    strchr(cases[i].text, '\n')[1] == '\0' ? 1 : 3);
+		}
+		od_events_free(set);
+	}
+}
+
 static void
 test_fallback_gives_way(void **state)
 {
@@ -1200,6 +1275,7 @@ main(void)
 		cmocka_unit_test(test_near_misses),
 		cmocka_unit_test(test_fallback),
 		cmocka_unit_test(test_fallback_gives_way),
+		cmocka_unit_test(test_mentions),
 		cmocka_unit_test(test_unescaped),
 		cmocka_unit_test(test_line_numbers),
 		cmocka_unit_test(test_grouping),

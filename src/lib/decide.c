@@ -1,0 +1,415 @@
+/*
+ * decide.c: whether an event that a recogniser read is an out-of-memory
+ * failure or only a mention of one (decide.h).
+ *
+ * The recognisers read messages; each keeps quiet where its own line only
+ * talks about a message (rg_mention, quiet_in_prose).  What no single
+ * line shows is decided here, once, for the events of every recogniser,
+ * after the event is read and before it joins the event set (scan.c).
+ * An event is a mention, and no failure, in three cases:
+ *
+ *   weak and quiet     the fallback's phrase (low confidence) on a line
+ *                      that reports no failure (not fatal), after at
+ *                      least DC_WEAK_BEFORE plain words of a sentence
+ *                      ("This is an indication that your docker process
+ *                      ran out of memory during execution", "Some tests
+ *                      run out of memory."): what a person writes about
+ *                      a failure, with no error word, severity or
+ *                      exception that would confirm one.  A line of a
+ *                      program's output ("worker 3 reported OutOfMemory
+ *                      on gpu 1", "status: RESOURCE_EXHAUSTED while
+ *                      compiling") stays a low-confidence event.
+ *
+ *   a status in prose  the message is a bare status of a few words with
+ *                      no figures ("OOMKilled", "OUT_OF_MEMORY", "exit
+ *                      code 137") and stands inside a sentence: at least
+ *                      DC_PROSE_BEFORE_AND plain words before it and
+ *                      DC_PROSE_AFTER after it, or DC_PROSE_BEFORE before
+ *                      it, with no ':', '=', '|', bracket or figure
+ *                      between ("the pod's container status gives the
+ *                      Reason as `OOMKilled` and ...", "the container
+ *                      keeps dying with exit code 137").  A program
+ *                      prints a status after a key, in a column or at the
+ *                      start of its line; a pasted message of its own
+ *                      (with a colon, a figure or more words) is read as
+ *                      before, wherever it stands.
+ *
+ *   a kill explained   a shell's "Killed" (low confidence: a SIGKILL, no
+ *                      more) within DC_EXPLAIN_LINES lines after the
+ *                      program's own exception that is no memory error
+ *                      ("ValueError: ... leak detected!" and a launcher's
+ *                      kill of its process tree): the program had
+ *                      already failed, and its wrapper killed it.  A
+ *                      launcher's report of a child's death
+ *                      (ChildFailedError, CalledProcessError) explains
+ *                      nothing, and an exception that names memory
+ *                      (MemoryError, OutOfMemoryError, out of memory)
+ *                      makes the kill more likely an OOM, not less.
+ *
+ * The mention is kept, with its reason, in the event set (event.c,
+ * od_events_mention) and written under "mentions" in the JSON report, so
+ * that nothing read is lost; it counts for no exit status.
+ */
+#define _GNU_SOURCE             /* memmem */
+#include <string.h>
+
+#include "decide.h"
+
+#define DC_PROSE_BEFORE 5
+#define DC_PROSE_BEFORE_AND 2
+#define DC_PROSE_AFTER 3
+#define DC_WEAK_BEFORE 3
+/* A status is a short message: "OUT_OF_MEMORY", "exit code 137". */
+#define DC_STATUS_MAX 24
+#define DC_EXPLAIN_LINES 30
+/* The longest inline code span a status is looked around, or that
+ * counts as a word of a sentence. */
+#define DC_SPAN_MAX 32
+/* The bytes of a line looked at. */
+#define DC_LINE_MAX 1024
+
+const char dc_reason_weak[] = "a weak out-of-memory phrase on a line that "
+    "reports no failure";
+const char dc_reason_prose[] = "a status inside a sentence of prose, with "
+    "no figures";
+const char dc_reason_explained[] = "a SIGKILL after the program's own "
+    "error, which is no memory error";
+
+static bool
+dc_letter(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
+}
+
+/* Bytes that wrap a word in Markdown or prose and are passed over:
+ * code spans, emphasis, quotes, an opening parenthesis. */
+static bool
+dc_wrap(char c)
+{
+	return c == '`' || c == '*' || c == '_' || c == '"' || c == '\'' ||
+	    c == '(';
+}
+
+/*
+ * Whether w[0..n) is a plain word of prose: letters (any byte of a UTF-8
+ * sequence counts as one), with an apostrophe or a hyphen inside, and at
+ * most one ',' or ';' after.  Digits, '/', ':', '=' and the like make a
+ * token of a program's output, not a word.
+ */
+static bool
+dc_word(const char *w, size_t n)
+{
+	size_t i;
+
+	while (n > 0 && dc_wrap(w[0])) {
+		w++;
+		n--;
+	}
+	while (n > 0 && (dc_wrap(w[n - 1]) || w[n - 1] == ')'))
+		n--;
+	if (n > 0 && (w[n - 1] == ',' || w[n - 1] == ';'))
+		n--;
+	if (n == 0 || !dc_letter((unsigned char)w[0]))
+		return false;
+	for (i = 1; i < n; i++)
+		if (!dc_letter((unsigned char)w[i]) && w[i] != '\'' &&
+		    w[i] != '-')
+			return false;
+	return true;
+}
+
+/* The plain words just before l[p] on the line l[0..p), back to the
+ * first token that is none, two blanks or a sentence's end. */
+static int
+dc_words_before(const char *l, size_t p)
+{
+	size_t e = p;
+	int count = 0;
+
+	/* The message's own wrapping: "`OOMKilled", "(OUT_OF_MEMORY". */
+	while (e > 0 && dc_wrap(l[e - 1]))
+		e--;
+	if (e == 0 || l[e - 1] != ' ')
+		return 0;
+	for (;;) {
+		size_t b;
+
+		e--;    /* the blank */
+		if (e == 0 || l[e - 1] == ' ')
+			return count;
+		for (b = e; b > 0 && l[b - 1] != ' '; b--)
+			;
+		if (!dc_word(l + b, e - b))
+			return count;
+		/* A word that ends a sentence ends the count before it. */
+		if (count > 0 && strchr(".!?", l[e - 1]) != NULL)
+			return count;
+		count++;
+		if (b == 0 || strchr(".!?", l[e - 1]) != NULL)
+			return count;
+		e = b;
+	}
+}
+
+/* The plain words just after l[q] on the line l[q..n), up to the first
+ * token that is none, two blanks or a sentence's end. */
+static int
+dc_words_after(const char *l, size_t n, size_t q)
+{
+	size_t b = q;
+	int count = 0;
+
+	while (b < n && (dc_wrap(l[b]) || l[b] == ')' || l[b] == ','))
+		b++;
+	if (b >= n || l[b] != ' ')
+		return 0;
+	for (;;) {
+		size_t e;
+
+		b++;
+		if (b >= n || l[b] == ' ')
+			return count;
+		for (e = b; e < n && l[e] != ' '; e++)
+			;
+		if (strchr(".!?", l[e - 1]) != NULL) {
+			if (e - b > 1 && dc_word(l + b, e - b - 1))
+				count++;
+			return count;
+		}
+		if (!dc_word(l + b, e - b))
+			return count;
+		count++;
+		b = e;
+	}
+}
+
+/* Whether the event carries a figure of memory or of the host. */
+static bool
+dc_figures(const od_event *ev)
+{
+	const od_memory *m = &ev->mem;
+	const od_host *h = &ev->host;
+
+	return m->requested != OD_UNKNOWN || m->total != OD_UNKNOWN ||
+	    m->free != OD_UNKNOWN || m->allocated != OD_UNKNOWN ||
+	    m->reserved != OD_UNKNOWN || m->allowed != OD_UNKNOWN ||
+	    m->peak != OD_UNKNOWN || h->total_vm != OD_UNKNOWN ||
+	    h->anon_rss != OD_UNKNOWN || h->limit != OD_UNKNOWN ||
+	    h->usage != OD_UNKNOWN;
+}
+
+/*
+ * Widens l[*p..*q) to the inline code span around it, backticks
+ * included, where it stands in a short one ("reports `reason: OOMKilled`
+ * and exit code 137"): a key and its value quoted in a sentence are
+ * quoted as a whole, and the sentence is around the span.
+ */
+static void
+dc_code_span(const char *l, size_t n, size_t *p, size_t *q)
+{
+	size_t a = *p, b = *q, i, ticks = 0;
+
+	while (a > 0 && l[a - 1] != '`' && *p - a < DC_SPAN_MAX)
+		a--;
+	while (b < n && l[b] != '`' && b - *q < DC_SPAN_MAX)
+		b++;
+	if (a == 0 || l[a - 1] != '`' || b >= n || l[b] != '`' ||
+	    b - a > DC_SPAN_MAX)
+		return;
+	/* The backtick before it opens a span: an even number before it. */
+	for (i = 0; i + 1 < a; i++)
+		ticks += l[i] == '`';
+	if (ticks % 2 != 0)
+		return;
+	*p = a - 1;
+	*q = b + 1;
+}
+
+/* Makes the inside of every short inline code span of l[0..n) outside
+ * [p, q) letters, so that "`reason: OOMKilled`" in a sentence reads as
+ * one word of it. */
+static void
+dc_mask_spans(char *l, size_t n, size_t p, size_t q)
+{
+	size_t i = 0, k;
+
+	while (i < n) {
+		const char *c;
+
+		if (l[i] != '`') {
+			i++;
+			continue;
+		}
+		c = memchr(l + i + 1, '`', n - i - 1);
+		if (c == NULL)
+			return;
+		k = (size_t)(c - l);
+		if (k - i <= DC_SPAN_MAX && (k < p || i >= q)) {
+			size_t j;
+
+			for (j = i + 1; j < k; j++)
+				l[j] = 'x';
+		}
+		i = k + 1;
+	}
+}
+
+/* Whether s[0..n) contains w (ASCII, compared caselessly). */
+static bool
+dc_has(const char *s, size_t n, const char *w)
+{
+	size_t wl = strlen(w), i, k;
+
+	for (i = 0; i + wl <= n; i++) {
+		for (k = 0; k < wl; k++) {
+			char a = s[i + k], b = w[k];
+
+			if (a >= 'A' && a <= 'Z')
+				a = (char)(a - 'A' + 'a');
+			if (b >= 'A' && b <= 'Z')
+				b = (char)(b - 'A' + 'a');
+			if (a != b)
+				break;
+		}
+		if (k == wl)
+			return true;
+	}
+	return false;
+}
+
+/* Whether the fallback's phrase (the event's error) stands after at
+ * least DC_WEAK_BEFORE plain words of a sentence on the line l[0..n). */
+static bool
+dc_weak_in_prose(const od_event *ev, const char *l, size_t n)
+{
+	char copy[DC_LINE_MAX];
+	size_t el = strlen(ev->error), i;
+
+	if (ev->kind != OD_KIND_UNRECOGNISED || el == 0)
+		return false;
+	if (n > DC_LINE_MAX)
+		n = DC_LINE_MAX;
+	for (i = 0; i + el <= n && !dc_has(l + i, el, ev->error); i++)
+		;
+	if (i + el > n)
+		return false;
+	memcpy(copy, l, n);
+	dc_mask_spans(copy, n, i, i + el);
+	return dc_words_before(copy, i) >= DC_WEAK_BEFORE;
+}
+
+/* Whether the short message (one line of it) stands inside a sentence
+ * of the line l[0..n). */
+static bool
+dc_status_in_prose(const od_event *ev, const char *l, size_t n)
+{
+	const char *m = ev->message, *at;
+	char copy[DC_LINE_MAX];
+	size_t mn, p, q;
+	int before, after;
+
+	if (m == NULL || ev->message_len == 0 ||
+	    ev->message_len > DC_STATUS_MAX ||
+	    memchr(m, '\n', ev->message_len) != NULL ||
+	    memchr(m, ':', ev->message_len) != NULL || dc_figures(ev))
+		return false;
+	mn = ev->message_len;
+	at = mn <= n ? memmem(l, n, m, mn) : NULL;
+	if (at == NULL)
+		return false;
+	p = (size_t)(at - l);
+	q = p + mn;
+	if (q > DC_LINE_MAX)
+		return false;
+	if (n > DC_LINE_MAX)
+		n = DC_LINE_MAX;
+	dc_code_span(l, n, &p, &q);
+	/* The other short code spans of the line count as one word each:
+	 * a copy with their insides made letters. */
+	memcpy(copy, l, n);
+	dc_mask_spans(copy, n, p, q);
+	before = dc_words_before(copy, p);
+	after = dc_words_after(copy, n, q);
+	return before >= DC_PROSE_BEFORE ||
+	    (before >= DC_PROSE_BEFORE_AND && after >= DC_PROSE_AFTER);
+}
+
+/*
+ * Whether the line l[0..n) is a Python exception's last line that is no
+ * memory error: "Name: ..." at its start (after blanks), the name a
+ * dotted identifier ending in Error or Exception.
+ */
+static bool
+dc_other_exception(const char *l, size_t n)
+{
+	/* What makes an exception a memory error or a launcher's report
+	 * (compared caselessly; "memory" alone is no failure of memory: "a
+	 * memory leak detected!"). */
+	static const char *const memory[] = {
+		"out of memory", "outofmemory", "memoryerror", "oom ", "oom:",
+		"resource_exhausted", "resourceexhausted", "failed to allocate",
+		"cannot allocate", "not enough memory", "childfailed",
+		"calledprocesserror",
+	};
+	size_t i = 0, b, k;
+
+	while (i < n && (l[i] == ' ' || l[i] == '\t'))
+		i++;
+	b = i;
+	while (i < n && ((l[i] >= 'a' && l[i] <= 'z') ||
+	    (l[i] >= 'A' && l[i] <= 'Z') || (l[i] >= '0' && l[i] <= '9') ||
+	    l[i] == '_' || l[i] == '.'))
+		i++;
+	if (i == b || i + 1 >= n || l[i] != ':' || l[i + 1] != ' ')
+		return false;
+	if (!((i - b >= 5 && memcmp(l + i - 5, "Error", 5) == 0) ||
+	    (i - b >= 9 && memcmp(l + i - 9, "Exception", 9) == 0)))
+		return false;
+	for (k = 0; k < sizeof memory / sizeof memory[0]; k++)
+		if (dc_has(l + b, n - b, memory[k]))
+			return false;
+	return true;
+}
+
+/* Whether the event is a shell's bare kill after the program's own other
+ * error in the text before it, before[0..bn). */
+static bool
+dc_kill_explained(const od_event *ev, const char *before, size_t bn)
+{
+	size_t e = bn;
+	int lines = 0;
+
+	if (ev->kind != OD_KIND_HOST_OOM_KILLER ||
+	    ev->confidence != OD_CONF_LOW || ev->message == NULL ||
+	    (strstr(ev->message, "Killed") == NULL &&
+	    strstr(ev->message, "\xe5\xb7\xb2\xe6\x9d\x80\xe6\xad\xbb") ==
+	    NULL))
+		return false;
+	while (e > 0 && lines < DC_EXPLAIN_LINES) {
+		size_t b, le = e;
+
+		if (before[le - 1] == '\n')
+			le--;
+		for (b = le; b > 0 && before[b - 1] != '\n'; b--)
+			;
+		if (dc_other_exception(before + b, le - b))
+			return true;
+		e = b;
+		lines++;
+	}
+	return false;
+}
+
+const char *
+dc_mention(const od_event *ev, const char *line, size_t n,
+    const char *before, size_t bn)
+{
+	if (ev->confidence == OD_CONF_LOW && !ev->fatal &&
+	    dc_weak_in_prose(ev, line, n))
+		return dc_reason_weak;
+	if (dc_status_in_prose(ev, line, n))
+		return dc_reason_prose;
+	if (dc_kill_explained(ev, before, bn))
+		return dc_reason_explained;
+	return NULL;
+}
