@@ -20,7 +20,8 @@ fails when:
     ("host_oom_killer says so"), which no log prints;
   * a cause's explanation states a default that the log shows set
     otherwise (OVERRIDDEN: XLA's 75% where the log sets its share,
-    TensorFlow taking nearly the whole GPU where it turns on growth);
+    TensorFlow taking nearly the whole GPU where it turns on growth,
+    Docker's 64 MiB of /dev/shm where it gives the container more);
   * an explanation calls a rise in memory small ("grew by only X") where X
     is 5% of the GPU or more, or the GPU's size is unknown;
   * a title whose quantifier says more than the figures (TITLE_WORDS:
@@ -90,6 +91,9 @@ OVERRIDDEN = [
      re.compile(r"\b75%")),
     (re.compile(r"TF_FORCE_GPU_ALLOW_GROWTH=true|allow_growth\s*=\s*True"),
      re.compile(r"nearly (all|the whole)")),
+    # Docker's 64 MiB of /dev/shm where the log gives the container more.
+    (re.compile(r"--ipc[= ]host\b|--shm-size[= ][0-9]|\bshm_size\s*:"),
+     re.compile(r"\b64 MiB of it by default")),
 ]
 # What the title of a cause claims of the event's figures (all known),
 # by rule: the request is larger than the device; the cap is below what

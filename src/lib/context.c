@@ -24,7 +24,7 @@ enum {
 	/* The memory readings of trainers and tools (see cx_patterns). */
 	CX_MEM_DS, CX_MEM_MEGATRON, CX_MEM_TITAN, CX_MEM_MM, CX_MEM_HF,
 	CX_MEM_ACCEL, CX_SMI_HEAD, CX_SMI_ROW, CX_DMON, CX_SUMMARY, CX_VLLM,
-	CX_LOADER, CX_BFC, CX_TF_RELEASE, CX_SERVING, CX_VLLM_RELEASE,
+	CX_LOADER, CX_BFC, CX_TF_RELEASE, CX_SERVING, CX_VLLM_RELEASE, CX_SHM,
 	/* What follows a failure in a distributed run. */
 	CX_AFTER,
 	/* Patterns read from the text before an event, or inside a line
@@ -95,6 +95,11 @@ static const char *const cx_patterns[CX_COUNT] = {
 	 */
 	[CX_VLLM_RELEASE] = "(?:vLLM API server version |LLM engine \\(v|"
 	    "vLLM Version: |\\bvllm==)(\\d{1,2})\\.(\\d{1,2})(?!\\d)",
+	/* The shared memory a container is given: docker run's --ipc=host
+	 * (the host's /dev/shm) and --shm-size, Compose's shm_size (Docker's
+	 * run reference: a container's /dev/shm is 64 MiB unless set). */
+	[CX_SHM] = "--(ipc)[= ](host)\\b|--(shm-size)[= ]([0-9]+[kmgKMG]?[bB]?)"
+	    "\\b|\\b(shm_size)\\s*:\\s*[\"']?([0-9]+[kmgKMG]?[bB]?)\\b",
 	[CX_BATCH] = "(?i)(?<![a-z])(?<!eval_)(?<!per_device_eval_)"
 	    "(?:per_device_train_batch_size|train_micro_batch_size_per_gpu|"
 	    "micro_batch_size|train_batch_size|batch[_ -]size)" KV "(\\d{1,9})",
@@ -321,6 +326,9 @@ static const cx_anchor cx_anchor_list[] = {
 	{ "gpu_cudamallocasync_allocator", CX_TF_RELEASE, false, false },
 	{ "variable 'TF_GPU_ALLOCATOR=", CX_TF_RELEASE, false, false },
 	{ "Using CUDA malloc Async allocator", CX_TF, false, false },
+	{ "--ipc", CX_SHM, false, false },
+	{ "--shm-size", CX_SHM, false, false },
+	{ "shm_size", CX_SHM, false, false },
 	{ "vLLM API server version", CX_VLLM_RELEASE, false, false },
 	{ "LLM engine (v", CX_VLLM_RELEASE, false, false },
 	{ "vLLM Version:", CX_VLLM_RELEASE, false, false },
@@ -954,6 +962,24 @@ cx_cgroup_line(cx_ctx *c, const char *line, size_t len, uint64_t lineno,
 	st->memcg_job_line = lineno;
 }
 
+/* Adds a CX_SHM match's setting ("ipc=host", "shm-size=16g") to list. */
+static void
+cx_shm(cx_ctx *c, const char *text, char *list, size_t cap)
+{
+	int k;
+
+	for (k = 1; k <= 5; k += 2) {
+		size_t n = 0, n2 = 0;
+		const char *g = cx_group(c, text, k, &n);
+		const char *g2 = cx_group(c, text, k + 1, &n2);
+
+		if (g != NULL && g2 != NULL) {
+			cx_setting(list, cap, g, n, g2, n2);
+			return;
+		}
+	}
+}
+
 /* Narrows the TensorFlow releases the log shows to lo..hi (-1: no
  * bound); a bound that contradicts the others (two runs of different
  * releases in one log) leaves the release unknown. */
@@ -1033,6 +1059,9 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
 		break;
 	case CX_SERVING:
 		st->serving = 1;
+		break;
+	case CX_SHM:
+		cx_shm(c, line, st->container, sizeof st->container);
 		break;
 	case CX_VLLM_RELEASE:
 		/* Two releases in one log (two runs): the range of both. */
@@ -1665,6 +1694,14 @@ cx_after(cx_ctx *c, const char *buf, size_t len, od_event *ev)
 			at = eol + 1;
 		}
 	}
+	/* The container's shared memory, shown after the event when not
+	 * before it. */
+	if (ev->ctx.container[0] == '\0')
+		for (at = 0; at < len && cx_match(c, CX_SHM, buf, len, at); ) {
+			cx_shm(c, buf, ev->ctx.container,
+			    sizeof ev->ctx.container);
+			at = rx_end(c->m) > at ? rx_end(c->m) : at + 1;
+		}
 	/* The settings shown after the event. */
 	ev->ctx.later[0] = '\0';
 	for (at = 0; at < len && cx_match(c, CX_TF, buf, len, at); ) {

@@ -225,6 +225,9 @@ typedef struct {
 	 * run, or what the writer tried): not what this run had, but no
 	 * default may be stated as this run's (context.c, cx_after). */
 	char later[128];
+	/* The container's shared memory the log shows, before the event or
+	 * after it ("ipc=host", "shm-size=16g"; context.c, CX_SHM). */
+	char container[64];
 	/* The TensorFlow releases the log shows it ran (major * 100 +
 	 * minor): from a version line, paths and calls of some releases
 	 * only, or the CUDA release its libraries load (context.c,
