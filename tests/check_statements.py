@@ -46,7 +46,9 @@ fails when:
     of HOST_KINDS at low confidence: a shell's "Killed", exit status 137)
     gets a cause title, or a text or Markdown heading, that says memory
     ran out or the container was OOMKilled (UNPROVEN), which the log does
-    not show;
+    not show; a Kubernetes event whose message gives no OOMKilled reason
+    (the kubelet's eviction, an exit code) gets no OOMKilled heading and
+    no scheduler_limit cause;
   * a text or Markdown report prints a "?" standing for an unknown value
     or a literal {...} template, in what oomdoc writes itself (the
     account, the causes, the fixes; the log's own text is left alone).
@@ -281,6 +283,13 @@ def unproven(ev):
 
 def check_unproven(events, where, errs):
     for n, ev in enumerate(events):
+        for i, c in enumerate(ev.get("causes", [])):
+            # The scheduler's limit reached, from a message that names no
+            # OOMKilled reason (the kubelet's eviction: the node ran short).
+            if no_oomkilled(ev) and c.get("rule") == "scheduler_limit":
+                errs.append("%s event %d cause %d: the limit reached, "
+                            "from a message without OOMKilled: %s" % (
+                                where, n, i, ev.get("message")))
         if not unproven(ev):
             continue
         for i, c in enumerate(ev.get("causes", [])):
@@ -290,13 +299,25 @@ def check_unproven(events, where, errs):
                                 where, n, i, c.get("rule"), c.get("title")))
 
 
+def no_oomkilled(ev):
+    """Whether ev is a Kubernetes event whose message does not give the
+    OOMKilled reason (an exit code, the kubelet's eviction)."""
+    return ev.get("kind") == "k8s_oomkilled" and \
+        "OOMKilled" not in (ev.get("message") or "")
+
+
 def check_headings(report, events, fmt, errs):
     for m in HEADING.finditer(report):
         n = int(m.group(1) or m.group(2))
-        if n <= len(events) and unproven(events[n - 1]) and \
-                UNPROVEN.search(m.group(3)):
+        if n > len(events):
+            continue
+        if unproven(events[n - 1]) and UNPROVEN.search(m.group(3)):
             errs.append("%s, event %d: a SIGKILL alone, the heading says "
                         "more: %s" % (fmt, n, m.group(3)))
+        elif no_oomkilled(events[n - 1]) and "OOMKilled" in m.group(3):
+            errs.append("%s, event %d: the message gives no OOMKilled "
+                        "reason, the heading says it: %s" % (fmt, n,
+                                                             m.group(3)))
 
 
 def own_lines_text(out):
