@@ -127,6 +127,9 @@ HOST_KINDS = {"host_oom_killer", "dataloader_killed", "slurm_oom",
               "k8s_oomkilled", "host_alloc_failed", "ray"}
 UNPROVEN = re.compile(r"\bran out\b|\bOOMKilled\b|^Host memory: process "
                       r"killed$")
+# The OOM-kill reason a Kubernetes message gives: "OOMKilled", the
+# kubelet's "OOM Killed", runc's "OOM-killed".
+OOM_KILLED = re.compile(r"(?i)\bOOM[ -]?Kill")
 # A text report's event heading ("#1  TITLE"), a Markdown one ("### 1.
 # TITLE").
 HEADING = re.compile(r"^(?:#([0-9]+)  |### ([0-9]+)\. )(.*?)(?: \(not "
@@ -303,7 +306,7 @@ def no_oomkilled(ev):
     """Whether ev is a Kubernetes event whose message does not give the
     OOMKilled reason (an exit code, the kubelet's eviction)."""
     return ev.get("kind") == "k8s_oomkilled" and \
-        "OOMKilled" not in (ev.get("message") or "")
+        OOM_KILLED.search(ev.get("message") or "") is None
 
 
 def check_headings(report, events, fmt, errs):
