@@ -1694,16 +1694,30 @@ cx_after(cx_ctx *c, const char *buf, size_t len, od_event *ev)
 			at = eol + 1;
 		}
 	}
+	/*
+	 * The settings below are read only for the kinds whose rules ask for
+	 * them (shm_exhausted: a DataLoader's; tf_allocator,
+	 * tf_library_memory, xla_preallocation: TensorFlow's, cuDNN's,
+	 * cuBLAS's and XLA's): a log of many thousands of other events
+	 * then costs no more than before.
+	 */
+	ev->ctx.later[0] = '\0';
+	if (ev->kind != OD_KIND_DATALOADER_KILLED && ev->kind != OD_KIND_TF &&
+	    ev->kind != OD_KIND_XLA && ev->kind != OD_KIND_CUDNN &&
+	    ev->kind != OD_KIND_CUBLAS)
+		return;
 	/* The container's shared memory, shown after the event when not
 	 * before it. */
-	if (ev->ctx.container[0] == '\0')
+	if (ev->kind == OD_KIND_DATALOADER_KILLED &&
+	    ev->ctx.container[0] == '\0')
 		for (at = 0; at < len && cx_match(c, CX_SHM, buf, len, at); ) {
 			cx_shm(c, buf, ev->ctx.container,
 			    sizeof ev->ctx.container);
 			at = rx_end(c->m) > at ? rx_end(c->m) : at + 1;
 		}
+	if (ev->kind == OD_KIND_DATALOADER_KILLED)
+		return;
 	/* The settings shown after the event. */
-	ev->ctx.later[0] = '\0';
 	for (at = 0; at < len && cx_match(c, CX_TF, buf, len, at); ) {
 		size_t n = 0, n2 = 0;
 		const char *g = cx_group(c, buf, 1, &n);
