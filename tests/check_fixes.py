@@ -40,13 +40,15 @@ against the knowledge table.
      * a fix that names a setting or API with a release floor (the
        table's feature entries with since: torch.autocast,
        torch.cuda.set_per_process_memory_fraction,
-       TF_GPU_ALLOCATOR=cuda_malloc_async) comes from an event whose
-       every release has it (PyTorch: the message's range, or a message
-       that prints the cap's "allowed" figure; TensorFlow: what the log
-       shows before the event, read here with the patterns of TF_BOUNDS,
-       or a message that names it), says "FRAMEWORK X.Y or later" where
-       the release is not known, and is never offered where the log shows
-       an older release;
+       TF_GPU_ALLOCATOR=cuda_malloc_async, vLLM's --enforce-eager and
+       --kv-cache-dtype fp8, SGLang's --chunked-prefill-size) comes from
+       an event whose every release has it (PyTorch: the message's range,
+       or a message that prints the cap's "allowed" figure; TensorFlow:
+       what the log shows before the event, read here with the patterns
+       of TF_BOUNDS, or a message that names it; vLLM: the version lines
+       of VLLM_VERSION before the event; SGLang: never known), says
+       "FRAMEWORK X.Y or later" where the release is not known, and is
+       never offered where the log shows an older release;
      * an event after the lines of an inference server (vLLM, SGLang:
        SERVING), outside a backward pass or an optimizer step, gets no
        training advice (activation checkpointing, mixed precision);
@@ -136,7 +138,25 @@ TF_BOUNDS = [
                 r"variable 'TF_GPU_ALLOCATOR=cuda_malloc_async'"),
      (2, 5), None),
 ]
-FRAMEWORK_NAMES = {"pytorch": "PyTorch", "tensorflow": "TensorFlow"}
+FRAMEWORK_NAMES = {"pytorch": "PyTorch", "tensorflow": "TensorFlow",
+                   "vllm": "vLLM", "sglang": "SGLang"}
+# What shows the vLLM release in a log, written from vLLM's sources
+# independently of src/lib/context.c: the API server's "vLLM API server
+# version X.Y.Z" (vllm/entrypoints/openai/api_server.py), the engine's
+# "Initializing an LLM engine (vX.Y.Z)" (and "a V0/V1 LLM engine"),
+# collect_env's "vLLM Version:" and pip's "vllm==".  SGLang prints no
+# release line oomdoc reads, so a fix naming an SGLang flag with a floor
+# must always say the release it needs.
+VLLM_VERSION = re.compile(r"(?:vLLM API server version |LLM engine \(v|"
+                          r"vLLM Version: |\bvllm==)([0-9]{1,2})\."
+                          r"([0-9]{1,2})(?![0-9])")
+
+
+def vllm_range(text):
+    """The vLLM releases text shows, (lo, hi), or None."""
+    rels = [(int(m.group(1)), int(m.group(2)))
+            for m in VLLM_VERSION.finditer(text)]
+    return (min(rels), max(rels)) if rels else None
 # An inference server in the log (vLLM's or SGLang's package or workers),
 # and the training advice an event of one, outside a training phase, may
 # not get.
@@ -293,6 +313,12 @@ def check_floor(kb, ev, e, name, words, rng, vendor, shown):
         tr = tf_range(shown)
         has = tr is not None and tr[0] is not None and tr[0] >= since
         lacks = tr is not None and tr[1] is not None and tr[1] < since
+    elif fw == "vllm":
+        vr = vllm_range(shown)
+        has = vr is not None and vr[0] >= since
+        lacks = vr is not None and vr[1] < since
+    elif fw == "sglang":
+        has = lacks = False
     else:
         if rng is not None and feature == \
                 "torch.cuda.set_per_process_memory_fraction" and \
@@ -309,7 +335,8 @@ def check_floor(kb, ev, e, name, words, rng, vendor, shown):
     if not has and conditional not in words:
         return ["%s: names %s without the release it needs (%s), for "
                 "releases %s" % (name, feature, conditional, rng if fw ==
-                                 "pytorch" else tf_range(shown))]
+                                 "pytorch" else tf_range(shown) if fw ==
+                                 "tensorflow" else vllm_range(shown))]
     return []
 
 

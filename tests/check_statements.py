@@ -20,7 +20,8 @@ fails when:
     ("host_oom_killer says so"), which no log prints;
   * a cause's explanation states a default that the log shows set
     otherwise (OVERRIDDEN: XLA's 75% where the log sets its share,
-    TensorFlow taking nearly the whole GPU where it turns on growth);
+    TensorFlow taking nearly the whole GPU where it turns on growth,
+    Docker's 64 MiB of /dev/shm where it gives the container more);
   * an explanation calls a rise in memory small ("grew by only X") where X
     is 5% of the GPU or more, or the GPU's size is unknown;
   * a title whose quantifier says more than the figures (TITLE_WORDS:
@@ -41,6 +42,13 @@ fails when:
     medium from 0.50, low below), in the JSON (its score as the text
     rounds it) or as the text, Markdown or HTML report prints the two
     side by side ("(low, score 0.80)");
+  * an event of host memory that the log shows only as a SIGKILL (a kind
+    of HOST_KINDS at low confidence: a shell's "Killed", exit status 137)
+    gets a cause title, or a text or Markdown heading, that says memory
+    ran out or the container was OOMKilled (UNPROVEN), which the log does
+    not show; a Kubernetes event whose message gives no OOMKilled reason
+    (the kubelet's eviction, an exit code) gets no OOMKilled heading and
+    no scheduler_limit cause;
   * a text or Markdown report prints a "?" standing for an unknown value
     or a literal {...} template, in what oomdoc writes itself (the
     account, the causes, the fixes; the log's own text is left alone).
@@ -87,6 +95,9 @@ OVERRIDDEN = [
      re.compile(r"\b75%")),
     (re.compile(r"TF_FORCE_GPU_ALLOW_GROWTH=true|allow_growth\s*=\s*True"),
      re.compile(r"nearly (all|the whole)")),
+    # Docker's 64 MiB of /dev/shm where the log gives the container more.
+    (re.compile(r"--ipc[= ]host\b|--shm-size[= ][0-9]|\bshm_size\s*:"),
+     re.compile(r"\b64 MiB of it by default")),
 ]
 # What the title of a cause claims of the event's figures (all known),
 # by rule: the request is larger than the device; the cap is below what
@@ -111,6 +122,20 @@ TITLE_WORDS = [
      m["total_bytes"] - m["reserved_bytes"] - m["free_bytes"] >
      m["total_bytes"] / 2),
 ]
+# The kinds of host memory, and what may not be said of one the log shows
+# only as a SIGKILL (low confidence): that memory ran out, or that the
+# container was OOMKilled.
+HOST_KINDS = {"host_oom_killer", "dataloader_killed", "slurm_oom",
+              "k8s_oomkilled", "host_alloc_failed", "ray"}
+UNPROVEN = re.compile(r"\bran out\b|\bOOMKilled\b|^Host memory: process "
+                      r"killed$")
+# The OOM-kill reason a Kubernetes message gives: "OOMKilled", the
+# kubelet's "OOM Killed", runc's "OOM-killed".
+OOM_KILLED = re.compile(r"(?i)\bOOM[ -]?Kill")
+# A text report's event heading ("#1  TITLE"), a Markdown one ("### 1.
+# TITLE").
+HEADING = re.compile(r"^(?:#([0-9]+)  |### ([0-9]+)\. )(.*?)(?: \(not "
+                     r"fatal\))?$", re.M)
 # An explanation's claim that memory grew little.
 ONLY_GREW = re.compile(r"(?<=grew by only )(-?[0-9]+(?:\.[0-9]+)?) "
                        r"(bytes|KiB|MiB|GiB|TiB|PiB)")
@@ -256,6 +281,50 @@ def check_event(ev, where, errs):
                             % (cw, e.get("text")))
 
 
+def unproven(ev):
+    """Whether the log shows ev only as a SIGKILL."""
+    return ev.get("kind") in HOST_KINDS and ev.get("confidence") == "low"
+
+
+def check_unproven(events, where, errs):
+    for n, ev in enumerate(events):
+        for i, c in enumerate(ev.get("causes", [])):
+            # The scheduler's limit reached, from a message that names no
+            # OOMKilled reason (the kubelet's eviction: the node ran short).
+            if no_oomkilled(ev) and c.get("rule") == "scheduler_limit":
+                errs.append("%s event %d cause %d: the limit reached, "
+                            "from a message without OOMKilled: %s" % (
+                                where, n, i, ev.get("message")))
+        if not unproven(ev):
+            continue
+        for i, c in enumerate(ev.get("causes", [])):
+            if UNPROVEN.search(c.get("title") or ""):
+                errs.append("%s event %d cause %d (%s): a SIGKILL alone, "
+                            "the title says more: %s" % (
+                                where, n, i, c.get("rule"), c.get("title")))
+
+
+def no_oomkilled(ev):
+    """Whether ev is a Kubernetes event whose message does not give the
+    OOMKilled reason (an exit code, the kubelet's eviction)."""
+    return ev.get("kind") == "k8s_oomkilled" and \
+        OOM_KILLED.search(ev.get("message") or "") is None
+
+
+def check_headings(report, events, fmt, errs):
+    for m in HEADING.finditer(report):
+        n = int(m.group(1) or m.group(2))
+        if n > len(events):
+            continue
+        if unproven(events[n - 1]) and UNPROVEN.search(m.group(3)):
+            errs.append("%s, event %d: a SIGKILL alone, the heading says "
+                        "more: %s" % (fmt, n, m.group(3)))
+        elif no_oomkilled(events[n - 1]) and "OOMKilled" in m.group(3):
+            errs.append("%s, event %d: the message gives no OOMKilled "
+                        "reason, the heading says it: %s" % (fmt, n,
+                                                             m.group(3)))
+
+
 def own_lines_text(out):
     """The lines of a text report that oomdoc writes itself: from the
     memory section (or the causes) of each event to its fingerprint."""
@@ -358,11 +427,14 @@ def main():
             check_overridden(ev, "event %d" % i, log_text, errs)
             statements += sum(len(c.get("evidence", []))
                               for c in ev.get("causes", []))
+        check_unproven(doc.get("events", []), "json", errs)
         text = run(oomdoc, "text", log)
+        check_headings(text, doc.get("events", []), "text", errs)
         check_report(own_lines_text(text), "text", errs)
         check_bars(text, doc.get("events", []), errs)
         check_confidence(text, "text", errs)
         markdown = run(oomdoc, "markdown", log)
+        check_headings(markdown, doc.get("events", []), "markdown", errs)
         check_report(own_lines_markdown(markdown), "markdown", errs)
         check_confidence(markdown, "markdown", errs)
         check_confidence(run(oomdoc, "html", log), "html", errs)

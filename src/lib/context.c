@@ -24,7 +24,7 @@ enum {
 	/* The memory readings of trainers and tools (see cx_patterns). */
 	CX_MEM_DS, CX_MEM_MEGATRON, CX_MEM_TITAN, CX_MEM_MM, CX_MEM_HF,
 	CX_MEM_ACCEL, CX_SMI_HEAD, CX_SMI_ROW, CX_DMON, CX_SUMMARY, CX_VLLM,
-	CX_LOADER, CX_BFC, CX_TF_RELEASE, CX_SERVING,
+	CX_LOADER, CX_BFC, CX_TF_RELEASE, CX_SERVING, CX_VLLM_RELEASE, CX_SHM,
 	/* What follows a failure in a distributed run. */
 	CX_AFTER,
 	/* Patterns read from the text before an event, or inside a line
@@ -85,6 +85,21 @@ static const char *const cx_patterns[CX_COUNT] = {
 	[CX_SERVING] = "[/\\\\]vllm[/\\\\]|\\bvllm\\.(?:engine|entrypoints|"
 	    "worker|v1|executor)\\b|\\((?:VllmWorker|EngineCore)|"
 	    "[/\\\\]sglang[/\\\\]|\\bsglang\\.srt\\b",
+	/*
+	 * The vLLM release: the API server's start line
+	 * (vllm/entrypoints/openai/api_server.py, "vLLM API server version
+	 * %s"), the engine's ("Initializing an LLM engine (v%s) with
+	 * config", vllm/engine/llm_engine.py; "a V0 LLM engine", "a V1 LLM
+	 * engine", vllm/v1/engine/core.py), collect_env's "vLLM Version:"
+	 * and pip's "vllm==".
+	 */
+	[CX_VLLM_RELEASE] = "(?:vLLM API server version |LLM engine \\(v|"
+	    "vLLM Version: |\\bvllm==)(\\d{1,2})\\.(\\d{1,2})(?!\\d)",
+	/* The shared memory a container is given: docker run's --ipc=host
+	 * (the host's /dev/shm) and --shm-size, Compose's shm_size (Docker's
+	 * run reference: a container's /dev/shm is 64 MiB unless set). */
+	[CX_SHM] = "--(ipc)[= ](host)\\b|--(shm-size)[= ]([0-9]+[kmgKMG]?[bB]?)"
+	    "\\b|\\b(shm_size)\\s*:\\s*[\"']?([0-9]+[kmgKMG]?[bB]?)\\b",
 	[CX_BATCH] = "(?i)(?<![a-z])(?<!eval_)(?<!per_device_eval_)"
 	    "(?:per_device_train_batch_size|train_micro_batch_size_per_gpu|"
 	    "micro_batch_size|train_batch_size|batch[_ -]size)" KV "(\\d{1,9})",
@@ -311,6 +326,13 @@ static const cx_anchor cx_anchor_list[] = {
 	{ "gpu_cudamallocasync_allocator", CX_TF_RELEASE, false, false },
 	{ "variable 'TF_GPU_ALLOCATOR=", CX_TF_RELEASE, false, false },
 	{ "Using CUDA malloc Async allocator", CX_TF, false, false },
+	{ "--ipc", CX_SHM, false, false },
+	{ "--shm-size", CX_SHM, false, false },
+	{ "shm_size", CX_SHM, false, false },
+	{ "vLLM API server version", CX_VLLM_RELEASE, false, false },
+	{ "LLM engine (v", CX_VLLM_RELEASE, false, false },
+	{ "vLLM Version:", CX_VLLM_RELEASE, false, false },
+	{ "vllm==", CX_VLLM_RELEASE, false, false },
 	{ "/vllm/", CX_SERVING, true, false },
 	{ "\\vllm\\", CX_SERVING, true, false },
 	{ "vllm.", CX_SERVING, true, false },
@@ -455,6 +477,7 @@ cx_reset(od_logctx *st)
 	st->memcg_job_pid = -1;
 	st->bfc_limit = st->bfc_inuse = st->bfc_peak = -1;
 	st->tf_min = st->tf_max = -1;
+	st->vllm_min = st->vllm_max = -1;
 	st->after_rank = -1;
 }
 
@@ -939,6 +962,24 @@ cx_cgroup_line(cx_ctx *c, const char *line, size_t len, uint64_t lineno,
 	st->memcg_job_line = lineno;
 }
 
+/* Adds a CX_SHM match's setting ("ipc=host", "shm-size=16g") to list. */
+static void
+cx_shm(cx_ctx *c, const char *text, char *list, size_t cap)
+{
+	int k;
+
+	for (k = 1; k <= 5; k += 2) {
+		size_t n = 0, n2 = 0;
+		const char *g = cx_group(c, text, k, &n);
+		const char *g2 = cx_group(c, text, k + 1, &n2);
+
+		if (g != NULL && g2 != NULL) {
+			cx_setting(list, cap, g, n, g2, n2);
+			return;
+		}
+	}
+}
+
 /* Narrows the TensorFlow releases the log shows to lo..hi (-1: no
  * bound); a bound that contradicts the others (two runs of different
  * releases in one log) leaves the release unknown. */
@@ -1018,6 +1059,17 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
 		break;
 	case CX_SERVING:
 		st->serving = 1;
+		break;
+	case CX_SHM:
+		cx_shm(c, line, st->container, sizeof st->container);
+		break;
+	case CX_VLLM_RELEASE:
+		/* Two releases in one log (two runs): the range of both. */
+		v = rx_int(c->m, line, 1, 0) * 100 + rx_int(c->m, line, 2, 0);
+		if (st->vllm_min < 0 || v < st->vllm_min)
+			st->vllm_min = (int)v;
+		if (v > st->vllm_max)
+			st->vllm_max = (int)v;
 		break;
 	case CX_BATCH:
 		if (g != NULL)
@@ -1368,6 +1420,10 @@ cx_library_file(const char *f)
 	static const char *const marks[] = {
 		"site-packages", "dist-packages", "/lib/python", "<frozen",
 		"/torch/", "/usr/lib/", "\\Lib\\", "<string>",
+		/* The console scripts of launchers (torch's torchrun,
+		 * accelerate's, deepspeed's): their frames are the
+		 * launcher's, not the user's. */
+		"/bin/torchrun", "/bin/accelerate", "/bin/deepspeed",
 	};
 	size_t i;
 
@@ -1383,12 +1439,17 @@ cx_phase(od_event *ev)
 {
 	static const struct {
 		const char *phase;
-		const char *marks[6];
+		const char *marks[7];
 	} phases[] = {
 		{ "backward", { "backward", "run_backward", "autograd", NULL } },
 		{ "optimizer", { "optimizer.step", "optim/", "_single_tensor_",
 		    "_multi_tensor_", "zero_grad", NULL } },
-		{ "generation", { "generate", "sample(", "decode", NULL } },
+		/* vLLM's engine loop runs one step of prefill and decode for
+		 * its requests (vllm/engine/llm_engine.py LLMEngine.step,
+		 * vllm/engine/multiprocessing/engine.py engine_step; the
+		 * model runners' execute_model). */
+		{ "generation", { "generate", "sample(", "decode",
+		    "engine_step", "execute_model", NULL } },
 		{ "evaluation", { "evaluat", "validation", "predict",
 		    "eval_loop", "inference", NULL } },
 		{ "forward", { "forward", "_call_impl", "__call__", "model(",
@@ -1433,6 +1494,8 @@ cx_last(const char *hay, size_t n, const char *needle)
 
 /* How far back before an event cx_before looks for its step. */
 #define CX_STEP_BYTES (32 * 1024)
+/* How far after an event cx_after looks (of what the scanner holds). */
+#define CX_AFTER_BYTES 4096
 /* How far before the event the last frame of a long traceback may end. */
 #define CX_TB_TAIL 4096
 
@@ -1459,25 +1522,21 @@ cx_traceback_ends(cx_ctx *c, const char *buf, size_t len, const char *tb)
 	return last > (size_t)(tb - buf) && len - last <= CX_TB_TAIL;
 }
 
-void
-cx_before(cx_ctx *c, const char *buf, size_t len, od_event *ev)
+/*
+ * The frames of the traceback whose header is at buf[at], up to len, into
+ * ev->frames (the innermost OD_FRAMES_MAX, the user's failing frame kept),
+ * and the phase they show.
+ */
+static void
+cx_frames(cx_ctx *c, const char *buf, size_t len, size_t at, od_event *ev)
 {
-	const char *tb = cx_last(buf, len, "Traceback (most recent call last)");
 	od_frame user;
-	size_t at;
-	int64_t step = -1;
 	bool have_user = false;
 
-	/* The frames of the last traceback before the event. */
 	ev->nframes = 0;
-	if (tb != NULL && !cx_traceback_ends(c, buf, len, tb)) {
-		/* Another error's, long before: none of this event's. */
-		tb = NULL;
-	}
-	if (tb != NULL) {
+	{
 		const char *end = buf + len;
 
-		at = (size_t)(tb - buf);
 		while (cx_match(c, CX_FRAME, buf, len, at)) {
 			size_t ms = rx_start(c->m), me = rx_end(c->m), indent;
 			od_frame *f;
@@ -1532,6 +1591,23 @@ cx_before(cx_ctx *c, const char *buf, size_t len, od_event *ev)
 		}
 		cx_phase(ev);
 	}
+}
+
+void
+cx_before(cx_ctx *c, const char *buf, size_t len, od_event *ev)
+{
+	const char *tb = cx_last(buf, len, "Traceback (most recent call last)");
+	size_t at;
+	int64_t step = -1;
+
+	/* The frames of the last traceback before the event. */
+	ev->nframes = 0;
+	if (tb != NULL && !cx_traceback_ends(c, buf, len, tb)) {
+		/* Another error's, long before: none of this event's. */
+		tb = NULL;
+	}
+	if (tb != NULL)
+		cx_frames(c, buf, len, (size_t)(tb - buf), ev);
 	/* The last step the log gave before the event, in its last
 	 * CX_STEP_BYTES: the traceback's window may be longer. */
 	at = len > CX_STEP_BYTES ? len - CX_STEP_BYTES : 0;
@@ -1547,4 +1623,119 @@ cx_before(cx_ctx *c, const char *buf, size_t len, od_event *ev)
 		at = rx_end(c->m) > at ? rx_end(c->m) : at + 1;
 	}
 	ev->step = step;
+}
+
+/* The end of the line at buf[at] (its '\n', or len). */
+static size_t
+cx_eol(const char *buf, size_t len, size_t at)
+{
+	const char *nl = memchr(buf + at, '\n', len - at);
+
+	return nl != NULL ? (size_t)(nl - buf) : len;
+}
+
+/*
+ * Where the traceback whose header is at buf[tb] ends: before the first
+ * line after the header that does not start with the header's prefix (a
+ * log prefix such as vLLM's "ERROR 04-27 09:07:04 [engine.py:160] ")
+ * followed by a space or a tab, as its frames and code lines do; the
+ * exception's own line, or the next record, ends it.
+ */
+static size_t
+cx_traceback_end(const char *buf, size_t len, size_t tb)
+{
+	size_t start = tb, at, plen;
+
+	while (start > 0 && buf[start - 1] != '\n')
+		start--;
+	plen = tb - start;
+	at = cx_eol(buf, len, tb);
+	while (at < len) {
+		size_t line = at + 1;
+
+		if (line + plen >= len || memcmp(buf + line, buf + start,
+		    plen) != 0 || (buf[line + plen] != ' ' &&
+		    buf[line + plen] != '\t'))
+			return line;
+		at = cx_eol(buf, len, line);
+	}
+	return len;
+}
+
+void
+cx_after(cx_ctx *c, const char *buf, size_t len, od_event *ev)
+{
+	static const char header[] = "Traceback (most recent call last)";
+	size_t at, lines;
+
+	if (len > CX_AFTER_BYTES)
+		len = CX_AFTER_BYTES;
+	/*
+	 * A traceback that starts on the line after the message (the rest
+	 * of the message's own line, then one more): Python's
+	 * logging.exception prints the message and then its traceback, as
+	 * vLLM's engine does (vllm/engine/multiprocessing/engine.py,
+	 * MQLLMEngine.start: logger.exception(repr(e))).  Only for an event
+	 * with no frames of its own, and only that traceback's lines.
+	 */
+	if (ev->nframes == 0) {
+		for (at = 0, lines = 0; at < len && lines < 2; lines++) {
+			size_t eol = cx_eol(buf, len, at);
+			const char *h = memmem(buf + at, eol - at, header,
+			    sizeof header - 1);
+
+			if (h != NULL) {
+				size_t tb = (size_t)(h - buf);
+
+				cx_frames(c, buf, cx_traceback_end(buf, len, tb),
+				    tb, ev);
+				break;
+			}
+			at = eol + 1;
+		}
+	}
+	/*
+	 * The settings below are read only for the kinds whose rules ask for
+	 * them (shm_exhausted: a DataLoader's; tf_allocator,
+	 * tf_library_memory, xla_preallocation: TensorFlow's, cuDNN's,
+	 * cuBLAS's and XLA's): a log of many thousands of other events
+	 * then costs no more than before.
+	 */
+	ev->ctx.later[0] = '\0';
+	if (ev->kind != OD_KIND_DATALOADER_KILLED && ev->kind != OD_KIND_TF &&
+	    ev->kind != OD_KIND_XLA && ev->kind != OD_KIND_CUDNN &&
+	    ev->kind != OD_KIND_CUBLAS)
+		return;
+	/* The container's shared memory, shown after the event when not
+	 * before it. */
+	if (ev->kind == OD_KIND_DATALOADER_KILLED &&
+	    ev->ctx.container[0] == '\0')
+		for (at = 0; at < len && cx_match(c, CX_SHM, buf, len, at); ) {
+			cx_shm(c, buf, ev->ctx.container,
+			    sizeof ev->ctx.container);
+			at = rx_end(c->m) > at ? rx_end(c->m) : at + 1;
+		}
+	if (ev->kind == OD_KIND_DATALOADER_KILLED)
+		return;
+	/* The settings shown after the event. */
+	for (at = 0; at < len && cx_match(c, CX_TF, buf, len, at); ) {
+		size_t n = 0, n2 = 0;
+		const char *g = cx_group(c, buf, 1, &n);
+		const char *g2 = cx_group(c, buf, 2, &n2);
+
+		if (g != NULL && g2 != NULL)
+			cx_setting(ev->ctx.later, sizeof ev->ctx.later, g, n,
+			    g2, n2);
+		at = rx_end(c->m) > at ? rx_end(c->m) : at + 1;
+	}
+	for (at = 0; at < len && cx_match(c, CX_XLA, buf, len, at); ) {
+		size_t n = 0, n2 = 0;
+		const char *g = cx_group(c, buf, 1, &n);
+		const char *g2 = cx_group(c, buf, 2, &n2);
+
+		if (g != NULL && g2 != NULL)
+			cx_setting(ev->ctx.later, sizeof ev->ctx.later, g, n,
+			    g2, n2);
+		at = rx_end(c->m) > at ? rx_end(c->m) : at + 1;
+	}
 }

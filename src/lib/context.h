@@ -123,5 +123,13 @@ void cx_attach(const od_logctx *state, od_event *ev);
  * step a progress bar or a metric line gave.
  */
 void cx_before(cx_ctx *c, const char *buf, size_t len, od_event *ev);
+/*
+ * Reads the text just after an event, buf[0..len) from the end of its
+ * message: the frames of a traceback that starts on the next line
+ * (logging.exception's layout: the message, then its traceback) when the
+ * event has none, and the TensorFlow and XLA settings the log shows
+ * after it (ev->ctx.later).
+ */
+void cx_after(cx_ctx *c, const char *buf, size_t len, od_event *ev);
 
 #endif

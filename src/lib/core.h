@@ -220,11 +220,22 @@ typedef struct {
 	char alloc_conf[128];   /* PYTORCH_CUDA_ALLOC_CONF and the like */
 	char xla_conf[128];     /* XLA_PYTHON_CLIENT_* settings */
 	char tf_allocator[128]; /* TF_GPU_ALLOCATOR, allow_growth */
+	/* TensorFlow's and XLA's settings ("NAME=value" a word) the log
+	 * shows only after the event, within CX_AFTER_BYTES of it (a later
+	 * run, or what the writer tried): not what this run had, but no
+	 * default may be stated as this run's (context.c, cx_after). */
+	char later[128];
+	/* The container's shared memory the log shows, before the event or
+	 * after it ("ipc=host", "shm-size=16g"; context.c, CX_SHM). */
+	char container[64];
 	/* The TensorFlow releases the log shows it ran (major * 100 +
 	 * minor): from a version line, paths and calls of some releases
 	 * only, or the CUDA release its libraries load (context.c,
 	 * CX_TF_RELEASE); -1 where it shows no bound. */
 	int tf_min, tf_max;
+	/* The vLLM releases the log shows (major * 100 + minor, 0.6 is 6;
+	 * context.c, CX_VLLM_RELEASE); -1 where it shows none. */
+	int vllm_min, vllm_max;
 	/* 1 when the log shows an inference server's code or workers
 	 * (vLLM, SGLang) before the event (context.c, CX_SERVING), else 0. */
 	int serving;

@@ -54,6 +54,9 @@ enum {
 	FC_XLA_CONF, FC_XLA_PREALLOCATE, FC_XLA_MEM_FRACTION, FC_TF_ALLOCATOR,
 	FC_TF_ALLOW_GROWTH, FC_TF_GPU_ALLOCATOR, FC_TF_ASYNC_AVAILABLE,
 	FC_FRACTION_AVAILABLE, FC_SERVING, FC_XID, FC_ECC,
+	FC_SETTINGS_AFTER, FC_TF_ALLOW_GROWTH_AFTER, FC_XLA_MEM_FRACTION_AFTER,
+	FC_VLLM_EAGER_AVAILABLE, FC_VLLM_FP8_KV_AVAILABLE,
+	FC_SGLANG_CHUNKED_AVAILABLE, FC_CONTAINER_SHM,
 	/* The series of memory readings (context.c, cx_series_of). */
 	FC_RD_COUNT, FC_RD_SERIES, FC_RD_WHAT, FC_RD_FIRST, FC_RD_LAST,
 	FC_RD_MIN, FC_RD_MAX, FC_RD_MEDIAN, FC_RD_FIRST_STEP, FC_RD_LAST_STEP,
@@ -173,6 +176,14 @@ static const struct {
 	[FC_SERVING] = { "serving", F_BOOL },
 	[FC_XID] = { "xid", F_NUM },
 	[FC_ECC] = { "ecc_error", F_BOOL },
+	[FC_SETTINGS_AFTER] = { "settings_after", F_STR },
+	[FC_TF_ALLOW_GROWTH_AFTER] = { "tf_allow_growth_after", F_BOOL },
+	[FC_XLA_MEM_FRACTION_AFTER] = { "xla_mem_fraction_after", F_NUM },
+	[FC_VLLM_EAGER_AVAILABLE] = { "vllm_eager_available", F_BOOL },
+	[FC_VLLM_FP8_KV_AVAILABLE] = { "vllm_fp8_kv_available", F_BOOL },
+	[FC_SGLANG_CHUNKED_AVAILABLE] = { "sglang_chunked_prefill_available",
+	    F_BOOL },
+	[FC_CONTAINER_SHM] = { "container_shm", F_STR },
 	[FC_RD_COUNT] = { "readings.count", F_NUM },
 	[FC_RD_SERIES] = { "readings.series", F_NUM },
 	[FC_RD_WHAT] = { "readings.what", F_STR },
@@ -689,6 +700,21 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 		if (o == NULL)
 			o = fc_setting(c->tf_allocator, "allow_growth");
 		return fc_bool(out, fc_truth(o));
+	/* The settings the log shows only after the event (cx_after). */
+	case FC_SETTINGS_AFTER: return fc_str(out, c->later);
+	case FC_TF_ALLOW_GROWTH_AFTER:
+		o = fc_setting(c->later, "TF_FORCE_GPU_ALLOW_GROWTH");
+		if (o == NULL)
+			o = fc_setting(c->later, "allow_growth");
+		return fc_bool(out, fc_truth(o));
+	case FC_XLA_MEM_FRACTION_AFTER:
+		o = fc_setting(c->later, "XLA_PYTHON_CLIENT_MEM_FRACTION");
+		if (o == NULL)
+			return false;
+		out->type = XV_NUM;
+		out->num = atof(o);
+		out->bytes = false;
+		return true;
 	case FC_TF_GPU_ALLOCATOR:
 		o = fc_setting(c->tf_allocator, "TF_GPU_ALLOCATOR");
 		if (o == NULL)
@@ -704,6 +730,16 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 	case FC_FRACTION_AVAILABLE:
 		return fc_bool(out, kn_feature(kn, ev,
 		    "torch.cuda.set_per_process_memory_fraction"));
+	case FC_CONTAINER_SHM: return fc_str(out, c->container);
+	/* The serving flags with a release floor (knowledge.yaml). */
+	case FC_VLLM_EAGER_AVAILABLE:
+		return fc_bool(out, kn_feature(kn, ev, "--enforce-eager"));
+	case FC_VLLM_FP8_KV_AVAILABLE:
+		return fc_bool(out, kn_feature(kn, ev,
+		    "--kv-cache-dtype fp8"));
+	case FC_SGLANG_CHUNKED_AVAILABLE:
+		return fc_bool(out, kn_feature(kn, ev,
+		    "--chunked-prefill-size"));
 	case FC_SERVING: return fc_bool(out, c->serving > 0);
 	case FC_XID: return fc_num(out, c->xid, false);
 	case FC_ECC: return fc_bool(out, c->ecc);

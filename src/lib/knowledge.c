@@ -16,6 +16,7 @@
  *                             the compute capability ("8.0")
  *   phase: forward            role: the phase that decides it
  *   framework: tensorflow     feature: whose releases since counts
+ *                             (pytorch, tensorflow, vllm, sglang)
  *                             (pytorch, the default, or tensorflow)
  *   source: "file, release"   required: where it comes from upstream
  *
@@ -207,9 +208,10 @@ kn_entry_load(yu_ctx *c, yaml_node_t *n, kn_entry *e)
 			continue;
 		}
 		if (strcmp(k, "framework") == 0 &&
-		    strcmp(v, "tensorflow") != 0 && strcmp(v, "pytorch") != 0) {
+		    strcmp(v, "tensorflow") != 0 && strcmp(v, "pytorch") != 0 &&
+		    strcmp(v, "vllm") != 0 && strcmp(v, "sglang") != 0) {
 			yu_err(c, vn, "unknown framework '%s' (expected "
-			    "pytorch or tensorflow)", v);
+			    "pytorch, tensorflow, vllm or sglang)", v);
 			continue;
 		}
 		if (strcmp(k, "vendor") == 0 && !kn_in(v, kn_vendors)) {
@@ -565,6 +567,15 @@ kn_feature(const kn_table *t, const od_event *ev, const char *name)
 			return 0;
 		return ev->ctx.tf_min >= e->since ? 1 : -1;
 	}
+	/* A serving flag: the vLLM releases the log shows (context.c); no
+	 * SGLang line names its release, so that one stays unknown. */
+	if (e->framework != NULL && strcmp(e->framework, "vllm") == 0) {
+		if (ev->ctx.vllm_max >= 0 && ev->ctx.vllm_max < e->since)
+			return 0;
+		return ev->ctx.vllm_min >= e->since ? 1 : -1;
+	}
+	if (e->framework != NULL && strcmp(e->framework, "sglang") == 0)
+		return -1;
 	if (!kn_release(t, ev, &r))
 		return -1;
 	return kn_cover(t, KN_FEATURE, name, NULL, r, NULL) == 1 ? 1 :

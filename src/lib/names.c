@@ -81,6 +81,19 @@ od_event_title(const od_event *ev)
 		return "cuDNN error, usually out of memory (not confirmed)";
 	if (ev->confidence != OD_CONF_HIGH && ev->kind == OD_KIND_CUBLAS)
 		return "cuBLAS error, usually out of memory (not confirmed)";
+	/* A SIGKILL and no more (the recognisers of low confidence: a
+	 * shell's "Killed", exit status 137 or -9, a container's exit code
+	 * 137 without its reason): the kill is shown, the memory is not. */
+	if (ev->confidence == OD_CONF_LOW && ev->kind == OD_KIND_HOST_OOM_KILLER)
+		return "Process killed by SIGKILL (out of memory not confirmed)";
+	/* The kubelet's node-pressure eviction (recognisers.yaml,
+	 * k8s-node-low-on-memory, medium): no OOM kill of the container. */
+	if (ev->confidence == OD_CONF_MEDIUM &&
+	    ev->kind == OD_KIND_K8S_OOMKILLED)
+		return "Kubernetes pod evicted: the node was low on memory";
+	if (ev->confidence == OD_CONF_LOW && ev->kind == OD_KIND_K8S_OOMKILLED)
+		return "Kubernetes container killed, exit code 137 (out of "
+		    "memory not confirmed)";
 	return od_kind_title(ev->kind);
 }
 

@@ -1114,6 +1114,11 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 		}
 		cx_before(st->sc->cx, text, n, &ev);
 		sc_before(text, n, &ev);
+		/* And what the buffer holds after it: a traceback printed
+		 * after the message, settings shown later. */
+		if (span.end <= st->len)
+			cx_after(st->sc->cx, st->buf + span.end,
+			    st->len - span.end, &ev);
 	}
 	st->consumed = span.end;
 	od_events_add(st->set, &ev);
