@@ -374,10 +374,12 @@ dc_other_exception(const char *l, size_t n)
 /* Whether the event is a shell's bare kill after the program's own other
  * error in the text before it, before[0..bn). */
 static bool
-dc_kill_explained(const od_event *ev, const char *before, size_t bn)
+dc_kill_explained(const od_event *ev, uint64_t at, const char *before,
+    size_t bn, dc_memo *memo)
 {
 	size_t e = bn;
 	int lines = 0;
+	bool explained = false;
 
 	if (ev->kind != OD_KIND_HOST_OOM_KILLER ||
 	    ev->confidence != OD_CONF_LOW || ev->message == NULL ||
@@ -385,31 +387,39 @@ dc_kill_explained(const od_event *ev, const char *before, size_t bn)
 	    strstr(ev->message, "\xe5\xb7\xb2\xe6\x9d\x80\xe6\xad\xbb") ==
 	    NULL))
 		return false;
+	if (memo != NULL && memo->set && memo->at == at && memo->bn == bn)
+		return memo->explained;
 	while (e > 0 && lines < DC_EXPLAIN_LINES) {
 		size_t b, le = e;
+		const char *nl;
 
 		if (before[le - 1] == '\n')
 			le--;
-		for (b = le; b > 0 && before[b - 1] != '\n'; b--)
-			;
-		if (dc_other_exception(before + b, le - b))
-			return true;
+		nl = le > 0 ? memrchr(before, '\n', le) : NULL;
+		b = nl != NULL ? (size_t)(nl - before) + 1 : 0;
+		if (dc_other_exception(before + b, le - b)) {
+			explained = true;
+			break;
+		}
 		e = b;
 		lines++;
 	}
-	return false;
+	if (memo != NULL)
+		*memo = (dc_memo){ .set = true, .explained = explained,
+		    .at = at, .bn = bn };
+	return explained;
 }
 
 const char *
-dc_mention(const od_event *ev, const char *line, size_t n,
-    const char *before, size_t bn)
+dc_mention(const od_event *ev, const char *line, size_t n, uint64_t at,
+    const char *before, size_t bn, dc_memo *memo)
 {
 	if (ev->confidence == OD_CONF_LOW && !ev->fatal &&
 	    dc_weak_in_prose(ev, line, n))
 		return dc_reason_weak;
 	if (dc_status_in_prose(ev, line, n))
 		return dc_reason_prose;
-	if (dc_kill_explained(ev, before, bn))
+	if (dc_kill_explained(ev, at, before, bn, memo))
 		return dc_reason_explained;
 	return NULL;
 }

@@ -4,7 +4,9 @@
 #ifndef OOMDOC_DECIDE_H
 #define OOMDOC_DECIDE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core.h"
 
@@ -14,12 +16,30 @@ extern const char dc_reason_prose[];
 extern const char dc_reason_explained[];
 
 /*
+ * The answer of the look back over the text before a line (whether a
+ * shell's kill there follows the program's own other error), kept by the
+ * caller for the next hit: every hit of one line looks back at the same
+ * text, and a line dense with "Killed" would otherwise pay the look back
+ * at each of them.  The answer holds for the same line start (an offset
+ * of the input) and the same length of text before it, which are then
+ * the same bytes.  Zeroed: nothing kept.
+ */
+typedef struct dc_memo {
+	bool set;
+	bool explained;
+	uint64_t at;            /* the line's start, an offset of the input */
+	size_t bn;              /* the length of the text before it */
+} dc_memo;
+
+/*
  * Why the event ev is only a mention of an out-of-memory failure, or NULL
  * when it is one: line[0..n) is the input line the event starts on (its
- * prefix included), before[0..bn) the text before that line that the
- * scanner still holds (may be empty).  The reason is one of dc_reason_*.
+ * prefix included), at its offset in the input, before[0..bn) the text
+ * before that line that the scanner still holds (may be empty).  memo,
+ * when not NULL, keeps the look back's answer for the next call (see
+ * dc_memo).  The reason is one of dc_reason_*.
  */
 const char *dc_mention(const od_event *ev, const char *line, size_t n,
-    const char *before, size_t bn);
+    uint64_t at, const char *before, size_t bn, dc_memo *memo);
 
 #endif

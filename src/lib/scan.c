@@ -207,6 +207,7 @@ typedef struct sc_state {
 	 * (0: not flushing), and the first hit whose message reached it,
 	 * which waits for the next line (SIZE_MAX: none). */
 	size_t defer_lim, deferred;
+	dc_memo mention_memo;   /* dc_mention's last look back */
 } sc_state;
 
 static size_t sc_pf_range(bool *fixed);
@@ -1073,7 +1074,8 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 		    w.line_start - SC_HISTORY : lo;
 		const char *why = dc_mention(&ev, st->buf + w.line_start,
 		    ln_eol(st->buf, w.line_start, st->len) - w.line_start,
-		    st->buf + from, w.line_start - from);
+		    st->base + w.line_start, st->buf + from,
+		    w.line_start - from, &st->mention_memo);
 
 		if (why != NULL) {
 			od_events_mention(st->set, &ev, why);
