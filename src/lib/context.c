@@ -1717,25 +1717,19 @@ cx_after(cx_ctx *c, const char *buf, size_t len, od_event *ev)
 		}
 	if (ev->kind == OD_KIND_DATALOADER_KILLED)
 		return;
-	/* The settings shown after the event. */
-	for (at = 0; at < len && cx_match(c, CX_TF, buf, len, at); ) {
-		size_t n = 0, n2 = 0;
-		const char *g = cx_group(c, buf, 1, &n);
-		const char *g2 = cx_group(c, buf, 2, &n2);
+	/* The settings shown after the event: TensorFlow's, then XLA's. */
+	for (int k = 0; k < 2; k++) {
+		int what = k == 0 ? CX_TF : CX_XLA;
 
-		if (g != NULL && g2 != NULL)
-			cx_setting(ev->ctx.later, sizeof ev->ctx.later, g, n,
-			    g2, n2);
-		at = rx_end(c->m) > at ? rx_end(c->m) : at + 1;
-	}
-	for (at = 0; at < len && cx_match(c, CX_XLA, buf, len, at); ) {
-		size_t n = 0, n2 = 0;
-		const char *g = cx_group(c, buf, 1, &n);
-		const char *g2 = cx_group(c, buf, 2, &n2);
+		for (at = 0; at < len && cx_match(c, what, buf, len, at); ) {
+			size_t n = 0, n2 = 0;
+			const char *g = cx_group(c, buf, 1, &n);
+			const char *g2 = cx_group(c, buf, 2, &n2);
 
-		if (g != NULL && g2 != NULL)
-			cx_setting(ev->ctx.later, sizeof ev->ctx.later, g, n,
-			    g2, n2);
-		at = rx_end(c->m) > at ? rx_end(c->m) : at + 1;
+			if (g != NULL && g2 != NULL)
+				cx_setting(ev->ctx.later, sizeof ev->ctx.later,
+				    g, n, g2, n2);
+			at = rx_end(c->m) > at ? rx_end(c->m) : at + 1;
+		}
 	}
 }

@@ -188,8 +188,15 @@ od_cause_clear(od_cause *c)
 	memset(c, 0, sizeof *c);
 }
 
-void
-od_event_clear(od_event *ev)
+/*
+ * Frees what ev owns and leaves it holding nothing (its pointers NULL),
+ * as od_event_clear does but without making it afresh: an event merged
+ * into another or left out is not read again (od_events_add), and a
+ * dense input merges an event a line, each of which od_event_init's
+ * 9 KiB clear cost more than the merge.
+ */
+static void
+ev_drop(od_event *ev)
 {
 	int i;
 
@@ -199,6 +206,20 @@ od_event_clear(od_event *ev)
 	for (i = 0; i < ev->ncauses; i++)
 		od_cause_clear(&ev->causes[i]);
 	free(ev->causes);
+	ev->message = NULL;
+	ev->message_len = 0;
+	ev->ranks = NULL;
+	ev->nranks = ev->ranks_cap = 0;
+	ev->seen = NULL;
+	ev->nseen = ev->seen_cap = 0;
+	ev->causes = NULL;
+	ev->ncauses = 0;
+}
+
+void
+od_event_clear(od_event *ev)
+{
+	ev_drop(ev);
 	od_event_init(ev);
 }
 
@@ -991,33 +1012,6 @@ ev_displace(od_events *set, const od_event *ev)
 	return true;
 }
 
-/*
- * Frees what ev owns and leaves it holding nothing (its pointers NULL),
- * as od_event_clear does but without making it afresh: an event merged
- * into another or left out is not read again (od_events_add), and a
- * dense input merges an event a line, each of which od_event_init's
- * 9 KiB clear cost more than the merge.
- */
-static void
-ev_drop(od_event *ev)
-{
-	int i;
-
-	free(ev->message);
-	free(ev->ranks);
-	free(ev->seen);
-	for (i = 0; i < ev->ncauses; i++)
-		od_cause_clear(&ev->causes[i]);
-	free(ev->causes);
-	ev->message = NULL;
-	ev->message_len = 0;
-	ev->ranks = NULL;
-	ev->nranks = ev->ranks_cap = 0;
-	ev->seen = NULL;
-	ev->nseen = ev->seen_cap = 0;
-	ev->causes = NULL;
-	ev->ncauses = 0;
-}
 
 void
 od_events_add(od_events *set, od_event *ev)
