@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "extract.h"
 #include "recog_table.h"
 #include "lines.h"
@@ -521,26 +522,10 @@ ex_strikes(const ex_ctx *x)
 static uint64_t
 ex_memo_hash_text(const char *t, size_t len)
 {
-	uint64_t h = 1469598103934665603ULL ^ len, w;
-	size_t i, n = len < EX_MEMO_EDGE ? len : EX_MEMO_EDGE;
+	size_t n = len < EX_MEMO_EDGE ? len : EX_MEMO_EDGE;
+	uint64_t h = od_hash_bytes(OD_HASH_SEED ^ len, t, n);
 
-	/* Eight bytes a step (a byte a step is a chain of 64 multiplies,
-	 * and the hits of a dense input hash every text they join). */
-	for (i = 0; i + 8 <= n; i += 8) {
-		memcpy(&w, t + i, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 29;
-	}
-	for (; i < n; i++)
-		h = (h ^ (unsigned char)t[i]) * 1099511628211ULL;
-	for (i = len - n; i + 8 <= len; i += 8) {
-		memcpy(&w, t + i, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 29;
-	}
-	for (; i < len; i++)
-		h = (h ^ (unsigned char)t[i]) * 1099511628211ULL;
-	return h;
+	return od_hash_bytes(h, t + len - n, n);
 }
 
 /* The hash of a round: its text's (above) and the hit's place, the

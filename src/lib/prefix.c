@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lines.h"
+#include "hash.h"
 #include "prefix.h"
 #include "regex.h"
 
@@ -209,16 +210,8 @@ px_strip_read(px_ctx *p, const char *line, size_t len, int *rank, char *ts)
 static uint64_t
 px_hash(const char *line, size_t len)
 {
-	uint64_t h = 1469598103934665603ULL ^ len, w;
-	size_t i;
+	uint64_t h = od_hash_bytes(OD_HASH_SEED ^ len, line, len);
 
-	for (i = 0; i + 8 <= len; i += 8) {
-		memcpy(&w, line + i, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 29;
-	}
-	for (; i < len; i++)
-		h = (h ^ (unsigned char)line[i]) * 1099511628211ULL;
 	return h ^ (h >> 32);
 }
 

@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "hash.h"
 #include "recogniser.h"
 
 bool
@@ -46,18 +47,8 @@ rg_prefix_init(rg_prefix *p)
 static uint64_t
 rg_prefix_hash(const char *t, size_t len, size_t from, size_t last)
 {
-	uint64_t h = 1469598103934665603ULL ^ len ^ (uint64_t)from << 20 ^
-	    (uint64_t)last << 40, w;
-	size_t i;
-
-	for (i = 0; i + 8 <= len; i += 8) {
-		memcpy(&w, t + i, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 29;
-	}
-	for (; i < len; i++)
-		h = (h ^ (unsigned char)t[i]) * 1099511628211ULL;
-	return h;
+	return od_hash_bytes(OD_HASH_SEED ^ len ^ (uint64_t)from << 20 ^
+	    (uint64_t)last << 40, t, len);
 }
 
 /*
