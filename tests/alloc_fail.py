@@ -50,9 +50,12 @@ CASES = [
      "tests/alloc/rules.yaml", "--format", "markdown",
      "fixtures/stacks/dataloader-worker-killed.log"],
     # A memory snapshot (the pickle reader, the measures, the join) and
-    # one read as an input, with the text report.
-    ["--snapshot", "fixtures/snapshot/fragmentation.pickle",
-     "fixtures/snapshot/job.log", "fixtures/snapshot/partial.pickle"],
+    # one read as an input, with the text report; the small rule file
+    # (the shipped rules' loading is the first case's and the last's).
+    ["--no-default-rules", "--rules", "rules/recognisers.yaml", "--rules",
+     "tests/alloc/rules.yaml", "--snapshot",
+     "fixtures/snapshot/fragmentation.pickle", "fixtures/snapshot/job.log",
+     "fixtures/snapshot/partial.pickle"],
     # The JSON report of an event with a snapshot's measures: jansson's
     # dump of many keys (do_dump ignores a key's failed append: the
     # sticky buffer of report_json.c must turn it into an error).
