@@ -581,6 +581,94 @@ test_mentions(void **state)
 	}
 }
 
+/*
+ * dc_mention's memo (decide.h): the answers with it are the answers
+ * without it, over a log of short and long lines, some of them another
+ * error of the program, asked at line starts mostly in order (now and
+ * then the same line again, or an earlier one) with the text before each
+ * cut at its whole length or at a few hundred bytes or so (a cut inside a
+ * line, whose kept part the memo must not take for the whole line).
+ */
+static void
+test_mention_memo(void **state)
+{
+	static const char *const lines[] = {
+		"ValueError: not a memory error\n", "step 1\n", "\n",
+		"KeyError: 'w'\n", "Killed\n", "  File \"x.py\", line 3\n",
+		"MemoryError: out of memory\n", "x\r\n",
+	};
+	static const size_t cut[] = { SIZE_MAX, 90, 200, 700, 3000 };
+	enum { NLINES = 3000 };
+	char *text = malloc(NLINES * 320);
+	size_t *start = malloc(NLINES * sizeof *start), len = 0, i, j;
+	uint32_t r = 12345;
+	dc_memo memo = { 0 };
+	char killed[] = "Killed";
+	od_event ev;
+	int explained = 0;
+
+	(void)state;
+	assert_non_null(text);
+	assert_non_null(start);
+	for (i = 0; i < NLINES; i++) {
+		start[i] = len;
+		r = r * 1103515245u + 12345u;
+		if ((r >> 16) % 7 == 0) {
+			/* A long line: plain words. */
+			size_t n = 40 + (r >> 8) % 250;
+
+			memset(text + len, 'w', n);
+			len += n;
+			text[len++] = '\n';
+		} else {
+			/* Another error now and then, among many plain lines. */
+			const char *l = (r >> 16) % 53 == 1 ? lines[0] :
+			    (r >> 16) % 59 == 2 ? lines[3] :
+			    lines[1 + (r >> 20) % 7];
+
+			memcpy(text + len, l, strlen(l));
+			len += strlen(l);
+		}
+	}
+	od_event_init(&ev);
+	ev.kind = OD_KIND_HOST_OOM_KILLER;
+	ev.confidence = OD_CONF_LOW;
+	ev.message = killed;
+	ev.message_len = 6;
+	for (i = 1, j = 0; i < NLINES; j++) {
+		size_t at = start[i], n = (i + 1 < NLINES ? start[i + 1] : len) -
+		    at, c, from;
+		const char *with, *without;
+
+		r = r * 1103515245u + 12345u;
+		c = cut[(r >> 16) % 5];
+		from = c == SIZE_MAX || c > at ? 0 : at - c;
+		with = dc_mention(&ev, text + at, n, at, text + from, at - from,
+		    &memo);
+		without = dc_mention(&ev, text + at, n, at, text + from,
+		    at - from, NULL);
+		if (with != without)
+			fail_msg("line %zu (ask %zu, %zu bytes before): %s with "
+			    "the memo, %s without", i, j, at - from,
+			    with != NULL ? with : "none",
+			    without != NULL ? without : "none");
+		explained += without != NULL;
+		/* Mostly the next line, some the same, some back a few. */
+		switch ((r >> 24) % 8) {
+		case 0: break;
+		case 1: i = i > 5 ? i - 5 : 1; break;
+		case 2: i += 3; break;
+		default: i++; break;
+		}
+	}
+	/* Both answers came up. */
+	assert_true(explained > 100 && (size_t)explained < j - 100);
+	ev.message = NULL;
+	od_event_clear(&ev);
+	free(start);
+	free(text);
+}
+
 static void
 test_fallback_gives_way(void **state)
 {
@@ -1293,6 +1381,7 @@ main(void)
 		cmocka_unit_test(test_cover_prefix),
 		cmocka_unit_test(test_regex_errors),
 		cmocka_unit_test(test_recognisers),
+		cmocka_unit_test(test_mention_memo),
 	};
 
 	return cmocka_run_group_tests_name("extract", tests, setup, teardown);
