@@ -854,6 +854,18 @@ ex_repeat_bytes(ex_ctx *x, const char *buf, uint64_t gen, size_t lo,
 	return true;
 }
 
+/* The slot of ex_ctx.rp for a hit of w whose texts start at s: by its
+ * place in its line and the texts' start in it (unless far: its place in
+ * the texts), which a hit that repeats an earlier one shares with it and
+ * the other hits of its line do not. */
+static size_t
+ex_repeat_slot(const ex_window *w, size_t s, bool far)
+{
+	if (far)
+		return (w->hit - s) % EX_REPEAT;
+	return (w->hit - w->line_start + 7 * (s - w->line_start)) % EX_REPEAT;
+}
+
 /*
  * Whether the hit of w, its texts starting at s, is one that gave no event
  * d bytes before it, moved on: then it gives none either, and is not read
@@ -872,27 +884,13 @@ ex_repeat_bytes(ex_ctx *x, const char *buf, uint64_t gen, size_t lo,
  * thousand anchors, or a million lines of one, is so read once per
  * distinct place, with a compare of the bytes that repeat.
  */
-/* The slot of ex_ctx.rp for a hit of w whose texts start at s: by its
- * place in its line and the texts' start in it (unless far: in the
- * texts), which a hit that repeats an earlier one shares with it. */
-static size_t
-ex_repeat_slot(const ex_window *w, size_t s, bool far)
-{
-	size_t in_text = w->hit - s;
-
-	/* The hits of one line have different places in it. */
-	if (far)
-		return in_text % EX_REPEAT;
-	return (w->hit - w->line_start + 7 * (s - w->line_start)) % EX_REPEAT;
-}
-
 static bool
 ex_repeated(ex_ctx *x, const ex_window *w, size_t s, bool fallback_ok,
     uint64_t strikes)
 {
 	bool far = w->line_start_known && s - w->line_start > LN_BEFORE_MAX;
 	size_t d, lo, hi;
-	ex_repeat *e, *n;
+	ex_repeat *e;
 
 	if (w->gen == 0)
 		return false;
@@ -910,20 +908,20 @@ ex_repeated(ex_ctx *x, const ex_window *w, size_t s, bool fallback_ok,
 		hi = e->end;
 	} else if (w->line_start - e->line_start == d) {
 		lo = w->line_start_known ? e->line_start : e->s;
-		hi = e->end > e->px_end ? e->end : e->px_end;
+		hi = w->line_start_known && e->px_end > e->end ? e->px_end :
+		    e->end;
 	} else {
 		return false;
 	}
 	if (hi + d > w->len || !ex_repeat_bytes(x, w->buf, w->gen, lo, hi, d))
 		return false;
 	/* This hit, moved on, for the next one (in the same slot). */
-	n = e;
-	n->px_end = w->line_start == e->line_start ? e->px_end :
-	    e->px_end + d;
-	n->end = e->end + d;
-	n->hit = w->hit;
-	n->line_start = w->line_start;
-	n->s = s;
+	if (w->line_start_known && w->line_start != e->line_start)
+		e->px_end += d;
+	e->end += d;
+	e->hit = w->hit;
+	e->line_start = w->line_start;
+	e->s = s;
 	return true;
 }
 
@@ -969,10 +967,10 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 		/* The hit line's prefix, parsed once for all its hits (the
 		 * key's s and lines are 0: only the line counts). */
 		if (!ex_same_join(&x->px_key, w, 0, 0)) {
-			x->px_rank = -1;
-			x->px_ts[0] = '\0';
 			size_t eol = ln_eol(w->buf, w->line_start, w->len);
 
+			x->px_rank = -1;
+			x->px_ts[0] = '\0';
 			x->px_len = px_strip(x->px, w->buf + w->line_start,
 			    eol - w->line_start, &x->px_rank, x->px_ts);
 			x->px_end = eol < w->len ? eol + 1 : w->len;
