@@ -61,7 +61,6 @@
 #define DC_WEAK_BEFORE 3
 /* A status is a short message: "OUT_OF_MEMORY", "exit code 137". */
 #define DC_STATUS_MAX 24
-#define DC_EXPLAIN_LINES 30
 /* The longest inline code span a status is looked around, or that
  * counts as a word of a sentence. */
 #define DC_SPAN_MAX 32
@@ -371,15 +370,51 @@ dc_other_exception(const char *l, size_t n)
 	return true;
 }
 
-/* Whether the event is a shell's bare kill after the program's own other
- * error in the text before it, before[0..bn). */
+/* Line i of the memo's ring, nearest first. */
+static struct dc_line *
+dc_memo_line(dc_memo *memo, int i)
+{
+	return &memo->line[(memo->head + i) % DC_EXPLAIN_LINES];
+}
+
+/*
+ * Whether the memo's lines 0 to n - 1 are what the look back over the
+ * text from input offset from would read, once it has come to where the
+ * first ends.  A step of the look back reads the line that ends at e (a
+ * line break before e left out), from after the last line break before
+ * it, or from the text's start when there is none: it depends on the
+ * input's bytes before e, and on where the text starts only when the
+ * line was cut there.  A kept line that starts after the kept text's
+ * start had its line break before it, and reads the same in any text that
+ * holds its first byte; one that starts where the kept text did reads the
+ * same in a text that starts there too.  The lines' starts fall with i,
+ * so the last one needed says it for all.
+ */
+static bool
+dc_memo_holds(dc_memo *memo, uint64_t from, int n)
+{
+	uint64_t b = dc_memo_line(memo, n - 1)->b;
+
+	return b >= from && (b > memo->from || memo->from == from);
+}
+
+/*
+ * Whether the event is a shell's bare kill after the program's own other
+ * error in the text before it, before[0..bn), which starts at input
+ * offset at - bn.  The look back reads the lines up to the memo's first
+ * one and takes the rest from the memo (dc_memo_holds), so that each line
+ * of a log dense with events is read once, not once for each of the
+ * DC_EXPLAIN_LINES events after it.
+ */
 static bool
 dc_kill_explained(const od_event *ev, uint64_t at, const char *before,
     size_t bn, dc_memo *memo)
 {
+	struct dc_line got[DC_EXPLAIN_LINES];
+	uint64_t from = at - bn;
 	size_t e = bn;
-	int lines = 0;
-	bool explained = false;
+	int lines = 0, kept = 0, i;
+	bool explained = false, meet;
 
 	if (ev->kind != OD_KIND_HOST_OOM_KILLER ||
 	    ev->confidence != OD_CONF_LOW || ev->message == NULL ||
@@ -389,24 +424,55 @@ dc_kill_explained(const od_event *ev, uint64_t at, const char *before,
 		return false;
 	if (memo != NULL && memo->set && memo->at == at && memo->bn == bn)
 		return memo->explained;
+	meet = memo != NULL && memo->set && memo->nlines > 0;
 	while (e > 0 && lines < DC_EXPLAIN_LINES) {
 		size_t b, le = e;
 		const char *nl;
 
+		if (meet && dc_memo_line(memo, 0)->e == from + e) {
+			/* The kept lines from here, as many as are wanted. */
+			int want = DC_EXPLAIN_LINES - lines;
+			int n = memo->nlines < want ? memo->nlines : want;
+
+			if (dc_memo_holds(memo, from, n)) {
+				kept = n;
+				explained = dc_memo_line(memo, n - 1)->error;
+				/* The kept look back stopped at its text's
+				 * start, an error or its last line: so would
+				 * this one (its text starts there, or the line
+				 * count is reached). */
+				break;
+			}
+			meet = false;
+		}
 		if (before[le - 1] == '\n')
 			le--;
 		nl = le > 0 ? memrchr(before, '\n', le) : NULL;
 		b = nl != NULL ? (size_t)(nl - before) + 1 : 0;
-		if (dc_other_exception(before + b, le - b)) {
+		got[lines] = (struct dc_line){ .e = from + e, .b = from + b,
+		    .error = dc_other_exception(before + b, le - b) };
+		if (got[lines++].error) {
 			explained = true;
 			break;
 		}
 		e = b;
-		lines++;
 	}
-	if (memo != NULL)
-		*memo = (dc_memo){ .set = true, .explained = explained,
-		    .at = at, .bn = bn };
+	if (memo != NULL) {
+		/* The lines read go before those kept (the ring's head moves
+		 * back over the ones no longer wanted). */
+		if (kept == 0)
+			memo->head = 0;
+		memo->head = (memo->head + DC_EXPLAIN_LINES - lines) %
+		    DC_EXPLAIN_LINES;
+		for (i = 0; i < lines; i++)
+			*dc_memo_line(memo, i) = got[i];
+		memo->nlines = lines + kept;
+		memo->set = true;
+		memo->explained = explained;
+		memo->at = at;
+		memo->bn = bn;
+		memo->from = from;
+	}
 	return explained;
 }
 

@@ -15,20 +15,34 @@ extern const char dc_reason_weak[];
 extern const char dc_reason_prose[];
 extern const char dc_reason_explained[];
 
+/* The lines before a shell's kill looked at for the program's own error. */
+#define DC_EXPLAIN_LINES 30
+
 /*
- * The answer of the look back over the text before a line (whether a
- * shell's kill there follows the program's own other error), kept by the
- * caller for the next hit: every hit of one line looks back at the same
- * text, and a line dense with "Killed" would otherwise pay the look back
- * at each of them.  The answer holds for the same line start (an offset
- * of the input) and the same length of text before it, which are then
- * the same bytes.  Zeroed: nothing kept.
+ * The look back over the text before a line (whether a shell's kill there
+ * follows the program's own other error), kept by the caller for the next
+ * event: every hit of one line looks back at the same text, and the next
+ * line's look back at 29 of the same lines, so that a log dense with
+ * "Killed" would otherwise read each line 30 times.  The answer holds for
+ * the same line start (an offset of the input) and the same length of
+ * text before it, which are then the same bytes.  The lines the last look
+ * back read are kept too, nearest first (a ring: line i is
+ * line[(head + i) % DC_EXPLAIN_LINES]), in input offsets: where each ends,
+ * where it starts, and whether it is such an error; a later look back
+ * that reaches the end of the first of them takes them instead of reading
+ * them again (see dc_kill_explained).  Zeroed: nothing kept.
  */
 typedef struct dc_memo {
 	bool set;
 	bool explained;
 	uint64_t at;            /* the line's start, an offset of the input */
 	size_t bn;              /* the length of the text before it */
+	uint64_t from;          /* where that text starts (at - bn) */
+	int head, nlines;       /* the ring of the lines read */
+	struct dc_line {
+		uint64_t e, b;  /* where the look's line ends, and starts */
+		bool error;     /* the program's own other error */
+	} line[DC_EXPLAIN_LINES];
 } dc_memo;
 
 /*

@@ -113,6 +113,23 @@ ex_same_join(const ex_join_key *k, const ex_window *w, size_t s, int lines)
 	    k->lines == lines && k->wrap_width == w->wrap_width;
 }
 
+/*
+ * A hit that gave no event, with what its answer depended on
+ * (ex_repeated): the window (its bytes, generation, length and wrap
+ * width), the hit, its line's start and whether that is known, where the
+ * joined texts started (s), how far they and the line's prefix read the
+ * bytes (end, px_end), whether the fallback could compete, and the
+ * table's strikes.  far: the texts started more than LN_BEFORE_MAX bytes
+ * into a known line, so that its start was not read but for its prefix.
+ */
+#define EX_REPEAT 64
+typedef struct {
+	const char *buf;        /* NULL: unused */
+	uint64_t gen, strikes;
+	size_t len, wrap_width, hit, line_start, s, end, px_end;
+	bool known, fallback_ok, far;
+} ex_repeat;
+
 struct ex_ctx {
 	void *self[EX_NRECOG];  /* each recogniser's state */
 	size_t nspecific;       /* anchors[0..nspecific): not the fallback's */
@@ -177,6 +194,15 @@ struct ex_ctx {
 	ex_memo memo[EX_MEMO];
 	unsigned char memo_turn[EX_MEMO / EX_MEMO_WAYS];
 	int sk;
+	/* The prefix's line end read (px_end, ex_repeat), the last hits
+	 * that gave no event (a slot each, ex_repeat_slot), and a stretch
+	 * of a window's bytes known to repeat with period rq_d:
+	 * buf[i] == buf[i + rq_d] for every i in [rq_lo, rq_hi). */
+	size_t px_end;
+	ex_repeat rp[EX_REPEAT];
+	const char *rq_buf;
+	uint64_t rq_gen;
+	size_t rq_lo, rq_hi, rq_d;
 };
 
 /* Collects the recognisers' anchors, each text once, caseless when any
@@ -804,11 +830,125 @@ ex_remember(ex_ctx *x, const ex_window *w, size_t end)
 	memcpy(x->last_tail, w->buf + end - n, n);
 }
 
+/* Whether buf[i] == buf[i + d] for every i in [lo, hi), the bytes of a
+ * window of generation gen: what was compared before, for the same d, is
+ * not compared again, so that successive hits along a repeating stretch
+ * compare each byte about once. */
+static bool
+ex_repeat_bytes(ex_ctx *x, const char *buf, uint64_t gen, size_t lo,
+    size_t hi, size_t d)
+{
+	if (x->rq_buf != buf || x->rq_gen != gen || x->rq_d != d ||
+	    lo < x->rq_lo || lo > x->rq_hi) {
+		x->rq_buf = buf;
+		x->rq_gen = gen;
+		x->rq_d = d;
+		x->rq_lo = x->rq_hi = lo;
+	}
+	if (x->rq_hi < hi) {
+		if (memcmp(buf + x->rq_hi, buf + x->rq_hi + d, hi - x->rq_hi) !=
+		    0)
+			return false;
+		x->rq_hi = hi;
+	}
+	return true;
+}
+
+/* The slot of ex_ctx.rp for a hit of w whose texts start at s: by its
+ * place in its line and the texts' start in it (unless far: its place in
+ * the texts), which a hit that repeats an earlier one shares with it and
+ * the other hits of its line do not. */
+static size_t
+ex_repeat_slot(const ex_window *w, size_t s, bool far)
+{
+	if (far)
+		return (w->hit - s) % EX_REPEAT;
+	return (w->hit - w->line_start + 7 * (s - w->line_start)) % EX_REPEAT;
+}
+
+/*
+ * Whether the hit of w, its texts starting at s, is one that gave no event
+ * d bytes before it, moved on: then it gives none either, and is not read
+ * again.  ex_extract's answer depends only on the window's bytes that its
+ * joins and the hit line's prefix read, on where they are (the hit, the
+ * line's start, s, and whether the first line fills a text: the window's
+ * length), on whether the fallback may compete (ex_after_event, asked for
+ * each hit) and on the table's strikes (the recognisers keep no other
+ * state between rounds, ex_arbitrate_memo); its caches change only what it
+ * costs.  So a hit whose place is the earlier one's moved on by d, as its
+ * line's start (or the same line, which its texts start more than
+ * LN_BEFORE_MAX bytes into: only the line's prefix is read there, and it
+ * is the same), with the same other inputs, and whose bytes from where the
+ * earlier one read to where it stopped are the bytes d further on, all of
+ * them inside the window, has the earlier one's answer.  A line of a
+ * thousand anchors, or a million lines of one, is so read once per
+ * distinct place, with a compare of the bytes that repeat.
+ */
+static bool
+ex_repeated(ex_ctx *x, const ex_window *w, size_t s, bool fallback_ok,
+    uint64_t strikes)
+{
+	bool far = w->line_start_known && s - w->line_start > LN_BEFORE_MAX;
+	size_t d, lo, hi;
+	ex_repeat *e;
+
+	if (w->gen == 0)
+		return false;
+	e = &x->rp[ex_repeat_slot(w, s, far)];
+	if (e->buf != w->buf || e->gen != w->gen || e->len != w->len ||
+	    e->wrap_width != w->wrap_width || e->known != w->line_start_known ||
+	    e->far != far || e->fallback_ok != fallback_ok ||
+	    e->strikes != strikes || e->hit >= w->hit ||
+	    e->hit - e->s != w->hit - s ||
+	    (w->len - e->s > EX_TEXT_MAX) != (w->len - s > EX_TEXT_MAX))
+		return false;
+	d = w->hit - e->hit;
+	if (far && w->line_start == e->line_start) {
+		lo = e->s;
+		hi = e->end;
+	} else if (w->line_start - e->line_start == d) {
+		lo = w->line_start_known ? e->line_start : e->s;
+		hi = w->line_start_known && e->px_end > e->end ? e->px_end :
+		    e->end;
+	} else {
+		return false;
+	}
+	if (hi + d > w->len || !ex_repeat_bytes(x, w->buf, w->gen, lo, hi, d))
+		return false;
+	/* This hit, moved on, for the next one (in the same slot). */
+	if (w->line_start_known && w->line_start != e->line_start)
+		e->px_end += d;
+	e->end += d;
+	e->hit = w->hit;
+	e->line_start = w->line_start;
+	e->s = s;
+	return true;
+}
+
+/* Keeps a hit that gave no event for ex_repeated: its joins read the
+ * window's bytes up to end. */
+static void
+ex_repeat_note(ex_ctx *x, const ex_window *w, size_t s, bool fallback_ok,
+    uint64_t strikes, size_t end)
+{
+	bool far = w->line_start_known && s - w->line_start > LN_BEFORE_MAX;
+
+	if (w->gen == 0)
+		return;
+	x->rp[ex_repeat_slot(w, s, far)] = (ex_repeat){ .buf = w->buf,
+	    .gen = w->gen, .strikes = strikes, .len = w->len,
+	    .wrap_width = w->wrap_width, .hit = w->hit,
+	    .line_start = w->line_start, .s = s, .end = end,
+	    .px_end = w->line_start_known ? x->px_end : 0,
+	    .known = w->line_start_known, .fallback_ok = fallback_ok,
+	    .far = far };
+}
+
 bool
 ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 {
-	size_t content, s, ht, ms = 0, me = 0, b, n;
-	uint64_t nl;
+	size_t content, s, ht, ms = 0, me = 0, b, n, end = 0;
+	uint64_t nl, strikes;
 	const char *t;
 	int rank = -1, pass;
 	bool ok = false, fallback_ok, fresh = false;
@@ -827,11 +967,13 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 		/* The hit line's prefix, parsed once for all its hits (the
 		 * key's s and lines are 0: only the line counts). */
 		if (!ex_same_join(&x->px_key, w, 0, 0)) {
+			size_t eol = ln_eol(w->buf, w->line_start, w->len);
+
 			x->px_rank = -1;
 			x->px_ts[0] = '\0';
 			x->px_len = px_strip(x->px, w->buf + w->line_start,
-			    ln_eol(w->buf, w->line_start, w->len) -
-			    w->line_start, &x->px_rank, x->px_ts);
+			    eol - w->line_start, &x->px_rank, x->px_ts);
+			x->px_end = eol < w->len ? eol + 1 : w->len;
 			x->px_labels = *px_labels(x->px);
 			x->px_key = (ex_join_key){ .buf = w->buf,
 			    .wrap_width = w->wrap_width,
@@ -850,6 +992,9 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 		s = w->hit - EX_BACK_MAX;
 	if (s > w->hit)
 		s = w->hit;
+	strikes = ex_strikes(x);
+	if (ex_repeated(x, w, s, fallback_ok, strikes))
+		return false;
 
 	/*
 	 * First with the hit's line and two more, which is all that most
@@ -877,6 +1022,8 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 				    x->text->text, x->text->len);
 			}
 		}
+		if (x->text->end > end)
+			end = x->text->end;
 		/* The hit's place in the text, which has no escapes. */
 		ht = ln_unmap(x->text, w->hit);
 		ok = ex_arbitrate_memo(x, pass, ht, fallback_ok, ts, ev, &fresh,
@@ -894,6 +1041,10 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 	if (!ok || ev->benign) {
 		if (fresh)
 			od_event_clear(ev);
+		/* A round that stopped a pattern changed what the next one
+		 * does: not kept. */
+		if (ex_strikes(x) == strikes)
+			ex_repeat_note(x, w, s, fallback_ok, strikes, end);
 		return false;
 	}
 	t = x->text->text;

@@ -406,10 +406,6 @@ ln_word_char(char c)
 	    (c >= 'A' && c <= 'Z') || c == '.' || c == '-' || c == '_';
 }
 
-/* The longest part of the first line before the joined text's start that
- * is read to find its quoted strings. */
-#define LN_BEFORE_MAX (64u * 1024)
-
 /* How many bytes of the first line come before offset p of the window:
  * none when its start is not in the window, or too far back. */
 static size_t
@@ -588,6 +584,7 @@ ln_join(ln_text *j, px_ctx *px, const ex_window *w, size_t s, int max_lines)
 	j->len = 0;
 	j->nseg = 0;
 	j->ngap = 0;
+	j->end = s;
 lines:
 	while (j->nseg < max_lines && j->len < EX_TEXT_MAX && p <= w->len) {
 		size_t room = EX_TEXT_MAX - j->len, eol;
@@ -617,9 +614,15 @@ lines:
 			j->src_buf = w->buf;
 			j->src_gen = w->gen;
 			j->src_at = p;
+			if (p + room > j->end)
+				j->end = p + room;
 			simple = false;
 			break;
 		}
+		/* The line's bytes, its terminator and the byte after it
+		 * (a "\r\n") were read. */
+		if ((eol + 2 < w->len ? eol + 2 : w->len) > j->end)
+			j->end = eol + 2 < w->len ? eol + 2 : w->len;
 
 		if (j->nseg > 0) {
 			size_t pre;

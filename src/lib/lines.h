@@ -93,7 +93,15 @@ typedef struct {
 	 * is known to have (0: none known). */
 	bool same;
 	size_t period;
+	/* How far the joins that made the text read the window's bytes: no
+	 * byte at or after this offset changed what it is (ex_extract). */
+	size_t end;
 } ln_text;
+
+/* The longest part of the first line before the joined text's start that
+ * is read to find its quoted strings (lines.c): a join that starts further
+ * into its line reads none of it. */
+#define LN_BEFORE_MAX (64u * 1024)
 
 /* Line i (0 the hit's, below nseg) of the joined text j. */
 static inline ln_seg

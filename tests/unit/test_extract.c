@@ -4,6 +4,7 @@
  * regex module's readers and limits; both recognisers through their
  * interface.
  */
+#define _GNU_SOURCE             /* memmem */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 
 #include "core.h"
 #include "decide.h"
+#include "extract.h"
 #include "recogniser.h"
 #include "regex.h"
 #include "ut_recognisers.h"
@@ -579,6 +581,222 @@ test_mentions(void **state)
 		}
 		od_events_free(set);
 	}
+}
+
+/*
+ * dc_mention's memo (decide.h): the answers with it are the answers
+ * without it, over a log of short and long lines, some of them another
+ * error of the program, asked at line starts mostly in order (now and
+ * then the same line again, or an earlier one) with the text before each
+ * cut at its whole length or at a few hundred bytes or so (a cut inside a
+ * line, whose kept part the memo must not take for the whole line).
+ */
+static void
+test_mention_memo(void **state)
+{
+	static const char *const lines[] = {
+		"ValueError: not a memory error\n", "step 1\n", "\n",
+		"KeyError: 'w'\n", "Killed\n", "  File \"x.py\", line 3\n",
+		"MemoryError: out of memory\n", "x\r\n",
+	};
+	static const size_t cut[] = { SIZE_MAX, 90, 200, 700, 3000 };
+	enum { NLINES = 3000 };
+	char *text = malloc(NLINES * 320);
+	size_t *start = malloc(NLINES * sizeof *start), len = 0, i, j;
+	uint32_t r = 12345;
+	dc_memo memo = { 0 };
+	char killed[] = "Killed";
+	od_event ev;
+	int explained = 0;
+
+	(void)state;
+	assert_non_null(text);
+	assert_non_null(start);
+	for (i = 0; i < NLINES; i++) {
+		start[i] = len;
+		r = r * 1103515245u + 12345u;
+		if ((r >> 16) % 7 == 0) {
+			/* A long line: plain words. */
+			size_t n = 40 + (r >> 8) % 250;
+
+			memset(text + len, 'w', n);
+			len += n;
+			text[len++] = '\n';
+		} else {
+			/* Another error now and then, among many plain lines. */
+			const char *l = (r >> 16) % 53 == 1 ? lines[0] :
+			    (r >> 16) % 59 == 2 ? lines[3] :
+			    lines[1 + (r >> 20) % 7];
+
+			memcpy(text + len, l, strlen(l));
+			len += strlen(l);
+		}
+	}
+	od_event_init(&ev);
+	ev.kind = OD_KIND_HOST_OOM_KILLER;
+	ev.confidence = OD_CONF_LOW;
+	ev.message = killed;
+	ev.message_len = 6;
+	for (i = 1, j = 0; i < NLINES; j++) {
+		size_t at = start[i], n = (i + 1 < NLINES ? start[i + 1] : len) -
+		    at, c, from;
+		const char *with, *without;
+
+		r = r * 1103515245u + 12345u;
+		c = cut[(r >> 16) % 5];
+		from = c == SIZE_MAX || c > at ? 0 : at - c;
+		with = dc_mention(&ev, text + at, n, at, text + from, at - from,
+		    &memo);
+		without = dc_mention(&ev, text + at, n, at, text + from,
+		    at - from, NULL);
+		if (with != without)
+			fail_msg("line %zu (ask %zu, %zu bytes before): %s with "
+			    "the memo, %s without", i, j, at - from,
+			    with != NULL ? with : "none",
+			    without != NULL ? without : "none");
+		explained += without != NULL;
+		/* Mostly the next line, some the same, some back a few. */
+		switch ((r >> 24) % 8) {
+		case 0: break;
+		case 1: i = i > 5 ? i - 5 : 1; break;
+		case 2: i += 3; break;
+		default: i++; break;
+		}
+	}
+	/* Both answers came up. */
+	assert_true(explained > 100 && (size_t)explained < j - 100);
+	ev.message = NULL;
+	od_event_clear(&ev);
+	free(start);
+	free(text);
+}
+
+/* The hits of ex_extract on text: each anchor's every place, in order,
+ * at most max of them. */
+static size_t
+repeat_hits(const ex_ctx *x, const char *text, size_t len, size_t *hit,
+    size_t max)
+{
+	const ex_anchor *a;
+	size_t na, i, n = 0, k, j;
+
+	a = ex_anchors(x, &na);
+	for (i = 0; i < na; i++) {
+		const char *p = text;
+
+		while (n < max && (p = memmem(p, len - (size_t)(p - text),
+		    a[i].text, strlen(a[i].text))) != NULL) {
+			hit[n++] = (size_t)(p - text);
+			p++;
+		}
+	}
+	for (i = 1; i < n; i++)
+		for (k = hit[i], j = i; j > 0 && hit[j - 1] > k; j--)
+			hit[j] = hit[j - 1], hit[j - 1] = k;
+	return n;
+}
+
+/*
+ * A hit that repeats an earlier one that gave no event is not read again
+ * (extract.c, ex_repeated): its answer must be what reading it gives.
+ * Logs of one stretch of lines repeated, with one other line put in
+ * among them, are read hit by hit twice, once in a window that lets the
+ * extractor keep what it read (a generation) and once in one that does
+ * not (generation 0: nothing is reused), and every answer compared.
+ */
+static void
+test_repeat_same(void **state)
+{
+	static const char *const units[] = {
+		"Killed Killed Killed Killed\n",
+		"out of memory\nstep 3\n",
+		"[rank1]: RuntimeError: CUDA out of memory. Tried to allocate "
+		    "20.00 MiB (GPU 0; 7.79 GiB total capacity; 6.49 GiB "
+		    "already allocated; 8.31 MiB free; 6.61 GiB reserved in "
+		    "total by PyTorch)\n",
+		"W0101 OOM when allocating tensor with shape[8,64] and type "
+		    "float\n",
+	};
+	static const char *const odd[] = {
+		"", "Traceback (most recent call last):\n",
+		"  File \"x.py\", line 3, in <module>\n",
+		"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+		    "2.00 GiB.\n",
+		"Killed\n", "\n", "MemoryError\n",
+		"on /job:localhost/replica:0/task:0/device:GPU:0 by allocator "
+		    "GPU_0_bfc\n",
+	};
+	static const int at[] = { 3, 20, 45 };
+	enum { REPS = 60, HITS = 2048 };
+	od_error err;
+	ex_ctx *a = ex_new(true, ut_recognisers(), &err);
+	ex_ctx *b = ex_new(true, ut_recognisers(), &err);
+	char *text = malloc(64 * 1024);
+	size_t *hit = malloc(HITS * sizeof *hit);
+	size_t u, o, t, i, nhits, len, compared = 0;
+	uint64_t gen = 0;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(text);
+	assert_non_null(hit);
+	for (u = 0; u < sizeof units / sizeof units[0]; u++)
+	for (o = 0; o < sizeof odd / sizeof odd[0]; o++)
+	for (t = 0; t < sizeof at / sizeof at[0]; t++) {
+		size_t consumed = 0;
+		int r;
+
+		len = 0;
+		for (r = 0; r < REPS; r++) {
+			if (r == at[t]) {
+				memcpy(text + len, odd[o], strlen(odd[o]));
+				len += strlen(odd[o]);
+			}
+			memcpy(text + len, units[u], strlen(units[u]));
+			len += strlen(units[u]);
+		}
+		/* New bytes: a new generation. */
+		gen++;
+		nhits = repeat_hits(a, text, len, hit, HITS);
+		for (i = 0; i < nhits; i++) {
+			ex_window w = { .buf = text, .len = len, .hit = hit[i],
+			    .line_start_known = true, .gen = gen };
+			od_event ea, eb;
+			ex_span sa, sb;
+			bool oka, okb;
+
+			if (hit[i] < consumed)
+				continue;
+			w.from = consumed;
+			w.line_start = hit[i];
+			while (w.line_start > 0 && text[w.line_start - 1] != '\n')
+				w.line_start--;
+			oka = ex_extract(a, &w, &ea, &sa);
+			w.gen = 0;
+			okb = ex_extract(b, &w, &eb, &sb);
+			compared++;
+			if (oka != okb)
+				fail_msg("unit %zu, other line %zu after %d, hit "
+				    "at %zu: %s with what was kept, %s without",
+				    u, o, at[t], hit[i], oka ? "an event" :
+				    "none", okb ? "an event" : "none");
+			if (!oka)
+				continue;
+			assert_int_equal(ea.kind, eb.kind);
+			assert_string_equal(ea.message, eb.message);
+			assert_int_equal(sa.start, sb.start);
+			assert_int_equal(sa.end, sb.end);
+			consumed = sa.end;
+			od_event_clear(&ea);
+			od_event_clear(&eb);
+		}
+	}
+	assert_true(compared > 1000);
+	free(hit);
+	free(text);
+	ex_free(b);
+	ex_free(a);
 }
 
 static void
@@ -1293,6 +1511,8 @@ main(void)
 		cmocka_unit_test(test_cover_prefix),
 		cmocka_unit_test(test_regex_errors),
 		cmocka_unit_test(test_recognisers),
+		cmocka_unit_test(test_mention_memo),
+		cmocka_unit_test(test_repeat_same),
 	};
 
 	return cmocka_run_group_tests_name("extract", tests, setup, teardown);
