@@ -48,6 +48,22 @@
  *   a glossary                         "OOM (Out Of Memory)", "the \"Out
  *                                      Of Memory\" (OOM) killer", "exit
  *                                      code 137 means ..."
+ *   a name assigned in source code     "THPException_OutOfMemoryError =
+ *                                      PyErr_NewExceptionWithDoc(", "static
+ *                                      jclass internal_OutOfMemoryError = 0;"
+ *   a name as a call's argument        a line that is only the literal
+ *                                      "torch.cuda.OutOfMemoryError", (and
+ *                                      ',', ')' or ';')
+ *   a statement of source code         "type->tp_name =
+ *                                      \"torch.OutOfMemoryError\";", "if
+ *                                      (!throwing_OutOfMemoryError) {" (an
+ *                                      '=' or a call, a ';' or '{' at the
+ *                                      end, no ": " before the phrase)
+ *   a status of another resource       gRPC's RESOURCE_EXHAUSTED for a
+ *                                      message size or a quota ("Received
+ *                                      message larger than max (N vs. M)",
+ *                                      "429 ... (e.g. check quota)"), on its
+ *                                      line or the next two
  *
  * rg_mention (recogniser.h) is this test, which the recognisers of the
  * table with quiet_in_prose also apply to their match.
@@ -75,6 +91,7 @@ typedef struct {
 	const char *text;
 	bool caseless;
 	fb_needs needs;
+	bool status;            /* a status code that other resources share */
 } fb_phrase;
 
 /* The phrases, which are also the prefilter's anchors. */
@@ -83,8 +100,8 @@ static const fb_phrase fb_phrases[] = {
 	{ .text = "out of device memory", .caseless = true },
 	{ .text = "OutOfMemory", .caseless = true },
 	{ .text = "OOM when allocating" },
-	{ .text = "RESOURCE_EXHAUSTED" },
-	{ .text = "ResourceExhausted" },
+	{ .text = "RESOURCE_EXHAUSTED", .status = true },
+	{ .text = "ResourceExhausted", .status = true },
 	{ .text = "Cannot allocate memory", .caseless = true,
 	  .needs = FB_NEEDS_FAILURE },
 	{ .text = "failed to allocate", .caseless = true,
@@ -112,6 +129,9 @@ static const char *const fb_advice_words[] = {
 	/* A pull request's title ("Fix out of memory for training with
 	 * large batch size"). */
 	"fix ",
+	/* The documentation of an exception ("Exception raised when CUDA is
+	 * out of memory", torch/csrc/Exceptions.cpp). */
+	"raised when", "thrown when",
 };
 
 /* Words after it that say the program recovered, or it was no failure. */
@@ -558,6 +578,143 @@ rg_mention(const char *l, size_t n, size_t p, size_t q)
 }
 
 /*
+ * Whether the line l[0..n) is a statement of source code that assigns to
+ * a name holding a phrase, which makes every phrase on the line code
+ * ("OutOfMemoryError = torch._C.OutOfMemoryError"): the line's first '='
+ * is a lone one (not "==", "!=", "<=", ">=", "=>"), the last word before
+ * it holds "OutOfMemory" or the status's name, and what comes before that
+ * word is only words (a type, "static", "public"), blanks, a diff's '+'
+ * or '-' and the '.', "->", '*', '&' and brackets of a name:
+ * "tls32_.throwing_OutOfMemoryError = true;", "static jclass
+ * internal_OutOfMemoryError = 0;".  A program's message does not begin
+ * with such a name and " = " ("status = StatusCode.RESOURCE_EXHAUSTED"
+ * assigns to "status": that is a report).
+ */
+static bool
+fb_assigned_name(const char *l, size_t n)
+{
+	size_t e, w, i;
+
+	for (e = 0; e < n && l[e] != '='; e++)
+		if (!fb_letter(l[e]) && (l[e] < '0' || l[e] > '9') &&
+		    strchr(" \t_.*&[]+-", l[e]) == NULL &&
+		    !(l[e] == '>' && e > 0 && l[e - 1] == '-'))
+			return false;
+	if (e == n || e == 0 || strchr("=!<>", l[e - 1]) != NULL ||
+	    (e + 1 < n && (l[e + 1] == '=' || l[e + 1] == '>')))
+		return false;
+	/* The last word before the '=': [w, i). */
+	for (i = e; i > 0 && (l[i - 1] == ' ' || l[i - 1] == '\t'); i--)
+		;
+	for (w = i; w > 0 && l[w - 1] != ' ' && l[w - 1] != '\t'; w--)
+		;
+	return fb_has(l + w, i - w, "outofmemory") ||
+	    fb_has(l + w, i - w, "resource_exhausted") ||
+	    fb_has(l + w, i - w, "resourceexhausted");
+}
+
+/*
+ * Whether the phrase at l[p..q) is in a string literal that is a dotted
+ * name alone ("torch.cuda.OutOfMemoryError") and the whole line (after
+ * the blanks and a diff's '+' or '-') is that literal and a ',', ')' or
+ * ';': an argument of a call in source code.  A message quoted on a line
+ * of its own has more than a name in it (a notebook's "RuntimeError: CUDA
+ * out of memory. Tried to allocate ...\n",).
+ */
+static bool
+fb_name_argument(const char *l, size_t n, size_t p, size_t q)
+{
+	size_t i = 0, b, e;
+
+	while (i < n && (l[i] == ' ' || l[i] == '\t'))
+		i++;
+	if (i < n && (l[i] == '+' || l[i] == '-'))
+		i++;
+	while (i < n && (l[i] == ' ' || l[i] == '\t'))
+		i++;
+	if (i == n || (l[i] != '"' && l[i] != '\''))
+		return false;
+	b = i + 1;
+	for (e = b; e < n && l[e] != l[i]; e++)
+		if (!fb_letter(l[e]) && (l[e] < '0' || l[e] > '9') &&
+		    l[e] != '_' && l[e] != '.')
+			return false;
+	if (e == n || p < b || q > e)
+		return false;
+	for (e++; e < n && (l[e] == ' ' || l[e] == '\t'); e++)
+		;
+	if (e == n || strchr(",);", l[e]) == NULL)
+		return false;
+	for (e++; e < n; e++)
+		if (strchr(" \t,);", l[e]) == NULL)
+			return false;
+	return true;
+}
+
+/*
+ * Whether the line l[0..n) is a statement of C, C++, Java or JavaScript
+ * with the phrase at p in it: it ends in ';' or a block's '{' (after
+ * blanks), has an '=' or a call's '(', and has no ": " before the phrase,
+ * which a program's message has after its error's name ("RuntimeError:
+ * CUDA out of memory", "RESOURCE_EXHAUSTED: Out of memory while ...").
+ */
+static bool
+fb_statement(const char *l, size_t n, size_t p)
+{
+	size_t e = n, i;
+
+	while (e > 0 && (l[e - 1] == ' ' || l[e - 1] == '\t' ||
+	    l[e - 1] == '\r'))
+		e--;
+	if (e == 0 || (l[e - 1] != ';' && l[e - 1] != '{') ||
+	    (memchr(l, '=', n) == NULL && memchr(l, '(', n) == NULL))
+		return false;
+	for (i = 0; i + 1 < p; i++)
+		if (l[i] == ':' && l[i + 1] == ' ')
+			return false;
+	return true;
+}
+
+/* Words that name a limit of another resource than memory, which gRPC's
+ * RESOURCE_EXHAUSTED also reports (https://grpc.io/docs/guides/status-codes/:
+ * "Some resource has been exhausted, perhaps a per-user quota, or perhaps
+ * the entire file system is out of space"; the library's own status for a
+ * message larger than the configured limit,
+ * https://github.com/grpc/grpc/blob/master/doc/statuscodes.md), and words
+ * that keep it memory. */
+static const char *const fb_other_limits[] = {
+	"larger than max", "maximum configured message size", "message size",
+	"quota", "rate limit", "too many requests",
+};
+static const char *const fb_memory_words[] = {
+	"memory", "oom", "allocat", "hbm",
+};
+
+/*
+ * Whether the status on the line t[ls..le) is of another resource: the
+ * line or one of the next two names another limit (gRPC prints the
+ * status, then "details = ..." or "Message: ..." on the next line), and
+ * the line names no memory.
+ */
+static bool
+fb_other_resource(const char *t, size_t tlen, size_t ls, size_t le)
+{
+	size_t e = le;
+	int k;
+
+	if (fb_any(t + ls, le - ls, fb_memory_words,
+	    FB_COUNT(fb_memory_words)))
+		return false;
+	for (k = 0; k < 2 && e < tlen; k++) {
+		const char *nl = memchr(t + e + 1, '\n', tlen - e - 1);
+
+		e = nl != NULL ? (size_t)(nl - t) : tlen;
+	}
+	return fb_any(t + ls, e - ls, fb_other_limits,
+	    FB_COUNT(fb_other_limits));
+}
+
+/*
  * Whether the phrase fb_phrases[c] at l[p..q) on the line l[0..n) reports
  * an out-of-memory failure or mention that no quiet case above covers.
  */
@@ -565,7 +722,8 @@ static bool
 fb_counts(int c, const char *l, size_t n, size_t p, size_t q)
 {
 	if (rg_mention(l, n, p, q) || fb_named_term(l, n, p, q) ||
-	    fb_code_span_name(l, n, p, q))
+	    fb_code_span_name(l, n, p, q) || fb_assigned_name(l, n) ||
+	    fb_name_argument(l, n, p, q) || fb_statement(l, n, p))
 		return false;
 	switch (fb_phrases[c].needs) {
 	case FB_NEEDS_FAILURE:
@@ -672,7 +830,9 @@ fb_find(void *self, const char *t, size_t tlen, size_t ht,
 			if (fb_lower(t[at]) != s->first[c] ||
 			    rg_skipped(skip, c) || q < ht || q > le ||
 			    !fb_at(c, t, tlen, at) ||
-			    !fb_counts(c, t + ls, le - ls, at - ls, q - ls))
+			    !fb_counts(c, t + ls, le - ls, at - ls, q - ls) ||
+			    (fb_phrases[c].status &&
+			    fb_other_resource(t, tlen, ls, le)))
 				continue;
 			*ms = ls;
 			return c;

@@ -443,6 +443,17 @@ test_fallback(void **state)
 		  "out of memory", false },
 		{ "alloc.cc:9] pool 2: OOM, out of memory (arena 7)\n",
 		  "out of memory", false },
+		/* A status with no other limit near it, one that names
+		 * memory beside a quota, a message with its ": " that ends in
+		 * ';', a message quoted alone on a notebook's line. */
+		{ "status = StatusCode.RESOURCE_EXHAUSTED\n",
+		  "RESOURCE_EXHAUSTED", false },
+		{ "RESOURCE_EXHAUSTED: device memory; pool quota 8\n",
+		  "RESOURCE_EXHAUSTED", false },
+		{ "XlaRuntimeError: RESOURCE_EXHAUSTED: pool 3;\n",
+		  "RESOURCE_EXHAUSTED", true },
+		{ "  \"ArenaError: arena out of memory\\n\",\n",
+		  "out of memory", true },
 		/* Quiet: advice, recovery, source code, a search, a setting,
 		 * an option, a phrase that needs more. */
 		{ "INFO: if you run out of memory, lower --batch-size\n", NULL,
@@ -483,6 +494,23 @@ test_fallback(void **state)
 		  "\xe5\x8a\x9e\xef\xbc\x9f\n", NULL, false },
 		{ "(`RuntimeError: failed to allocate ... bytes of tensor`)\n",
 		  NULL, false },
+		/* Quiet: gRPC's status for a message size or a quota, on its
+		 * line or the next; source code (a name assigned, a name as
+		 * an argument, a statement, an exception's documentation). */
+		{ "status = StatusCode.RESOURCE_EXHAUSTED\n"
+		  "details = \"Received message larger than max (9 vs. 4)\"\n",
+		  NULL, false },
+		{ "rpc error: code = ResourceExhausted desc = grpc: received "
+		  "message larger than max (4977817 vs. 4194304)\n", NULL,
+		  false },
+		{ "429 RESOURCE_EXHAUSTED (e.g. check quota).\n", NULL, false },
+		{ "  THPException_OutOfMemoryError = PyErr_NewException(\n",
+		  NULL, false },
+		{ "-    \"torch.cuda.OutOfMemoryError\",\n", NULL, false },
+		{ "  type->tp_name = \"torch.OutOfMemoryError\";\n", NULL,
+		  false },
+		{ "    \"Exception raised when CUDA is out of memory\",\n", NULL,
+		  false },
 	};
 	size_t i;
 
