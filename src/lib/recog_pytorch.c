@@ -100,8 +100,7 @@ static const char *const pt_patterns[PT_COUNT] = {
 	[PT_OLD_ALLOC] = "\\s*" SZ GAP "already" GAP "allocated;?",
 	[PT_OLD_FREE] = "\\s*" SZ GAP "free;?",
 	/* A message cut after "reserved in total" (a paste that stops
-	 * mid-clause, "18.33 GiB reserved in total by") still names the
-	 * figure. */
+	 * mid-clause, before "by PyTorch)") still names the figure. */
 	[PT_OLD_RESERVED] =
 	    "\\s*" SZ GAP "(reserved" GAP "in" GAP "total(?:" GAP "by(?:" GAP
 	    "PyTorch)?)?|cached)",
