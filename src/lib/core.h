@@ -470,6 +470,8 @@ typedef struct oomdoc_event {
 	od_hint hint;
 	bool fatal;             /* false for warnings that precede a failure */
 	bool benign;            /* the message says it is no failure: no event */
+	bool dump_head;         /* it heads a report whose kill line may come
+	                         * many lines later and join it (event.c) */
 	int input;              /* index into the run's inputs */
 	uint64_t line;          /* 1-based, counting '\n' as grep -n does */
 	/* Every input that reported it, input and line first, in the order

@@ -131,6 +131,11 @@ ev_changed(const od_events *set)
 #define EV_FIRST_CAP 8
 
 #define EV_NEAR_LINES 20        /* lines between two reports of one failure */
+/* The same after the head of a report (od_event.dump_head): the kernel's
+ * OOM report runs from its "invoked oom-killer" line through the call
+ * trace, the memory counters and the task table, one line a task, to its
+ * "Killed process" line. */
+#define EV_DUMP_LINES 4096
 #define EV_PEER_LINES 2000      /* between two ranks' reports of one failure */
 
 void
@@ -535,6 +540,15 @@ ev_host_family(od_kind k)
 	    k == OD_KIND_K8S_OOMKILLED || k == OD_KIND_DATALOADER_KILLED;
 }
 
+/* How many lines after old's end another report of its failure may
+ * come: more after the head of a report (the kernel's "invoked oom-killer"
+ * line, whose kill line ends a dump of hundreds of lines). */
+static uint64_t
+ev_near_lines(const od_event *old)
+{
+	return old->dump_head ? EV_DUMP_LINES : EV_NEAR_LINES;
+}
+
 /*
  * Whether ev, reported just after old, is another report of the same
  * failure by another part of the stack: the THC check line and its
@@ -551,6 +565,9 @@ ev_near(const od_event *old, const od_event *ev)
 
 	if (old->layout != OD_LAYOUT_OTHER_STACK || ev->layout != OD_LAYOUT_OTHER_STACK ||
 	    old->fatal != ev->fatal)
+		return false;
+	/* The head of a report starts the next failure's report. */
+	if (ev->dump_head)
 		return false;
 	if (old->kind != ev->kind && !(ev_host_family(old->kind) &&
 	    ev_host_family(ev->kind)))
@@ -655,6 +672,8 @@ ev_absorb(od_event *old, od_event *ev)
 	od_labels_fill(&old->labels, &ev->labels);
 	if (ev->end_line > old->end_line)
 		old->end_line = ev->end_line;
+	/* The report the head opened is complete. */
+	old->dump_head = ev->dump_head;
 }
 
 /* Whether rank is in ev's list of ranks. */
@@ -1076,7 +1095,8 @@ od_events_add(od_events *set, od_event *ev)
 	if (set->last > 0) {
 		old = &set->ev[set->last - 1];
 		if (set->last_input == ev->input && ev->line >= set->last_end &&
-		    ev->line - set->last_end <= EV_NEAR_LINES && ev_near(old, ev)) {
+		    ev->line - set->last_end <= ev_near_lines(old) &&
+		    ev_near(old, ev)) {
 			ev_changed(set);
 			ev_absorb(old, ev);
 			ev_rekey(set, old);
@@ -1205,7 +1225,8 @@ od_events_known(const od_events *set, const od_event *ev)
 /*
  * Only the event the last report went into can absorb the next report
  * (od_events_add, ev_near), and only a message of another stack, from the
- * same input, within EV_NEAR_LINES lines of the last report's end.  An
+ * same input, within EV_NEAR_LINES lines of the last report's end
+ * (EV_DUMP_LINES after the head of a report, ev_near_lines).  An
  * echo of an older event makes that one the last again; it is then open
  * again, though it may have been delivered.
  */
@@ -1216,7 +1237,7 @@ od_events_open(const od_events *set, size_t i, int input, uint64_t next_line)
 		return false;
 	return set->ev[i].layout == OD_LAYOUT_OTHER_STACK &&
 	    set->last_input == input &&
-	    next_line <= set->last_end + EV_NEAR_LINES;
+	    next_line <= set->last_end + ev_near_lines(&set->ev[i]);
 }
 
 size_t

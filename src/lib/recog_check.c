@@ -107,8 +107,8 @@ sk_compare(sk_check_ctx *c, const sk_spec *sp, const sk_example *ex,
 {
 	char got[128];
 	int f, k;
-	bool fatal = sp->fatal, benign = false;
-	sk_mark fatal_at = ex->at, benign_at = ex->at;
+	bool fatal = sp->fatal, benign = false, head = false;
+	sk_mark fatal_at = ex->at, benign_at = ex->at, head_at = ex->at;
 
 	for (f = 0; sk_fields[f].name != NULL; f++) {
 		const sk_example_field *want = NULL;
@@ -138,6 +138,9 @@ sk_compare(sk_check_ctx *c, const sk_spec *sp, const sk_example *ex,
 		} else if (strcmp(ex->fields[k].name, "benign") == 0) {
 			benign = strcmp(ex->fields[k].value, "true") == 0;
 			benign_at = ex->fields[k].at;
+		} else if (strcmp(ex->fields[k].name, "head") == 0) {
+			head = strcmp(ex->fields[k].value, "true") == 0;
+			head_at = ex->fields[k].at;
 		}
 	if (fatal != ev->fatal)
 		sk_fail(c, sp, fatal_at, "the example wants fatal: %s, the "
@@ -147,6 +150,10 @@ sk_compare(sk_check_ctx *c, const sk_spec *sp, const sk_example *ex,
 		sk_fail(c, sp, benign_at, "the example wants benign: %s, the "
 		    "recogniser gives %s", benign ? "true" : "false",
 		    ev->benign ? "true" : "false");
+	if (head != ev->dump_head)
+		sk_fail(c, sp, head_at, "the example wants head: %s, the "
+		    "recogniser gives %s", head ? "true" : "false",
+		    ev->dump_head ? "true" : "false");
 }
 
 /*

@@ -504,6 +504,21 @@ fb_question(const char *l, size_t n, size_t q)
 	return false;
 }
 
+/* Whether l[0..vb) ends with a word of two or more lower-case letters
+ * and one blank (l[vb] starts the verb), the word at the start of the line
+ * or after a blank. */
+static bool
+fb_lower_word_before(const char *l, size_t vb)
+{
+	size_t b;
+
+	if (vb < 3 || l[vb - 1] != ' ')
+		return false;
+	for (b = vb - 1; b > 0 && l[b - 1] >= 'a' && l[b - 1] <= 'z'; b--)
+		;
+	return vb - 1 - b >= 2 && (b == 0 || l[b - 1] == ' ');
+}
+
 /* Subjects and verbs of a person telling what a job did ("it runs out of
  * memory", "we ran out of memory"): a program's message says "out of
  * memory" after a name or a colon, not after a pronoun and "run". */
@@ -515,7 +530,13 @@ static const char *const fb_narrated[] = {
 	"run ", "runs ", "ran ", "running ", "keeps running ", "kept running ",
 };
 
-/* Whether l[0..p) ends with a narrator and a run verb. */
+/*
+ * Whether l[0..p) ends with a narrator and a run verb.  "runs" and
+ * "running" also narrate after a noun ("the inference service pod
+ * running out of memory", "the job runs out of memory"): a word in lower
+ * case and a blank before them is a sentence's subject, where a program's
+ * message has a name, a colon or the start of its line.
+ */
 static bool
 fb_narration(const char *l, size_t p)
 {
@@ -527,6 +548,10 @@ fb_narration(const char *l, size_t p)
 		if (p < vl || !fb_has(l + p - vl, vl, fb_narrated[i]))
 			continue;
 		vb = p - vl;
+		if ((strcmp(fb_narrated[i], "runs ") == 0 ||
+		    strcmp(fb_narrated[i], "running ") == 0) &&
+		    fb_lower_word_before(l, vb))
+			return true;
 		for (k = 0; k < FB_COUNT(fb_narrators); k++) {
 			size_t nl = strlen(fb_narrators[k]);
 

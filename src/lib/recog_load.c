@@ -231,7 +231,7 @@ sk_pattern(sk_load_ctx *lc, yaml_node_t *n, const char *what, sk_mark *at)
 
 /* Whether name is a group name a pattern may use: a field (a size field
  * with or without its unit suffix), "needed" (a size, recog_stacks.c),
- * "nonfatal" or "benign". */
+ * "nonfatal", "benign" or "head". */
 static bool
 sk_group_ok(const char *name)
 {
@@ -239,7 +239,8 @@ sk_group_ok(const char *name)
 	    "_bin" };
 	size_t i, s;
 
-	if (strcmp(name, "nonfatal") == 0 || strcmp(name, "benign") == 0)
+	if (strcmp(name, "nonfatal") == 0 || strcmp(name, "benign") == 0 ||
+	    strcmp(name, "head") == 0)
 		return true;
 	for (s = 0; s < sizeof suffixes / sizeof suffixes[0]; s++)
 		if (strncmp(name, "needed", 6) == 0 &&
@@ -490,7 +491,8 @@ sk_load_example(sk_load_ctx *lc, yaml_node_t *n, sk_example *ex)
 				if (strcmp(sk_fields[i].name, name) == 0)
 					break;
 			if (sk_fields[i].name == NULL && strcmp(name, "fatal") != 0 &&
-			    strcmp(name, "benign") != 0) {
+			    strcmp(name, "benign") != 0 &&
+			    strcmp(name, "head") != 0) {
 				yu_err(lc, fk, "'%s' is no field (see RECOGNISERS in "
 				    "oomdoc(1))", name);
 				continue;

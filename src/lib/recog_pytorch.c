@@ -74,7 +74,13 @@ static const char *const pt_patterns[PT_COUNT] = {
 	    "(?:(CUDA|HIP|XPU)" GAP "out" GAP "of" GAP "memory\\.\\s*)?"
 	    "Tried" GAP "to" GAP "allocate" GAP
 	    "(?:(more" GAP "than" GAP "1EB" GAP "memory\\.?)|" SZ ")",
-	[PT_HEAD_BARE] = "(CUDA|HIP|XPU)" GAP "out" GAP "of" GAP "memory\\.",
+	/* The bare head's period may be lost where a user pasted the
+	 * exception into a sentence: the head then ends the line or a
+	 * clause (",", ";", or a full-width comma, full stop or semicolon
+	 * in a Chinese report: U+FF0C, U+3002, U+FF1B). */
+	[PT_HEAD_BARE] = "(CUDA|HIP|XPU)" GAP "out" GAP "of" GAP "memory"
+	    "(?:\\.|(?=[ \\t]*(?:[\\n,;]|$|\xef\xbc\x8c|\xe3\x80\x82|"
+	    "\xef\xbc\x9b)))",
 	[PT_PAREN] = "\\(GPU\\s+(\\d+);\\s*(?=" SZ GAP "total" GAP "capacity;)",
 	[PT_ASYNC_HEAD] =
 	    "Allocation" GAP "on" GAP "device" GAP "(\\d+)" GAP "would" GAP
@@ -93,9 +99,11 @@ static const char *const pt_patterns[PT_COUNT] = {
 	[PT_OLD_TOTAL] = "\\s*" SZ GAP "total" GAP "capacity;?",
 	[PT_OLD_ALLOC] = "\\s*" SZ GAP "already" GAP "allocated;?",
 	[PT_OLD_FREE] = "\\s*" SZ GAP "free;?",
+	/* A message cut after "reserved in total" (a paste that stops
+	 * mid-clause, before "by PyTorch)") still names the figure. */
 	[PT_OLD_RESERVED] =
-	    "\\s*" SZ GAP "(reserved" GAP "in" GAP "total" GAP "by" GAP
-	    "PyTorch|cached)",
+	    "\\s*" SZ GAP "(reserved" GAP "in" GAP "total(?:" GAP "by(?:" GAP
+	    "PyTorch)?)?|cached)",
 	[PT_OLD_CLOSE] = "\\s*\\)",
 	[PT_NEW_GPU] =
 	    "\\.?\\s*GPU\\s+(\\d+)" GAP "has" GAP "a" GAP "total" GAP

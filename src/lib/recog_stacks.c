@@ -13,6 +13,10 @@
  *   comm, signal, error, shape, dtype, allocator   strings
  *   job          a string: the Slurm job id ("StepId=N.M", "Job N")
  *   nonfatal                                       the line is a warning
+ *   head         the message heads a report whose kill line may come
+ *                many lines later (the kernel's "invoked oom-killer"):
+ *                a report of the same failure within EV_DUMP_LINES
+ *                lines joins it (event.c)
  *   needed       a size: the request and what the allocator held, in
  *                one figure (CuPy before v7: "total" is size +
  *                pool.total_bytes(), cupy/cuda/memory.pyx _malloc); the
@@ -501,6 +505,10 @@ sk_set_field(void *arg, const char *name, const char *p, size_t n)
 	if (strcmp(name, "benign") == 0) {
 		ev->fatal = false;
 		ev->benign = true;
+		return;
+	}
+	if (strcmp(name, "head") == 0) {
+		ev->dump_head = true;
 		return;
 	}
 	f = sk_field_index(base);
