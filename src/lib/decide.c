@@ -53,6 +53,7 @@
 #define _GNU_SOURCE             /* memmem */
 #include <string.h>
 
+#include "caseless.h"
 #include "decide.h"
 
 #define DC_PROSE_BEFORE 5
@@ -257,23 +258,7 @@ dc_mask_spans(char *l, size_t n, size_t p, size_t q)
 static bool
 dc_has(const char *s, size_t n, const char *w)
 {
-	size_t wl = strlen(w), i, k;
-
-	for (i = 0; i + wl <= n; i++) {
-		for (k = 0; k < wl; k++) {
-			char a = s[i + k], b = w[k];
-
-			if (a >= 'A' && a <= 'Z')
-				a = (char)(a - 'A' + 'a');
-			if (b >= 'A' && b <= 'Z')
-				b = (char)(b - 'A' + 'a');
-			if (a != b)
-				break;
-		}
-		if (k == wl)
-			return true;
-	}
-	return false;
+	return od_caseless_find(s, n, w, strlen(w)) != NULL;
 }
 
 /* Whether the fallback's phrase (the event's error) stands after at

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "caseless.h"
 #include "hash.h"
 #include "extract.h"
 #include "recog_table.h"
@@ -398,30 +399,16 @@ ex_reset(od_event *ev)
 static size_t
 ex_anchor_next(const ex_anchor *a, const char *t, size_t tlen, size_t from)
 {
-	size_t n = strlen(a->text), at, k;
+	size_t n = strlen(a->text);
 	const char *p;
 
 	if (n == 0 || from >= tlen || tlen - from < n)
 		return tlen;
-	if (!a->caseless) {
+	if (!a->caseless)
 		p = memmem(t + from, tlen - from, a->text, n);
-		return p != NULL ? (size_t)(p - t) : tlen;
-	}
-	for (at = from; at + n <= tlen; at++) {
-		for (k = 0; k < n; k++) {
-			char c = t[at + k], d = a->text[k];
-
-			if (c >= 'A' && c <= 'Z')
-				c = (char)(c - 'A' + 'a');
-			if (d >= 'A' && d <= 'Z')
-				d = (char)(d - 'A' + 'a');
-			if (c != d)
-				break;
-		}
-		if (k == n)
-			return at;
-	}
-	return tlen;
+	else
+		p = od_caseless_find(t + from, tlen - from, a->text, n);
+	return p != NULL ? (size_t)(p - t) : tlen;
 }
 
 /*

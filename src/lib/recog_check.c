@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "caseless.h"
 #include "recog_table.h"
 
 typedef struct {
@@ -62,25 +63,11 @@ sk_fail(sk_check_ctx *c, const sk_spec *sp, sk_mark at, const char *fmt, ...)
 static const char *
 sk_anchor_in(const ex_anchor *a, const char *t, size_t len)
 {
-	size_t n = strlen(a->text), i, k;
+	size_t n = strlen(a->text);
 
 	if (!a->caseless)
 		return memmem(t, len, a->text, n);
-	for (i = 0; i + n <= len; i++) {
-		for (k = 0; k < n; k++) {
-			char x = t[i + k], y = a->text[k];
-
-			if (x >= 'A' && x <= 'Z')
-				x = (char)(x - 'A' + 'a');
-			if (y >= 'A' && y <= 'Z')
-				y = (char)(y - 'A' + 'a');
-			if (x != y)
-				break;
-		}
-		if (k == n)
-			return t + i;
-	}
-	return NULL;
+	return od_caseless_find(t, len, a->text, n);
 }
 
 /* The pattern read literally: a backslash before a character that is not
