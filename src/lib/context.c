@@ -25,6 +25,7 @@ enum {
 	CX_MEM_DS, CX_MEM_MEGATRON, CX_MEM_TITAN, CX_MEM_MM, CX_MEM_HF,
 	CX_MEM_ACCEL, CX_SMI_HEAD, CX_SMI_ROW, CX_DMON, CX_SUMMARY, CX_VLLM,
 	CX_LOADER, CX_BFC, CX_TF_RELEASE, CX_SERVING, CX_VLLM_RELEASE, CX_SHM,
+	CX_OOMKILLED,
 	/* What follows a failure in a distributed run. */
 	CX_AFTER,
 	/* Patterns read from the text before an event, or inside a line
@@ -32,6 +33,9 @@ enum {
 	CX_FRAME, CX_STEP, CX_RSTEP, CX_RRANK, CX_ARANK,
 	CX_COUNT
 };
+
+/* The scanner keeps a slot for each kind of settings line. */
+_Static_assert(CX_FRAME <= CX_WHAT_MAX, "CX_WHAT_MAX is too small");
 
 #define KV "[\"']?\\]?\\s*[=:]\\s*[\"']?"
 
@@ -100,6 +104,17 @@ static const char *const cx_patterns[CX_COUNT] = {
 	 * run reference: a container's /dev/shm is 64 MiB unless set). */
 	[CX_SHM] = "--(ipc)[= ](host)\\b|--(shm-size)[= ]([0-9]+[kmgKMG]?[bB]?)"
 	    "\\b|\\b(shm_size)\\s*:\\s*[\"']?([0-9]+[kmgKMG]?[bB]?)\\b",
+	/*
+	 * Docker's own record of an out-of-memory kill: the State of docker
+	 * inspect, "OOMKilled": false beside "ExitCode": 137 (the Engine
+	 * API's ContainerState, docs.docker.com/reference/api/engine/:
+	 * "OOMKilled: Whether a process within this container has been
+	 * killed because it ran out of memory since the container was last
+	 * started"; moby daemon/inspect.go), as JSON, as Go prints the
+	 * struct (OOMKilled:false) or as YAML and Python dicts show it.
+	 */
+	[CX_OOMKILLED] = "\\bOOMKilled[\"']?\\s{0,8}:\\s{0,8}[\"']?([Ff]alse|"
+	    "[Tt]rue)\\b",
 	[CX_BATCH] = "(?i)(?<![a-z])(?<!eval_)(?<!per_device_eval_)"
 	    "(?:per_device_train_batch_size|train_micro_batch_size_per_gpu|"
 	    "micro_batch_size|train_batch_size|batch[_ -]size)" KV "(\\d{1,9})",
@@ -329,6 +344,7 @@ static const cx_anchor cx_anchor_list[] = {
 	{ "--ipc", CX_SHM, false, false },
 	{ "--shm-size", CX_SHM, false, false },
 	{ "shm_size", CX_SHM, false, false },
+	{ "OOMKilled", CX_OOMKILLED, false, false },
 	{ "vLLM API server version", CX_VLLM_RELEASE, false, false },
 	{ "LLM engine (v", CX_VLLM_RELEASE, false, false },
 	{ "vLLM Version:", CX_VLLM_RELEASE, false, false },
@@ -478,6 +494,7 @@ cx_reset(od_logctx *st)
 	st->bfc_limit = st->bfc_inuse = st->bfc_peak = -1;
 	st->tf_min = st->tf_max = -1;
 	st->vllm_min = st->vllm_max = -1;
+	st->container_oom = -1;
 	st->after_rank = -1;
 }
 
@@ -1062,6 +1079,9 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
 		break;
 	case CX_SHM:
 		cx_shm(c, line, st->container, sizeof st->container);
+		break;
+	case CX_OOMKILLED:
+		st->container_oom = g != NULL && (*g == 't' || *g == 'T');
 		break;
 	case CX_VLLM_RELEASE:
 		/* Two releases in one log (two runs): the range of both. */
@@ -1702,6 +1722,15 @@ cx_after(cx_ctx *c, const char *buf, size_t len, od_event *ev)
 	 * then costs no more than before.
 	 */
 	ev->ctx.later[0] = '\0';
+	/* Docker's state of the container, which users paste after the
+	 * kill: for a kill whose reason the log does not show. */
+	if (ev->ctx.container_oom < 0 && ev->confidence == OD_CONF_LOW &&
+	    cx_match(c, CX_OOMKILLED, buf, len, 0)) {
+		size_t n = 0;
+		const char *g = cx_group(c, buf, 1, &n);
+
+		ev->ctx.container_oom = g != NULL && (*g == 't' || *g == 'T');
+	}
 	if (ev->kind != OD_KIND_DATALOADER_KILLED && ev->kind != OD_KIND_TF &&
 	    ev->kind != OD_KIND_XLA && ev->kind != OD_KIND_CUDNN &&
 	    ev->kind != OD_KIND_CUBLAS)

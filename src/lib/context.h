@@ -26,7 +26,7 @@ typedef struct {
 
 /* Bounds for the scanner: the kinds of setting, and how far apart two
  * lines of a sampled kind must be for the second to be read. */
-#define CX_WHAT_MAX 32
+#define CX_WHAT_MAX 40
 #define CX_SAMPLE_BYTES (64 * 1024)
 
 /* jit: compile the patterns with PCRE2's JIT. */

@@ -239,6 +239,10 @@ typedef struct {
 	/* 1 when the log shows an inference server's code or workers
 	 * (vLLM, SGLang) before the event (context.c, CX_SERVING), else 0. */
 	int serving;
+	/* What Docker's state of the container says of an out-of-memory
+	 * kill, before the event or after it ("OOMKilled": false in docker
+	 * inspect; context.c, CX_OOMKILLED): 0 false, 1 true, -1 not shown. */
+	int container_oom;
 	int64_t batch_size;
 	int64_t accum_steps;
 	int64_t seq_len;

@@ -56,7 +56,7 @@ enum {
 	FC_FRACTION_AVAILABLE, FC_SERVING, FC_XID, FC_ECC,
 	FC_SETTINGS_AFTER, FC_TF_ALLOW_GROWTH_AFTER, FC_XLA_MEM_FRACTION_AFTER,
 	FC_VLLM_EAGER_AVAILABLE, FC_VLLM_FP8_KV_AVAILABLE,
-	FC_SGLANG_CHUNKED_AVAILABLE, FC_CONTAINER_SHM,
+	FC_SGLANG_CHUNKED_AVAILABLE, FC_CONTAINER_SHM, FC_CONTAINER_OOM_KILLED,
 	/* The series of memory readings (context.c, cx_series_of). */
 	FC_RD_COUNT, FC_RD_SERIES, FC_RD_WHAT, FC_RD_FIRST, FC_RD_LAST,
 	FC_RD_MIN, FC_RD_MAX, FC_RD_MEDIAN, FC_RD_FIRST_STEP, FC_RD_LAST_STEP,
@@ -184,6 +184,7 @@ static const struct {
 	[FC_SGLANG_CHUNKED_AVAILABLE] = { "sglang_chunked_prefill_available",
 	    F_BOOL },
 	[FC_CONTAINER_SHM] = { "container_shm", F_STR },
+	[FC_CONTAINER_OOM_KILLED] = { "container_oom_killed", F_BOOL },
 	[FC_RD_COUNT] = { "readings.count", F_NUM },
 	[FC_RD_SERIES] = { "readings.series", F_NUM },
 	[FC_RD_WHAT] = { "readings.what", F_STR },
@@ -731,6 +732,8 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 		return fc_bool(out, kn_feature(kn, ev,
 		    "torch.cuda.set_per_process_memory_fraction"));
 	case FC_CONTAINER_SHM: return fc_str(out, c->container);
+	case FC_CONTAINER_OOM_KILLED:
+		return fc_bool(out, c->container_oom);
 	/* The serving flags with a release floor (knowledge.yaml). */
 	case FC_VLLM_EAGER_AVAILABLE:
 		return fc_bool(out, kn_feature(kn, ev, "--enforce-eager"));

@@ -109,11 +109,82 @@ static const fb_phrase fb_phrases[] = {
 };
 #define FB_N ((int)(sizeof fb_phrases / sizeof fb_phrases[0]))
 
-/* The hint of every event of this recogniser. */
-static const char fb_hint[] = "the message of the program's allocator or "
-    "the traceback around this line, its exit status, or nvidia-smi and "
-    "the kernel log (dmesg -T) at that time: oomdoc saw an out-of-memory "
-    "phrase in no format it knows, so it read no figures";
+/*
+ * What would confirm an event of this recogniser, by the vendor its line
+ * names: each names only that vendor's tool (nvidia-smi(1); ROCm SMI's
+ * rocm-smi and AMD SMI's amd-smi; Intel XPU Manager's xpu-smi; macOS's
+ * vm_stat(1), since Apple's GPU shares the system's memory; a TPU's
+ * runtime has no such tool), and a line that names no device none.  The
+ * words are tried in order; the first found decides.
+ */
+#define FB_HINT_HEAD "the message of the program's allocator or the " \
+    "traceback around this line, its exit status, or "
+#define FB_HINT_TAIL " at that time: oomdoc saw an out-of-memory phrase in " \
+    "no format it knows, so it read no figures"
+static const struct {
+	const char *word;
+	const char *hint;
+} fb_hints[] = {
+	{ "CUDA", FB_HINT_HEAD "nvidia-smi and the kernel log (dmesg -T)"
+	  FB_HINT_TAIL },
+	{ "cuda", FB_HINT_HEAD "nvidia-smi and the kernel log (dmesg -T)"
+	  FB_HINT_TAIL },
+	{ "NVIDIA", FB_HINT_HEAD "nvidia-smi and the kernel log (dmesg -T)"
+	  FB_HINT_TAIL },
+	{ "HIP", FB_HINT_HEAD "rocm-smi (or amd-smi) and the kernel log "
+	  "(dmesg -T)" FB_HINT_TAIL },
+	{ "hip", FB_HINT_HEAD "rocm-smi (or amd-smi) and the kernel log "
+	  "(dmesg -T)" FB_HINT_TAIL },
+	{ "ROCm", FB_HINT_HEAD "rocm-smi (or amd-smi) and the kernel log "
+	  "(dmesg -T)" FB_HINT_TAIL },
+	{ "XPU", FB_HINT_HEAD "xpu-smi and the kernel log (dmesg -T)"
+	  FB_HINT_TAIL },
+	{ "xpu", FB_HINT_HEAD "xpu-smi and the kernel log (dmesg -T)"
+	  FB_HINT_TAIL },
+	{ "MPS", FB_HINT_HEAD "the system's memory use (vm_stat, Activity "
+	  "Monitor)" FB_HINT_TAIL },
+	{ "mps", FB_HINT_HEAD "the system's memory use (vm_stat, Activity "
+	  "Monitor)" FB_HINT_TAIL },
+	{ "TPU", FB_HINT_HEAD "the TPU program's memory use as its framework "
+	  "reports it" FB_HINT_TAIL },
+};
+/* A line that names no device: the host's memory, or a device the line
+ * does not say. */
+static const char fb_hint_any[] = FB_HINT_HEAD "the memory use of the "
+    "host and of its devices, and the kernel log (dmesg -T)" FB_HINT_TAIL;
+
+/* Whether t[0..len) has word, not inside a longer word ("hip" of "ship",
+ * "mps" of "jumps"); a digit or an underscore may follow ("cuda:0",
+ * "hipMalloc" is a name of HIP's, "HIP_VISIBLE_DEVICES"). */
+static bool
+fb_word(const char *t, size_t len, const char *word)
+{
+	size_t n = strlen(word), at;
+
+	for (at = 0; at + n <= len; at++) {
+		unsigned char before = at > 0 ? (unsigned char)t[at - 1] : ' ';
+
+		if (memcmp(t + at, word, n) != 0 || (before >= 'a' &&
+		    before <= 'z') || (before >= 'A' && before <= 'Z'))
+			continue;
+		if (at + n == len || !((t[at + n] >= 'a' && t[at + n] <= 'z') &&
+		    word[n - 1] >= 'a' && word[n - 1] <= 'z'))
+			return true;
+	}
+	return false;
+}
+
+/* The hint for the line t[0..len). */
+static const char *
+fb_hint(const char *t, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof fb_hints / sizeof fb_hints[0]; i++)
+		if (fb_word(t, len, fb_hints[i].word))
+			return fb_hints[i].hint;
+	return fb_hint_any;
+}
 
 /* Words before the phrase that make it advice, a condition or history. */
 static const char *const fb_advice_words[] = {
@@ -884,7 +955,7 @@ fb_fill(void *self, int c, const char *t, size_t tlen, size_t ms, size_t *me,
 	ev->confidence = OD_CONF_LOW;
 	ev->layout = OD_LAYOUT_OTHER_STACK;
 	ev->fatal = fb_failure_line(t + ms, e - ms, true);
-	ev->verify_hint = fb_hint;
+	ev->verify_hint = fb_hint(t + ms, e - ms);
 	/* The phrase as the line has it. */
 	rx_copy_text(ev->error, sizeof ev->error, t + at,
 	    strlen(fb_phrases[c].text));

@@ -540,6 +540,55 @@ test_fallback(void **state)
 	}
 }
 
+/*
+ * What would confirm a fallback event names the tool of the vendor its
+ * line names, and no other vendor's; a line that names no device names
+ * no vendor's tool.
+ */
+static void
+test_fallback_vendor_hint(void **state)
+{
+	static const char *const tools[] = {
+		"nvidia-smi", "rocm-smi", "xpu-smi", "vm_stat",
+	};
+	static const struct {
+		const char *text;
+		const char *tool;       /* NULL: none of the tools */
+	} cases[] = {
+		{ "RuntimeError: CUDA error(2): out of memory\n", "nvidia-smi" },
+		{ "rocblas: hipMalloc failed: out of memory\n", "rocm-smi" },
+		{ "RuntimeError: XPU error: out of memory\n", "xpu-smi" },
+		{ "Error: MPS backend: out of memory somewhere\n", "vm_stat" },
+		{ "RuntimeError: TPU backend: out of memory\n", NULL },
+		{ "fatal: out of memory while packing\n", NULL },
+		/* Inside a longer word: no vendor. */
+		{ "relationship failed: out of memory\n", NULL },
+	};
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		od_events *set = scan(cases[i].text, NULL);
+		const od_event *ev;
+
+		if (od_events_count(set) != 1)
+			fail_msg("no one event in: %s", cases[i].text);
+		ev = od_events_get(set, 0);
+		assert_int_equal(ev->kind, OD_KIND_UNRECOGNISED);
+		assert_non_null(ev->verify_hint);
+		for (k = 0; k < sizeof tools / sizeof tools[0]; k++) {
+			bool named = strstr(ev->verify_hint, tools[k]) != NULL;
+			bool want = cases[i].tool != NULL &&
+			    strcmp(cases[i].tool, tools[k]) == 0;
+
+			if (named != want)
+				fail_msg("%s %s in the hint of: %s", tools[k],
+				    named ? "named" : "not named", cases[i].text);
+		}
+		od_events_free(set);
+	}
+}
+
 /* The fallback gives way: to a recogniser's message later on its line,
  * in the lines after it, and to the event just before it. */
 /*
@@ -1520,6 +1569,7 @@ main(void)
 		cmocka_unit_test(test_glued_repr_headless_truncated),
 		cmocka_unit_test(test_near_misses),
 		cmocka_unit_test(test_fallback),
+		cmocka_unit_test(test_fallback_vendor_hint),
 		cmocka_unit_test(test_fallback_gives_way),
 		cmocka_unit_test(test_mentions),
 		cmocka_unit_test(test_unescaped),
