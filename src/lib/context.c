@@ -979,6 +979,13 @@ cx_cgroup_line(cx_ctx *c, const char *line, size_t len, uint64_t lineno,
 	st->memcg_job_line = lineno;
 }
 
+/* CX_OOMKILLED's value, its group g ("true", "False"): 1 true, 0 false. */
+static int
+cx_true(const char *g)
+{
+	return g != NULL && (*g == 't' || *g == 'T');
+}
+
 /* Adds a CX_SHM match's setting ("ipc=host", "shm-size=16g") to list. */
 static void
 cx_shm(cx_ctx *c, const char *text, char *list, size_t cap)
@@ -1081,7 +1088,7 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
 		cx_shm(c, line, st->container, sizeof st->container);
 		break;
 	case CX_OOMKILLED:
-		st->container_oom = g != NULL && (*g == 't' || *g == 'T');
+		st->container_oom = cx_true(g);
 		break;
 	case CX_VLLM_RELEASE:
 		/* Two releases in one log (two runs): the range of both. */
@@ -1729,7 +1736,7 @@ cx_after(cx_ctx *c, const char *buf, size_t len, od_event *ev)
 		size_t n = 0;
 		const char *g = cx_group(c, buf, 1, &n);
 
-		ev->ctx.container_oom = g != NULL && (*g == 't' || *g == 'T');
+		ev->ctx.container_oom = cx_true(g);
 	}
 	if (ev->kind != OD_KIND_DATALOADER_KILLED && ev->kind != OD_KIND_TF &&
 	    ev->kind != OD_KIND_XLA && ev->kind != OD_KIND_CUDNN &&

@@ -115,38 +115,27 @@ static const fb_phrase fb_phrases[] = {
  * rocm-smi and AMD SMI's amd-smi; Intel XPU Manager's xpu-smi; macOS's
  * vm_stat(1), since Apple's GPU shares the system's memory; a TPU's
  * runtime has no such tool), and a line that names no device none.  The
- * words are tried in order; the first found decides.
+ * vendors are tried in order, each with its words; the first found
+ * decides.
  */
 #define FB_HINT_HEAD "the message of the program's allocator or the " \
     "traceback around this line, its exit status, or "
 #define FB_HINT_TAIL " at that time: oomdoc saw an out-of-memory phrase in " \
     "no format it knows, so it read no figures"
 static const struct {
-	const char *word;
+	const char *words[4];   /* NULL-terminated */
 	const char *hint;
 } fb_hints[] = {
-	{ "CUDA", FB_HINT_HEAD "nvidia-smi and the kernel log (dmesg -T)"
-	  FB_HINT_TAIL },
-	{ "cuda", FB_HINT_HEAD "nvidia-smi and the kernel log (dmesg -T)"
-	  FB_HINT_TAIL },
-	{ "NVIDIA", FB_HINT_HEAD "nvidia-smi and the kernel log (dmesg -T)"
-	  FB_HINT_TAIL },
-	{ "HIP", FB_HINT_HEAD "rocm-smi (or amd-smi) and the kernel log "
-	  "(dmesg -T)" FB_HINT_TAIL },
-	{ "hip", FB_HINT_HEAD "rocm-smi (or amd-smi) and the kernel log "
-	  "(dmesg -T)" FB_HINT_TAIL },
-	{ "ROCm", FB_HINT_HEAD "rocm-smi (or amd-smi) and the kernel log "
-	  "(dmesg -T)" FB_HINT_TAIL },
-	{ "XPU", FB_HINT_HEAD "xpu-smi and the kernel log (dmesg -T)"
-	  FB_HINT_TAIL },
-	{ "xpu", FB_HINT_HEAD "xpu-smi and the kernel log (dmesg -T)"
-	  FB_HINT_TAIL },
-	{ "MPS", FB_HINT_HEAD "the system's memory use (vm_stat, Activity "
-	  "Monitor)" FB_HINT_TAIL },
-	{ "mps", FB_HINT_HEAD "the system's memory use (vm_stat, Activity "
-	  "Monitor)" FB_HINT_TAIL },
-	{ "TPU", FB_HINT_HEAD "the TPU program's memory use as its framework "
-	  "reports it" FB_HINT_TAIL },
+	{ .words = { "CUDA", "cuda", "NVIDIA" }, .hint = FB_HINT_HEAD
+	  "nvidia-smi and the kernel log (dmesg -T)" FB_HINT_TAIL },
+	{ .words = { "HIP", "hip", "ROCm" }, .hint = FB_HINT_HEAD "rocm-smi "
+	  "(or amd-smi) and the kernel log (dmesg -T)" FB_HINT_TAIL },
+	{ .words = { "XPU", "xpu" }, .hint = FB_HINT_HEAD "xpu-smi and the "
+	  "kernel log (dmesg -T)" FB_HINT_TAIL },
+	{ .words = { "MPS", "mps" }, .hint = FB_HINT_HEAD "the system's memory "
+	  "use (vm_stat, Activity Monitor)" FB_HINT_TAIL },
+	{ .words = { "TPU" }, .hint = FB_HINT_HEAD "the TPU program's memory use "
+	  "as its framework reports it" FB_HINT_TAIL },
 };
 /* A line that names no device: the host's memory, or a device the line
  * does not say. */
@@ -178,11 +167,12 @@ fb_word(const char *t, size_t len, const char *word)
 static const char *
 fb_hint(const char *t, size_t len)
 {
-	size_t i;
+	size_t i, w;
 
 	for (i = 0; i < sizeof fb_hints / sizeof fb_hints[0]; i++)
-		if (fb_word(t, len, fb_hints[i].word))
-			return fb_hints[i].hint;
+		for (w = 0; fb_hints[i].words[w] != NULL; w++)
+			if (fb_word(t, len, fb_hints[i].words[w]))
+				return fb_hints[i].hint;
 	return fb_hint_any;
 }
 
