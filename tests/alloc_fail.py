@@ -278,7 +278,9 @@ def fork_case(oomdoc, case, args, tmp):
     shutil.rmtree(d)
     if parent != base[:3]:
         return ["FAIL %s: the fork mode's parent differs from the run "
-                "without a failure: %r" % (name, parent)], 1, 0
+                "without a failure: status %r, standard error ends %r"
+                % (name, parent and parent[0], parent and parent[2][-5:])],\
+            1, 0
     missing = [k for k in range(1, n + 1) if k not in results]
     if count != n or errors or missing:
         return ["FAIL %s: the fork mode covered %d allocations of %d (%r "
