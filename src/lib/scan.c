@@ -62,6 +62,7 @@
 #include "context.h"
 #include "decide.h"
 #include "extract.h"
+#include "hash.h"
 #include "input.h"
 #include "lines.h"
 #include "recogniser.h"
@@ -95,7 +96,8 @@ struct od_scanner {
 	struct sc_state *st;            /* the input being scanned */
 	od_event_fn *fn;                /* where complete events go */
 	void *fn_arg;
-	hs_database_t *db;
+	struct sc_db *dbe;              /* the prefilter's database, shared */
+	const hs_database_t *db;        /* dbe's */
 	hs_scratch_t *scratch;
 	ex_ctx *ex;
 	cx_ctx *cx;
@@ -270,13 +272,182 @@ sc_seam_pair_in(const od_scanner *sc, unsigned char a, unsigned char b)
 	return (sc->seam_pairs[k / 8] >> (k % 8)) & 1u;
 }
 
+/*
+ * The prefilter's databases, kept after their scanners are gone.  A
+ * database depends on its list of anchors alone (their texts and
+ * caselessness, in the order of their ids), and compiling one
+ * (hs_compile_lit_multi) takes longer than scanning a log of a few
+ * megabytes: a fuzz target that builds a scanner for every input spent
+ * most of its time there.  So a scanner whose list is that of a database
+ * compiled before takes that database instead: every scanner of a
+ * process that loads the same recognisers (a library caller's handles,
+ * one per log; a fuzz input that changes a recogniser's pattern but not
+ * its anchors).  A database is read only once compiled, and scanners in
+ * other threads may scan it at once, each with its own scratch
+ * (https://intel.github.io/hyperscan/dev-reference/runtime.html, "Scratch
+ * Space").  The cache keeps the SC_DB_CACHE databases taken last (a few
+ * hundred KB each); one is freed when neither the cache nor a scanner
+ * holds it.  The command builds one scanner, so it compiles its database
+ * once, as before.
+ */
+#define SC_DB_CACHE 4
+
+typedef struct sc_db {
+	hs_database_t *db;
+	char *list;             /* the anchors' list (sc_db_list), owned */
+	size_t list_len;
+	uint64_t hash;          /* od_hash_bytes of list */
+	int refs;               /* the cache's and the scanners' */
+	uint64_t taken;         /* when last taken (sc_db_clock) */
+} sc_db;
+
+static pthread_mutex_t sc_db_mu = PTHREAD_MUTEX_INITIALIZER;
+static sc_db *sc_db_cache[SC_DB_CACHE];
+static uint64_t sc_db_clock;
+
+/*
+ * The list that keys a database: for each anchor in id order, a byte
+ * for its caselessness and its text with its NUL.  NULL when memory ran
+ * out.
+ */
+static char *
+sc_db_list(const char *const *text, const unsigned *flags, const size_t *len,
+    int n, size_t *list_len)
+{
+	size_t total = 0, at = 0;
+	char *list;
+	int i;
+
+	for (i = 0; i < n; i++)
+		total += len[i] + 2;
+	if ((list = malloc(total > 0 ? total : 1)) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		list[at++] = (flags[i] & HS_FLAG_CASELESS) != 0 ? 'i' : 's';
+		memcpy(list + at, text[i], len[i] + 1);
+		at += len[i] + 1;
+	}
+	*list_len = total;
+	return list;
+}
+
+/* Gives back a scanner's hold (or the cache's) on e. */
+static void
+sc_db_drop(sc_db *e)
+{
+	bool last;
+
+	if (e == NULL)
+		return;
+	pthread_mutex_lock(&sc_db_mu);
+	last = --e->refs == 0;
+	pthread_mutex_unlock(&sc_db_mu);
+	if (last) {
+		hs_free_database(e->db);
+		free(e->list);
+		free(e);
+	}
+}
+
+/* The cached database of list[0..len) with a hold on it, or NULL. */
+static sc_db *
+sc_db_find(const char *list, size_t len, uint64_t hash)
+{
+	sc_db *found = NULL;
+	int i;
+
+	pthread_mutex_lock(&sc_db_mu);
+	for (i = 0; i < SC_DB_CACHE && found == NULL; i++) {
+		sc_db *e = sc_db_cache[i];
+
+		if (e != NULL && e->hash == hash && e->list_len == len &&
+		    memcmp(e->list, list, len) == 0) {
+			e->refs++;
+			e->taken = ++sc_db_clock;
+			found = e;
+		}
+	}
+	pthread_mutex_unlock(&sc_db_mu);
+	return found;
+}
+
+/* Puts e into the cache in place of the database taken least recently
+ * (or an empty place). */
+static void
+sc_db_keep(sc_db *e)
+{
+	sc_db *old;
+	int i, slot = 0;
+
+	pthread_mutex_lock(&sc_db_mu);
+	for (i = 0; i < SC_DB_CACHE; i++) {
+		if (sc_db_cache[i] == NULL) {
+			slot = i;
+			break;
+		}
+		if (sc_db_cache[i]->taken < sc_db_cache[slot]->taken)
+			slot = i;
+	}
+	old = sc_db_cache[slot];
+	e->refs++;
+	e->taken = ++sc_db_clock;
+	sc_db_cache[slot] = e;
+	pthread_mutex_unlock(&sc_db_mu);
+	sc_db_drop(old);
+}
+
+/*
+ * The database of the n anchors (ids 0 to n - 1), from the cache or
+ * compiled (and then cached), with a hold on it for the caller
+ * (sc_db_drop); NULL with err filled in when it cannot be had.
+ */
+static sc_db *
+sc_db_take(const char *const *text, const unsigned *flags,
+    const unsigned *ids, const size_t *len, int n, od_error *err)
+{
+	hs_compile_error_t *ce = NULL;
+	size_t list_len = 0;
+	char *list = sc_db_list(text, flags, len, n, &list_len);
+	uint64_t hash;
+	sc_db *e;
+
+	if (list == NULL) {
+		od_error_set(err, NULL, 0, 0, "out of memory");
+		return NULL;
+	}
+	hash = od_hash_bytes(OD_HASH_SEED, list, list_len);
+	if ((e = sc_db_find(list, list_len, hash)) != NULL) {
+		free(list);
+		return e;
+	}
+	if ((e = calloc(1, sizeof *e)) == NULL) {
+		od_error_set(err, NULL, 0, 0, "out of memory");
+		free(list);
+		return NULL;
+	}
+	if (hs_compile_lit_multi(text, flags, ids, len, (unsigned)n,
+	    HS_MODE_BLOCK, NULL, &e->db, &ce) != HS_SUCCESS) {
+		od_error_set(err, NULL, 0, 0, "cannot compile the prefilter: %s",
+		    ce != NULL ? ce->message : "unknown error");
+		hs_free_compile_error(ce);
+		free(list);
+		free(e);
+		return NULL;
+	}
+	e->list = list;
+	e->list_len = list_len;
+	e->hash = hash;
+	e->refs = 1;
+	sc_db_keep(e);
+	return e;
+}
+
 od_scanner *
 od_scanner_new(bool jit, const struct sk_table *recognisers, od_error *err)
 {
 	od_scanner *sc = calloc(1, sizeof *sc);
 	const char *text[SC_ANCHORS_MAX];
 	unsigned flags[SC_ANCHORS_MAX], ids[SC_ANCHORS_MAX];
-	hs_compile_error_t *ce = NULL;
 	const ex_anchor *oom;
 	const cx_anchor *c;
 	size_t noom, i;
@@ -330,14 +501,12 @@ od_scanner_new(bool jit, const struct sk_table *recognisers, od_error *err)
 		if (sc->anchor_len[i] - 1 > sc->overlap)
 			sc->overlap = sc->anchor_len[i] - 1;
 	}
-	if (hs_compile_lit_multi(text, flags, ids, sc->anchor_len, (unsigned)n,
-	    HS_MODE_BLOCK, NULL, &sc->db, &ce) != HS_SUCCESS) {
-		od_error_set(err, NULL, 0, 0, "cannot compile the prefilter: %s",
-		    ce != NULL ? ce->message : "unknown error");
-		hs_free_compile_error(ce);
+	if ((sc->dbe = sc_db_take(text, flags, ids, sc->anchor_len, n,
+	    err)) == NULL) {
 		od_scanner_free(sc);
 		return NULL;
 	}
+	sc->db = sc->dbe->db;
 	if (hs_alloc_scratch(sc->db, &sc->scratch) != HS_SUCCESS) {
 		od_error_set(err, NULL, 0, 0, "cannot allocate prefilter scratch");
 		od_scanner_free(sc);
@@ -353,7 +522,7 @@ od_scanner_free(od_scanner *sc)
 		return;
 	sc_pf_stop(sc);
 	hs_free_scratch(sc->scratch);
-	hs_free_database(sc->db);
+	sc_db_drop(sc->dbe);
 	ex_free(sc->ex);
 	cx_free(sc->cx);
 	free(sc->buf);

@@ -15,7 +15,9 @@
  * its own), since building one (PCRE2's compilations of every built-in
  * pattern and Vectorscan's of every anchor) was about three quarters of
  * the time an input took; an input with recognisers still gets a scanner
- * of its own, built from them.
+ * of its own, built from them, whose prefilter database the library takes
+ * from its cache when an input before had the same anchors (scan.c,
+ * sc_db_take), so that only a new list of anchors is compiled.
  */
 #include <stdint.h>
 #include <stdlib.h>

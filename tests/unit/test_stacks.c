@@ -2,7 +2,8 @@
  * test_stacks.c: one line (or block) of each other stack, with the kind,
  * confidence and numbers it must give; lines that must give nothing; the
  * cgroup figures a kill takes from the lines before it; and scanners that
- * share nothing (their anchors, two of them in two threads).
+ * share nothing (their anchors, two of them in two threads) but the
+ * prefilter's databases of the same anchors (scan.c's cache).
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -391,6 +392,81 @@ test_two_threads(void **state)
 	}
 }
 
+/*
+ * The prefilter's databases are shared by scanners of the same anchors
+ * and kept for a few scanners after them (scan.c, sc_db_take): scanners
+ * of seven recogniser files, each of one anchor of its own, made and
+ * freed out of order, more of them than the cache keeps, each find their
+ * own message and no other's.  Under ASan a database freed while a
+ * scanner still holds it, or never freed, fails the test.
+ */
+#define DB_TABLES 7
+
+static void
+test_shared_databases(void **state)
+{
+	static const int order[] = { 0, 1, 2, 0, 3, 4, 5, 6, 1, 0, 6, 2 };
+	enum { NSC = sizeof order / sizeof order[0] };
+	rl_set *rules[DB_TABLES];
+	od_scanner *scs[NSC];
+	char text[DB_TABLES * 16] = "", yaml[512];
+	od_error err;
+	int i, k;
+
+	(void)state;
+	for (k = 0; k < DB_TABLES; k++) {
+		rl_errors errs = { .n = 0 };
+		char line[16];
+
+		snprintf(yaml, sizeof yaml, "recognisers:\n"
+		    "  - id: zq%d\n    kind: cuda_raw\n    confidence: high\n"
+		    "    anchors: ['zq%d~']\n"
+		    "    pattern: 'zq%d~ (?<req_b>\\d+)'\n"
+		    "    examples:\n      - text: 'zq%d~ 1'\n"
+		    "        fields: {req: 1}\n", k, k, k, k);
+		rules[k] = rl_new();
+		assert_non_null(rules[k]);
+		assert_true(rl_load_buffer(rules[k], "zq.yaml", yaml,
+		    strlen(yaml), &errs));
+		assert_non_null(rules[k]->recognisers);
+		snprintf(line, sizeof line, "zq%d~ %d\n", k, 1000 + k);
+		strcat(text, line);
+	}
+	for (i = 0; i < NSC; i++) {
+		scs[i] = od_scanner_new(true, rules[order[i]]->recognisers, &err);
+		assert_non_null(scs[i]);
+		/* Every other one goes at once, the rest at the end. */
+		if (i % 2 == 1) {
+			od_scanner_free(scs[i]);
+			scs[i] = NULL;
+		}
+	}
+	for (i = 0; i < NSC; i++) {
+		od_events *set = od_events_new();
+		od_input info;
+
+		if (scs[i] == NULL)
+			scs[i] = od_scanner_new(true,
+			    rules[order[i]]->recognisers, &err);
+		assert_non_null(scs[i]);
+		od_scan_buffer(scs[i], text, strlen(text), 0, &info, set);
+		assert_int_equal(od_events_count(set), 1);
+		assert_int_equal(od_events_get(set, 0)->line, order[i] + 1);
+		assert_int_equal(od_events_get(set, 0)->mem.requested,
+		    1000 + order[i]);
+		od_events_free(set);
+		/* Out of order again: the even ones now, the odd ones last. */
+		if (i % 2 == 0) {
+			od_scanner_free(scs[i]);
+			scs[i] = NULL;
+		}
+	}
+	for (i = 0; i < NSC; i++)
+		od_scanner_free(scs[i]);
+	for (k = 0; k < DB_TABLES; k++)
+		rl_free(rules[k]);
+}
+
 int
 main(void)
 {
@@ -403,6 +479,7 @@ main(void)
 		cmocka_unit_test(test_memcg_join),
 		cmocka_unit_test(test_anchors_per_scanner),
 		cmocka_unit_test(test_two_threads),
+		cmocka_unit_test(test_shared_databases),
 	};
 
 	return cmocka_run_group_tests_name("stacks", tests, setup, teardown);
