@@ -16,7 +16,6 @@ sys.path.insert(0, os.path.dirname(HERE))
 import check_truth  # noqa: E402
 from check_truth import check, extend  # noqa: E402
 
-NUM = r"([0-9]+(?:\.[0-9]+)?) ?(GiB|MiB|KiB)"
 # Phrases this set holds that the shared table lacks (a PyTorch message
 # pasted without its first words, "Tried to allocate 418.00 MiB" alone on
 # its line), and printed layouts of figures it lacks: a figure that a hard
