@@ -177,6 +177,15 @@ af_record(const char *fmt, ...)
 		af_forking = 0; /* the test sees the lines missing */
 }
 
+/* Forgets the running child i (its end is recorded). */
+static void
+af_forget(int i)
+{
+	memmove(&af_kids[i], &af_kids[i + 1],
+	    (size_t)(af_nkids - i - 1) * sizeof af_kids[0]);
+	af_nkids--;
+}
+
 /* Records the end of the running child i and forgets it. */
 static void
 af_ended(int i, int st)
@@ -185,9 +194,7 @@ af_ended(int i, int st)
 		af_record("%lu signal %d\n", af_kids[i].k, WTERMSIG(st));
 	else
 		af_record("%lu exit %d\n", af_kids[i].k, WEXITSTATUS(st));
-	memmove(&af_kids[i], &af_kids[i + 1],
-	    (size_t)(af_nkids - i - 1) * sizeof af_kids[0]);
-	af_nkids--;
+	af_forget(i);
 }
 
 /* Waits for one child to end: any that has ended, else the oldest. */
@@ -209,9 +216,7 @@ af_reap_one(void)
 		return;
 	}
 	af_record("%lu error waitpid: %s\n", af_kids[0].k, strerror(errno));
-	memmove(&af_kids[0], &af_kids[1],
-	    (size_t)(af_nkids - 1) * sizeof af_kids[0]);
-	af_nkids--;
+	af_forget(0);
 }
 
 /* In a child whose set-up failed: says why on the child's standard error
