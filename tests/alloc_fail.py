@@ -61,9 +61,10 @@ FORK_JOBS = 2
 UNSOUND = 97
 
 CASES = [
-    # PyTorch's grammar, the shipped rules, the JSON report (its writer
-    # and jansson's allocations).
-    ["--format", "json", "fixtures/pytorch/async_oneline.log"],
+    # PyTorch's grammar, two ranks' reports joined into one event (its
+    # list of ranks grows), the shipped rules, the JSON report (its
+    # writer and jansson's allocations).
+    ["--format", "json", "fixtures/pytorch/rank_prefix_multi.log"],
     # The stacks' recognisers, a gzip input and the text report, with a
     # rule file of its own.
     ["--no-default-rules", "--rules", "rules/recognisers.yaml", "--rules",

@@ -628,13 +628,15 @@ typedef struct {
 void od_events_mention(od_events *set, const od_event *ev, const char *reason);
 size_t od_events_mention_count(const od_events *set);
 const od_mention *od_events_mention_get(const od_events *set, size_t i);
-/* Whether memory ran out while an event's list of inputs grew since the
- * last call (the scanner reports it at od_scan_finish); clears it. */
+/* Whether memory ran out while an event's list of inputs or ranks grew
+ * since the last call (the scanner reports it at od_scan_finish); clears
+ * it. */
 bool od_events_nomem(od_events *set);
 void od_event_init(od_event *ev);
 void od_event_clear(od_event *ev);
 void od_cause_clear(od_cause *c);
-void od_event_add_rank(od_event *ev, int rank);
+/* Adds rank to ev's list of ranks; false when memory ran out. */
+bool od_event_add_rank(od_event *ev, int rank);
 
 /*
  * The scanner: reads one input after another and adds their events to an

@@ -233,20 +233,22 @@ od_event_clear(od_event *ev)
  * is how many more list entries the set may allocate (EV_RANKS_TOTAL over
  * all its events); a list that would grow past it stops, as one past
  * OD_RANKS_MAX does (ranks_dropped).  An event's first EV_RANKS_FIRST
- * entries are not counted: every event lists its own rank.
+ * entries are not counted: every event lists its own rank.  False when
+ * memory ran out (the rank is not listed, and ranks_dropped says a list
+ * is short); the caller tells its user.
  */
-static void
+static bool
 ev_add_rank(od_event *ev, int rank, size_t *budget)
 {
 	int lo = 0, hi = ev->nranks;
 
 	if (rank < 0)
-		return;
+		return true;
 	while (lo < hi) {
 		int mid = (lo + hi) / 2;
 
 		if (ev->ranks[mid] == rank)
-			return;
+			return true;
 		if (ev->ranks[mid] < rank)
 			lo = mid + 1;
 		else
@@ -254,7 +256,7 @@ ev_add_rank(od_event *ev, int rank, size_t *budget)
 	}
 	if (ev->nranks >= OD_RANKS_MAX) {
 		ev->ranks_dropped = true;
-		return;
+		return true;
 	}
 	if (ev->nranks == ev->ranks_cap) {
 		int cap = ev->ranks_cap ? ev->ranks_cap * 2 : EV_RANKS_FIRST;
@@ -265,11 +267,11 @@ ev_add_rank(od_event *ev, int rank, size_t *budget)
 		if (budget != NULL && ev->ranks_cap > 0 &&
 		    *budget < (size_t)(cap - ev->ranks_cap)) {
 			ev->ranks_dropped = true;
-			return;
+			return true;
 		}
 		if ((r = realloc(ev->ranks, (size_t)cap * sizeof *r)) == NULL) {
 			ev->ranks_dropped = true;
-			return;
+			return false;
 		}
 		if (budget != NULL && ev->ranks_cap > 0)
 			*budget -= (size_t)(cap - ev->ranks_cap);
@@ -280,12 +282,13 @@ ev_add_rank(od_event *ev, int rank, size_t *budget)
 	    (size_t)(ev->nranks - lo) * sizeof *ev->ranks);
 	ev->ranks[lo] = rank;
 	ev->nranks++;
+	return true;
 }
 
-void
+bool
 od_event_add_rank(od_event *ev, int rank)
 {
-	ev_add_rank(ev, rank, NULL);
+	return ev_add_rank(ev, rank, NULL);
 }
 
 #define EV_SEEN_MAX 65536      /* inputs listed on one event */
@@ -792,7 +795,8 @@ ev_join_rank(od_events *set, od_event *old, od_event *ev)
 	} else {
 		ev_start_rows(old);
 		ev_add_row(old, ev->rank, ev, ev->input, ev->line);
-		ev_add_rank(old, ev->rank, &set->rank_budget);
+		if (!ev_add_rank(old, ev->rank, &set->rank_budget))
+			set->nomem = true;
 	}
 	old->occurrences += ev->occurrences;
 	old->peer_line = ev->line;
@@ -1080,7 +1084,8 @@ od_events_add(od_events *set, od_event *ev)
 			old->peer_line = ev->line;
 			old->peer_input = ev->input;
 		}
-		ev_add_rank(old, ev->rank, &set->rank_budget);
+		if (!ev_add_rank(old, ev->rank, &set->rank_budget))
+			set->nomem = true;
 		if (grown)
 			ev_story(set, old, true);
 		if (old->timestamp[0] == '\0')
@@ -1150,7 +1155,8 @@ od_events_add(od_events *set, od_event *ev)
 	*old = *ev;
 	old->ranks = NULL;
 	old->nranks = old->ranks_cap = 0;
-	ev_add_rank(old, ev->rank, &set->rank_budget);
+	if (!ev_add_rank(old, ev->rank, &set->rank_budget))
+		set->nomem = true;
 	free(ev->ranks);
 	free(ev->seen);
 	old->seen = NULL;

@@ -115,8 +115,9 @@ jf_ranks_set(void *base, const json_t *v, od_json_ctx *cx)
 	json_array_foreach(v, i, r) {
 		json_int_t k = json_integer_value(r);
 
-		if (json_is_integer(r) && k >= 0 && k <= INT_MAX)
-			od_event_add_rank(ev, (int)k);
+		if (json_is_integer(r) && k >= 0 && k <= INT_MAX &&
+		    !od_event_add_rank(ev, (int)k))
+			return false; /* out of memory, as the setters say */
 	}
 	return true;
 }
