@@ -65,10 +65,9 @@ static const ex_recogniser *const ex_recognisers[] = {
 #define EX_MEMO_EDGE 32
 /*
  * The most bytes of text the slots hold in all: a slot that would grow
- * past it keeps nothing.  A dense input's texts are short (a join of 32
- * lines of 14 `Killed ` is about 3 KiB), so that every slot fits; a log of
- * 100 000 PyTorch reports joins texts of about 10 KiB, for which the 128
- * slots held 1.3 MB through the whole run.
+ * past it keeps nothing.  For a log of 100 000 PyTorch reports the 128
+ * slots held 1.3 MB through the whole run; the anchor-dense inputs of
+ * bench/run.sh take no more instructions with the bound (callgrind).
  */
 #define EX_MEMO_BYTES (512 * 1024)
 

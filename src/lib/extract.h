@@ -75,9 +75,9 @@ bool ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span);
  * message); clears the flag. */
 bool ex_nomem(ex_ctx *x);
 /* Forgets the remembered rounds (ex_arbitrate_memo), giving back their
- * texts and events: called at the end of an input, so that the memory
- * they hold (about 1.3 MB after a log of many reports) is free for the
- * rules and the report.  What the next rounds answer does not change. */
+ * texts (at most 512 KiB) and events: called at the end of an input, so
+ * that the memory they hold is free for the rules and the report.  What
+ * the next rounds answer does not change. */
 void ex_forget(ex_ctx *x);
 
 #endif
