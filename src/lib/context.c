@@ -429,6 +429,7 @@ static const cx_anchor cx_anchor_list[] = {
 struct cx_ctx {
 	rx_code *re[CX_COUNT];
 	rx_match *m;
+	bool nomem;     /* an event's frames or readings were lost (cx_nomem) */
 };
 
 cx_ctx *
@@ -467,6 +468,15 @@ cx_free(cx_ctx *c)
 		rx_code_free(c->re[i]);
 	rx_match_free(c->m);
 	free(c);
+}
+
+bool
+cx_nomem(cx_ctx *c)
+{
+	bool nomem = c->nomem;
+
+	c->nomem = false;
+	return nomem;
 }
 
 const cx_anchor *
@@ -1407,10 +1417,23 @@ cx_series_of(const od_logctx *st, int rank, cx_series *s)
 }
 
 void
-cx_attach(const od_logctx *state, od_event *ev)
+cx_attach(cx_ctx *c, const od_logctx *state, od_event *ev)
 {
 	ev->ctx = *state;
 	ev->ctx.series_device = ev->device;
+	/* The event's own copy of the series, only as long as it is. */
+	ev->ctx.readings = NULL;
+	if (state->nkept > 0) {
+		ev->ctx.readings = malloc((size_t)state->nkept *
+		    sizeof *ev->ctx.readings);
+		if (ev->ctx.readings == NULL) {
+			ev->ctx.nkept = 0;
+			c->nomem = true;
+		} else {
+			memcpy(ev->ctx.readings, state->readings,
+			    (size_t)state->nkept * sizeof *ev->ctx.readings);
+		}
+	}
 	/* The kernel prints the cgroup's usage and limit just before it
 	 * names the process it kills (Linux's mm/memcontrol.c,
 	 * mem_cgroup_print_oom_meminfo). */
@@ -1569,6 +1592,14 @@ cx_frames(cx_ctx *c, const char *buf, size_t len, size_t at, od_event *ev)
 			od_frame *f;
 			const char *nl, *code, *ce;
 
+			/* The room for the frames comes with the first. */
+			if (ev->frames == NULL)
+				ev->frames = calloc(OD_FRAMES_MAX,
+				    sizeof *ev->frames);
+			if (ev->frames == NULL) {
+				c->nomem = true;
+				break;
+			}
 			/* Keep the innermost frames: drop the oldest. */
 			if (ev->nframes == OD_FRAMES_MAX) {
 				memmove(ev->frames, ev->frames + 1,

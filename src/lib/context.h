@@ -113,9 +113,14 @@ void cx_line(cx_ctx *c, int what, const char *line, size_t len,
  * job of the cgroup the kernel named, within as many lines and for the
  * same pid where its line names one), and for a
  * TensorFlow error with no figures, a BFC Stats block at most
- * CX_BFC_LINES before it.
+ * CX_BFC_LINES before it.  The event owns its copy of the readings; when
+ * memory cannot hold it the event has none, and cx_nomem says so.
  */
-void cx_attach(const od_logctx *state, od_event *ev);
+void cx_attach(cx_ctx *c, const od_logctx *state, od_event *ev);
+/* Whether an event's frames or readings were lost for want of memory
+ * since the last call (the scanner reports it at od_scan_finish); clears
+ * it. */
+bool cx_nomem(cx_ctx *c);
 
 /*
  * Reads the text before an event, buf[0..len) (the event's line starts at

@@ -256,8 +256,13 @@ typedef struct {
 	/* The series of readings, oldest first: every reading until
 	 * OD_READINGS_MAX, then thinned (context.c, cx_thin) so that the
 	 * first, the last, the largest and an even spread are kept, and only
-	 * one reading line in stride is read from then on. */
-	od_reading readings[OD_READINGS_MAX];
+	 * one reading line in stride is read from then on.  The scanner's
+	 * state points into its own room of OD_READINGS_MAX (scan.c); an
+	 * event owns a copy of its nkept readings (cx_attach), or of at most
+	 * OD_READINGS_MAX when read from a report (report_fields.c), NULL
+	 * when it has none: most events have none, and 2.5 KiB each in place
+	 * was a quarter of a kept event. */
+	od_reading *readings;
 	int nkept;
 	uint32_t stride;        /* 0 or 1: every reading line */
 	uint64_t seen;          /* reading lines met, read or not */
@@ -385,7 +390,10 @@ typedef struct oomdoc_cause {
 	char *explanation;      /* owned */
 	od_evidence evidence[OD_EVIDENCE_MAX];
 	int nevidence;
-	od_fix fixes[OD_FIXES_MAX];
+	/* Owned, room for as many as the rule has (at most OD_FIXES_MAX),
+	 * NULL when none: 160 bytes a fix, 1.9 KiB a cause in place, where
+	 * most causes have two or three. */
+	od_fix *fixes;
 	int nfixes;
 } od_cause;
 
@@ -501,7 +509,9 @@ typedef struct oomdoc_event {
 	od_logctx ctx;
 	int64_t step;           /* -1 unknown */
 	char phase[16];         /* forward, backward, optimizer, ... */
-	od_frame frames[OD_FRAMES_MAX];
+	/* The traceback's frames: owned, room for OD_FRAMES_MAX, allocated
+	 * with the first (context.c, cx_frames); NULL when none. */
+	od_frame *frames;
 	int nframes;
 	od_cause *causes;       /* owned, best first */
 	int ncauses;
@@ -513,7 +523,9 @@ typedef struct oomdoc_event {
 	uint64_t key;           /* grouping hash of kind and normalised message */
 	uint64_t peer_key;      /* the same with the figures left out */
 	/* Many ranks as one story (event.c). */
-	od_rank_row per_rank[OD_RANK_ROWS_MAX];
+	/* Owned, room for OD_RANK_ROWS_MAX, allocated with the first row
+	 * (event.c, ev_add_row); NULL when none. */
+	od_rank_row *per_rank;
 	int nper_rank;          /* 0 unless ranks reported different figures */
 	int per_rank_dropped;   /* ranks beyond OD_RANK_ROWS_MAX */
 	uint64_t peer_line;     /* the line of the last rank's report joined */
@@ -628,13 +640,14 @@ typedef struct {
 void od_events_mention(od_events *set, const od_event *ev, const char *reason);
 size_t od_events_mention_count(const od_events *set);
 const od_mention *od_events_mention_get(const od_events *set, size_t i);
-/* Whether memory ran out while an event's list of inputs or ranks grew
- * since the last call (the scanner reports it at od_scan_finish); clears
- * it. */
+/* Whether memory ran out while an event's list of inputs or ranks or its
+ * per-rank table grew since the last call (the scanner reports it at
+ * od_scan_finish); clears it. */
 bool od_events_nomem(od_events *set);
 void od_event_init(od_event *ev);
 void od_event_clear(od_event *ev);
 void od_cause_clear(od_cause *c);
+void od_fix_clear(od_fix *f);
 /* Adds rank to ev's list of ranks; false when memory ran out. */
 bool od_event_add_rank(od_event *ev, int rank);
 

@@ -63,6 +63,13 @@ static const ex_recogniser *const ex_recognisers[] = {
 #define EX_MEMO 128
 #define EX_MEMO_WAYS 4
 #define EX_MEMO_EDGE 32
+/*
+ * The most bytes of text the slots hold in all: a slot that would grow
+ * past it keeps nothing.  For a log of 100 000 PyTorch reports the 128
+ * slots held 1.3 MB through the whole run; the anchor-dense inputs of
+ * bench/run.sh take no more instructions with the bound (callgrind).
+ */
+#define EX_MEMO_BYTES (512 * 1024)
 
 /*
  * One remembered round of ex_arbitrate: its inputs (the joined text, the
@@ -70,11 +77,11 @@ static const ex_recogniser *const ex_recognisers[] = {
  * the fresh event it filled, and the recognisers' strikes: the same
  * patterns ran, none stopped since) and its outputs (the answer, the
  * message's bounds, whether its recogniser reads on, the event it filled,
- * which holds no heap field then).  The event (9 KiB) is kept apart, on
- * the heap, so that the slots a lookup reads lie close together: kept in
- * the slot, a set of four ways spanned 36 KiB and the whole memo 1.1 MiB,
- * and every hit's lookup missed the caches (17% of ex_extract's own time
- * on a line of 14 anchors, perf).
+ * which holds no heap field then).  The event (3 KiB, 9 KiB then) is kept
+ * apart, on the heap, so that the slots a lookup reads lie close
+ * together: kept in the slot, a set of four ways spanned 36 KiB and the
+ * whole memo 1.1 MiB, and every hit's lookup missed the caches (17% of
+ * ex_extract's own time on a line of 14 anchors, perf).
  */
 typedef struct {
 	bool used;
@@ -194,6 +201,7 @@ struct ex_ctx {
 	 */
 	ex_memo memo[EX_MEMO];
 	unsigned char memo_turn[EX_MEMO / EX_MEMO_WAYS];
+	size_t memo_bytes;      /* the slots' cap in all, <= EX_MEMO_BYTES */
 	int sk;
 	/* The prefix's line end read (px_end, ex_repeat), the last hits
 	 * that gave no event (a slot each, ex_repeat_slot), and a stretch
@@ -710,16 +718,21 @@ ex_arbitrate_memo(ex_ctx *x, int pass, size_t ht, bool fallback_ok,
 	ex_text_gen(x, 0, 0);
 	*follows |= f;
 	if (ex_strikes(x) != strikes || (ok && (ev->message != NULL ||
-	    ev->ranks != NULL || ev->seen != NULL || ev->causes != NULL)))
+	    ev->ranks != NULL || ev->seen != NULL || ev->causes != NULL ||
+	    ev->per_rank != NULL || ev->frames != NULL ||
+	    ev->ctx.readings != NULL)))
 		return ok;
 	if (m->cap < len) {
-		/* Grown to the text's size, at most EX_TEXT_MAX: a slot
-		 * that cannot grow keeps nothing. */
-		char *p = realloc(m->text, len);
+		/* Grown to the text's size, at most EX_TEXT_MAX, while the
+		 * slots hold at most EX_MEMO_BYTES: a slot that cannot grow
+		 * keeps nothing. */
+		char *p = x->memo_bytes - m->cap + len <= EX_MEMO_BYTES ?
+		    realloc(m->text, len) : NULL;
 
 		m->used = false;
 		if (p == NULL)
 			return ok;
+		x->memo_bytes += len - m->cap;
 		m->text = p;
 		m->cap = len;
 	}
@@ -737,7 +750,7 @@ ex_arbitrate_memo(ex_ctx *x, int pass, size_t ht, bool fallback_ok,
 	m->fallback_ok = fallback_ok;
 	m->ok = ok;
 	m->follows = f;
-	/* An event (9 KiB) is copied only the second time its round
+	/* An event (3 KiB) is copied only the second time its round
 	 * comes: a log of events all different pays for none. */
 	if (ok && again && m->ev == NULL)
 		m->ev = malloc(sizeof *m->ev);
@@ -1077,6 +1090,19 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 	span->lines = nl;
 	ex_remember(x, w, span->end);
 	return true;
+}
+
+void
+ex_forget(ex_ctx *x)
+{
+	int r;
+
+	for (r = 0; r < EX_MEMO; r++) {
+		free(x->memo[r].text);
+		free(x->memo[r].ev);
+		x->memo[r] = (ex_memo){ .used = false };
+	}
+	x->memo_bytes = 0;
 }
 
 bool

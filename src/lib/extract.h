@@ -74,5 +74,10 @@ bool ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span);
 /* True when memory ran out since the last call (an event lost its
  * message); clears the flag. */
 bool ex_nomem(ex_ctx *x);
+/* Forgets the remembered rounds (ex_arbitrate_memo), giving back their
+ * texts (at most 512 KiB) and events: called at the end of an input, so
+ * that the memory they hold is free for the rules and the report.  What
+ * the next rounds answer does not change. */
+void ex_forget(ex_ctx *x);
 
 #endif

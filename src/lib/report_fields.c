@@ -489,13 +489,18 @@ jf_fixes_set(void *base, const json_t *v, od_json_ctx *cx)
 	bool ok = true;
 
 	json_array_foreach(v, i, e) {
-		od_fix *f = &c->fixes[c->nfixes];
+		od_fix *f;
 
 		if (c->nfixes == OD_FIXES_MAX)
 			break;
 		if (!json_is_object(e))
 			continue;
-		c->nfixes++;
+		/* Room for the array's fixes, at most OD_FIXES_MAX. */
+		if (c->fixes == NULL && (c->fixes = calloc(json_array_size(v) <
+		    OD_FIXES_MAX ? json_array_size(v) : OD_FIXES_MAX,
+		    sizeof *c->fixes)) == NULL)
+			return false;
+		f = &c->fixes[c->nfixes++];
 		f->id = json_string_value(json_object_get(e, "id"));
 		jf_changes_set(json_object_get(e, "changes"), f);
 		f->text = json_is_string(json_object_get(e, "text")) ?
@@ -582,8 +587,11 @@ jf_causes_set(void *base, const json_t *v, od_json_ctx *cx)
 		if (rule == NULL || rule[0] == '\0')
 			continue;
 		oc->confidence = OD_CONF_LOW;
-		if (!jf_fill(jf_cause, oc, c, cx))
+		if (!jf_fill(jf_cause, oc, c, cx)) {
+			/* Not counted yet: what it holds is freed here. */
+			od_cause_clear(oc);
 			return false;
+		}
 		ev->ncauses++;
 	}
 	return true;
@@ -873,7 +881,7 @@ static const od_json_field jf_context[] = {
 	JF_CHARS("phase", phase),
 	{ .key = "frames", .type = OD_JSON_ARRAY, .at = JF_AT(frames),
 	  .fields = jf_frame, .stride = sizeof(od_frame),
-	  .count_at = JF_AT(nframes), .max = OD_FRAMES_MAX },
+	  .count_at = JF_AT(nframes), .max = OD_FRAMES_MAX, .heap = true },
 	JF_CHARS("alloc_conf", ctx.alloc_conf),
 	JF_CHARS("xla_conf", ctx.xla_conf),
 	JF_CHARS("tf_allocator", ctx.tf_allocator),
@@ -887,7 +895,7 @@ static const od_json_field jf_context[] = {
 	  .get = jf_readings_get, .set = jf_readings_set },
 	{ .key = "readings", .type = OD_JSON_ARRAY, .at = JF_AT(ctx.readings),
 	  .fields = jf_reading, .stride = sizeof(od_reading),
-	  .count_at = JF_AT(ctx.nkept), .max = OD_READINGS_MAX },
+	  .count_at = JF_AT(ctx.nkept), .max = OD_READINGS_MAX, .heap = true },
 	{ .type = OD_JSON_END },
 };
 
@@ -981,7 +989,8 @@ const od_json_field od_event_fields[] = {
 	{ .key = "aftermath", .type = OD_JSON_OBJECT, .fields = jf_after },
 	{ .key = "per_rank", .type = OD_JSON_ARRAY, .at = JF_AT(per_rank),
 	  .fields = jf_rank_row, .stride = sizeof(od_rank_row),
-	  .count_at = JF_AT(nper_rank), .max = OD_RANK_ROWS_MAX },
+	  .count_at = JF_AT(nper_rank), .max = OD_RANK_ROWS_MAX,
+	  .heap = true },
 	{ .key = "per_rank_omitted", .type = OD_JSON_INT,
 	  .null = OD_JSON_NEVER_NULL, .at = JF_AT(per_rank_dropped) },
 	{ .key = "message", .type = OD_JSON_CUSTOM, .get = jf_message_get,
@@ -1049,12 +1058,13 @@ jf_get(const od_json_field *f, const void *base, const od_json_ctx *cx)
 	case OD_JSON_ARRAY: {
 		int i, n = *(const int *)(const void *)((const char *)base +
 		    f->count_at);
+		const char *el = f->heap ? *JF_CFIELD(jf_cstr, base, f) :
+		    (const char *)base + f->at;
 		json_t *a = json_array();
 
-		for (i = 0; a != NULL && i < n && i < f->max; i++)
+		for (i = 0; a != NULL && el != NULL && i < n && i < f->max; i++)
 			if (json_array_append_new(a, jf_object(f->fields,
-			    (const char *)base + f->at + (size_t)i * f->stride,
-			    cx)) != 0) {
+			    el + (size_t)i * f->stride, cx)) != 0) {
 				json_decref(a);
 				return NULL;
 			}
@@ -1154,6 +1164,7 @@ jf_set(const od_json_field *f, void *base, const json_t *v, od_json_ctx *cx)
 		return !json_is_object(v) || jf_fill(f->fields, base, v, cx);
 	case OD_JSON_ARRAY: {
 		int *n = (int *)(void *)((char *)base + f->count_at);
+		char *el = (char *)base + f->at;
 		const json_t *e;
 		size_t at;
 
@@ -1162,8 +1173,18 @@ jf_set(const od_json_field *f, void *base, const json_t *v, od_json_ctx *cx)
 				break;
 			if (!json_is_object(e))
 				continue;
-			if (!jf_fill(f->fields, (char *)base + f->at +
-			    (size_t)*n * f->stride, e, cx))
+			if (f->heap) {
+				char **p = JF_FIELD(char *, base, f);
+
+				/* Zeroed: a member the object lacks reads as
+				 * the array in place would have it. */
+				if (*p == NULL && (*p = calloc((size_t)f->max,
+				    f->stride)) == NULL)
+					return false;
+				el = *p;
+			}
+			if (!jf_fill(f->fields, el + (size_t)*n * f->stride, e,
+			    cx))
 				return false;
 			(*n)++;
 		}

@@ -51,7 +51,8 @@ typedef enum {
 	OD_JSON_CSTR,           /* const char *, borrowed (see below) */
 	OD_JSON_ENUM,           /* an enum written by its name */
 	OD_JSON_OBJECT,         /* a nested object of the same struct: fields */
-	OD_JSON_ARRAY,          /* an array of structs in place: fields */
+	OD_JSON_ARRAY,          /* an array of structs: fields (in place, or
+	                         * through a pointer: heap) */
 	OD_JSON_CUSTOM,         /* written by get, read by set */
 } od_json_type;
 
@@ -79,11 +80,14 @@ struct od_json_field {
 	const char *(*name)(int v);
 	int count;
 	/* OD_JSON_OBJECT and OD_JSON_ARRAY: the members; for an array, the
-	 * element's size, the offset of the int that counts them, the most. */
+	 * element's size, the offset of the int that counts them, the most,
+	 * and whether at holds a pointer to them (owned, NULL when there are
+	 * none; the reader allocates room for max with the first). */
 	const od_json_field *fields;
 	size_t stride;
 	size_t count_at;
 	int max;
+	bool heap;
 	/* OD_JSON_CUSTOM: the value for base, and base set from v (v may be
 	 * NULL, for an absent key; no set: not read back). */
 	json_t *(*get)(const void *base, const od_json_ctx *cx);

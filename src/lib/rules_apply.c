@@ -335,7 +335,11 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 			if (rl_evidence_render(&r->evidence[k], &src,
 			    &c->evidence[c->nevidence]))
 				c->nevidence++;
-		for (k = 0; k < r->nfixes; k++) {
+		/* Room for the rule's fixes, those that render. */
+		if (r->nfixes > 0 && (c->fixes = malloc((size_t)r->nfixes *
+		    sizeof *c->fixes)) == NULL)
+			src.nomem = true;
+		for (k = 0; c->fixes != NULL && k < r->nfixes; k++) {
 			const rl_fix *rf = &r->fixes[k];
 			od_fix *f = &c->fixes[c->nfixes];
 
@@ -371,12 +375,7 @@ rl_apply(const rl_set *s, od_event *ev, const fc_user_facts *user)
 			    (f->env_value == NULL || f->env_name == NULL)) ||
 			    (rf->code != NULL && f->code == NULL) ||
 			    (rf->config_value != NULL && f->config_value == NULL)) {
-				od_cause tmp;
-
-				memset(&tmp, 0, sizeof tmp);
-				tmp.fixes[0] = *f;
-				tmp.nfixes = 1;
-				od_cause_clear(&tmp);
+				od_fix_clear(f);
 				continue;
 			}
 			c->nfixes++;

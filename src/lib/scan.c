@@ -181,6 +181,9 @@ typedef struct sc_state {
 	int index;
 	od_events *set;
 	od_logctx ctx;          /* the settings seen so far */
+	/* The room of ctx's series of readings (ctx.readings points here;
+	 * each event copies what it holds, cx_attach). */
+	od_reading series[OD_READINGS_MAX];
 	/* Per kind of setting, absolute offsets: the end of the last line
 	 * read (a second anchor on it is skipped) and where it was. */
 	uint64_t ctx_done[CX_WHAT_MAX];
@@ -1253,7 +1256,7 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 			return;
 		}
 	}
-	cx_attach(&st->ctx, &ev);
+	cx_attach(st->sc->cx, &st->ctx, &ev);
 	/* The text just before the event, for its traceback and step: at
 	 * most SC_HISTORY bytes, and only for an event not seen before (an
 	 * echo takes nothing from it). */
@@ -1860,7 +1863,9 @@ od_scan_begin(od_scanner *sc, int index, od_events *set)
 	if (sc->fn != NULL)
 		od_events_delivered(set, st->delivered);
 	cx_reset(&st->ctx);
+	st->ctx.readings = st->series;
 	(void)ex_nomem(sc->ex);
+	(void)cx_nomem(sc->cx);
 	sl_begin(sc->sl, sc_text, sc);
 }
 
@@ -1960,15 +1965,17 @@ bool
 od_scan_finish(od_scanner *sc, od_input *info)
 {
 	sc_state *st = sc->st;
-	bool lost_message, lost_input;
+	bool lost_message, lost_input, lost_context;
 
 	sl_finish(sc->sl);
 	sc_advance(st, true);
 	sl_input(sc->sl, &info->bytes, &info->lines);
-	/* Both are read, and so cleared, whatever the first says. */
+	ex_forget(sc->ex);
+	/* All are read, and so cleared, whatever the first says. */
 	lost_message = ex_nomem(sc->ex);
 	lost_input = od_events_nomem(st->set);
-	if (lost_message || lost_input) {
+	lost_context = cx_nomem(sc->cx);
+	if (lost_message || lost_input || lost_context) {
 		info->failed = true;
 		return false;
 	}

@@ -285,11 +285,13 @@ static void
 test_sparkline(void **state)
 {
 	od_logctx c;
+	od_reading room[OD_READINGS_MAX];
 	char buf[OD_READINGS_MAX * 3 + 1];
 	int i;
 
 	(void)state;
 	cx_reset(&c);
+	c.readings = room;      /* the room a scanner gives its series */
 	assert_int_equal(rp_sparkline(&c, -1, true, buf, sizeof buf), 0);
 	assert_string_equal(buf, "");
 	for (i = 0; i < 3; i++)

@@ -73,6 +73,8 @@ report_of(const char *log, size_t *len)
 	ev->causes[0].cause_bytes = 63565000000LL;
 	ev->causes[0].explains_bytes = OD_UNKNOWN;
 	ev->causes[0].nevidence = 2;
+	ev->causes[0].fixes = calloc(2, sizeof *ev->causes[0].fixes);
+	assert_non_null(ev->causes[0].fixes);
 	ev->causes[0].fixes[0].id = "stop_it";
 	ev->causes[0].fixes[0].text = strdup("Stop pid 48213.");
 	ev->causes[0].fixes[0].env_name = strdup("CUDA_VISIBLE_DEVICES");
