@@ -50,9 +50,9 @@
  *
  *   a diff's line      a low-confidence event on a line that a unified
  *                      diff adds ('+' first, the line before it a diff's
- *                      line too: '+', '-' or "@@"): a file's text, such
- *                      as a troubleshooting page's example run ("+
- *                      Killed"), not this run's output.
+ *                      line too: '+', '-', "@@" or a "```diff" fence): a
+ *                      file's text, such as a troubleshooting page's
+ *                      example run ("+   Killed"), not this run's output.
  *
  *   a kill explained   a shell's "Killed" (low confidence: a SIGKILL, no
  *                      more) within DC_EXPLAIN_LINES lines after the
