@@ -6,7 +6,7 @@
  * talks about a message (rg_mention, quiet_in_prose).  What no single
  * line shows is decided here, once, for the events of every recogniser,
  * after the event is read and before it joins the event set (scan.c).
- * An event is a mention, and no failure, in three cases:
+ * An event is a mention, and no failure, in five cases:
  *
  *   weak and quiet     the fallback's phrase (low confidence) on a line
  *                      that reports no failure (not fatal), after at
@@ -18,7 +18,11 @@
  *                      exception that would confirm one.  A line of a
  *                      program's output ("worker 3 reported OutOfMemory
  *                      on gpu 1", "status: RESOURCE_EXHAUSTED while
- *                      compiling") stays a low-confidence event.
+ *                      compiling") stays a low-confidence event.  The
+ *                      failure word of a message quoted in a code span
+ *                      is the quote's, not the line's ("log something
+ *                      like `memory cgroup out of memory: process
+ *                      killed`").
  *
  *   a status in prose  the message is a bare status of a few words with
  *                      no figures ("OOMKilled", "OUT_OF_MEMORY", "exit
@@ -32,7 +36,23 @@
  *                      prints a status after a key, in a column or at the
  *                      start of its line; a pasted message of its own
  *                      (with a colon, a figure or more words) is read as
- *                      before, wherever it stands.
+ *                      before, wherever it stands.  Other codes listed
+ *                      after it belong to it ("exit code 137/139, but
+ *                      ..."), and a run of CJK characters, which has no
+ *                      blanks between its words, counts one word a
+ *                      character ("原因 OOMKilled 说明容器...").
+ *
+ *   a link's title     the message (its phrase, for the fallback) in the
+ *                      text of a Markdown link, "[...](": the title of a
+ *                      page that a list of links names ("- [XLA failed
+ *                      to allocate request for memory on device](https:
+ *                      //github.com/...)").
+ *
+ *   a diff's line      a low-confidence event on a line that a unified
+ *                      diff adds ('+' first, the line before it a diff's
+ *                      line too: '+', '-', "@@" or a "```diff" fence): a
+ *                      file's text, such as a troubleshooting page's
+ *                      example run ("+   Killed"), not this run's output.
  *
  *   a kill explained   a shell's "Killed" (low confidence: a SIGKILL, no
  *                      more) within DC_EXPLAIN_LINES lines after the
@@ -55,13 +75,15 @@
 
 #include "caseless.h"
 #include "decide.h"
+#include "recogniser.h"
 
 #define DC_PROSE_BEFORE 5
 #define DC_PROSE_BEFORE_AND 2
 #define DC_PROSE_AFTER 3
 #define DC_WEAK_BEFORE 3
-/* A status is a short message: "OUT_OF_MEMORY", "exit code 137". */
-#define DC_STATUS_MAX 24
+/* A status is a short message: "OUT_OF_MEMORY", "exit code 137", the
+ * CUDA runtime's "cudaErrorMemoryAllocation" (25 bytes). */
+#define DC_STATUS_MAX 32
 /* The longest inline code span a status is looked around, or that
  * counts as a word of a sentence. */
 #define DC_SPAN_MAX 32
@@ -74,6 +96,9 @@ const char dc_reason_prose[] = "a status inside a sentence of prose, with "
     "no figures";
 const char dc_reason_explained[] = "a SIGKILL after the program's own "
     "error, which is no memory error";
+const char dc_reason_link[] = "the title of a Markdown link";
+const char dc_reason_diff[] = "a line that a diff adds: a file's text, not "
+    "output";
 
 static bool
 dc_letter(unsigned char c)
@@ -118,6 +143,27 @@ dc_word(const char *w, size_t n)
 	return true;
 }
 
+/*
+ * How many words the plain word w[0..n) counts for: one, or one a
+ * character for a run of CJK characters (three-byte UTF-8 sequences led
+ * by 0xE3 to 0xE9: kana, CJK punctuation and ideographs), since Chinese
+ * and Japanese write no blank between words.
+ */
+static int
+dc_weight(const char *w, size_t n)
+{
+	size_t i;
+
+	if (n < 3 || n % 3 != 0)
+		return 1;
+	for (i = 0; i < n; i += 3)
+		if ((unsigned char)w[i] < 0xe3 || (unsigned char)w[i] > 0xe9 ||
+		    ((unsigned char)w[i + 1] & 0xc0) != 0x80 ||
+		    ((unsigned char)w[i + 2] & 0xc0) != 0x80)
+			return 1;
+	return (int)(n / 3);
+}
+
 /* The plain words just before l[p] on the line l[0..p), back to the
  * first token that is none, two blanks or a sentence's end. */
 static int
@@ -144,7 +190,7 @@ dc_words_before(const char *l, size_t p)
 		/* A word that ends a sentence ends the count before it. */
 		if (count > 0 && strchr(".!?", l[e - 1]) != NULL)
 			return count;
-		count++;
+		count += dc_weight(l + b, e - b);
 		if (b == 0 || strchr(".!?", l[e - 1]) != NULL)
 			return count;
 		e = b;
@@ -159,6 +205,11 @@ dc_words_after(const char *l, size_t n, size_t q)
 	size_t b = q;
 	int count = 0;
 
+	/* Other codes listed after the status's own ("exit code
+	 * 137/236/237") are part of it. */
+	while (b + 1 < n && l[b] == '/' && l[b + 1] >= '0' && l[b + 1] <= '9')
+		for (b++; b < n && l[b] >= '0' && l[b] <= '9'; b++)
+			;
 	while (b < n && (dc_wrap(l[b]) || l[b] == ')' || l[b] == ','))
 		b++;
 	if (b >= n || l[b] != ' ')
@@ -178,7 +229,7 @@ dc_words_after(const char *l, size_t n, size_t q)
 		}
 		if (!dc_word(l + b, e - b))
 			return count;
-		count++;
+		count += dc_weight(l + b, e - b);
 		b = e;
 	}
 }
@@ -261,25 +312,135 @@ dc_has(const char *s, size_t n, const char *w)
 	return od_caseless_find(s, n, w, strlen(w)) != NULL;
 }
 
+/*
+ * Finds the event's text in the first DC_LINE_MAX bytes of its line
+ * l[0..n), at l[*p..*q): the fallback's phrase (the event's error,
+ * compared caselessly), or the first line of another recogniser's
+ * message.
+ */
+static bool
+dc_find(const od_event *ev, const char *l, size_t n, size_t *p, size_t *q)
+{
+	const char *nl, *at;
+	size_t k, i;
+
+	if (n > DC_LINE_MAX)
+		n = DC_LINE_MAX;
+	if (ev->kind == OD_KIND_UNRECOGNISED) {
+		k = strlen(ev->error);
+		if (k == 0)
+			return false;
+		for (i = 0; i + k <= n && !dc_has(l + i, k, ev->error); i++)
+			;
+		if (i + k > n)
+			return false;
+		*p = i;
+		*q = i + k;
+		return true;
+	}
+	if (ev->message == NULL || ev->message_len == 0)
+		return false;
+	nl = memchr(ev->message, '\n', ev->message_len);
+	k = nl != NULL ? (size_t)(nl - ev->message) : ev->message_len;
+	at = k > 0 && k <= n ? memmem(l, n, ev->message, k) : NULL;
+	if (at == NULL)
+		return false;
+	*p = (size_t)(at - l);
+	*q = *p + k;
+	return true;
+}
+
+/*
+ * Whether l[p..q) stands in an inline code span of the line l[0..n) and
+ * the line says nothing failed outside the span (rg_failure_line): the
+ * failure word is the quoted message's.
+ */
+static bool
+dc_failure_quoted(const char *l, size_t n, size_t p, size_t q)
+{
+	char copy[DC_LINE_MAX];
+	size_t a = p, b = q, i, ticks = 0;
+
+	while (a > 0 && l[a - 1] != '`')
+		a--;
+	while (b < n && l[b] != '`')
+		b++;
+	if (a == 0 || b >= n)
+		return false;
+	/* The backtick before it opens a span: an even number before it. */
+	for (i = 0; i + 1 < a; i++)
+		ticks += l[i] == '`';
+	if (ticks % 2 != 0)
+		return false;
+	memcpy(copy, l, n);
+	memset(copy + a, ' ', b - a);
+	return !rg_failure_line(copy, n);
+}
+
 /* Whether the fallback's phrase (the event's error) stands after at
- * least DC_WEAK_BEFORE plain words of a sentence on the line l[0..n). */
+ * least DC_WEAK_BEFORE plain words of a sentence on the line l[0..n),
+ * which says nothing failed, or only in the code span that quotes the
+ * phrase. */
 static bool
 dc_weak_in_prose(const od_event *ev, const char *l, size_t n)
 {
 	char copy[DC_LINE_MAX];
-	size_t el = strlen(ev->error), i;
+	size_t p, q;
 
-	if (ev->kind != OD_KIND_UNRECOGNISED || el == 0)
+	if (ev->kind != OD_KIND_UNRECOGNISED || !dc_find(ev, l, n, &p, &q))
 		return false;
 	if (n > DC_LINE_MAX)
 		n = DC_LINE_MAX;
-	for (i = 0; i + el <= n && !dc_has(l + i, el, ev->error); i++)
-		;
-	if (i + el > n)
+	if (ev->fatal && !dc_failure_quoted(l, n, p, q))
 		return false;
 	memcpy(copy, l, n);
-	dc_mask_spans(copy, n, i, i + el);
-	return dc_words_before(copy, i) >= DC_WEAK_BEFORE;
+	dc_mask_spans(copy, n, p, q);
+	return dc_words_before(copy, p) >= DC_WEAK_BEFORE;
+}
+
+/* Whether the event's text stands in the text of a Markdown link,
+ * "[...](", on its line l[0..n). */
+static bool
+dc_link_title(const od_event *ev, const char *l, size_t n)
+{
+	size_t p, q;
+
+	if (!dc_find(ev, l, n, &p, &q))
+		return false;
+	if (n > DC_LINE_MAX)
+		n = DC_LINE_MAX;
+	while (p > 0 && l[p - 1] != '[' && l[p - 1] != ']')
+		p--;
+	while (q < n && l[q] != ']' && l[q] != '[')
+		q++;
+	return p > 0 && l[p - 1] == '[' && q + 1 < n && l[q] == ']' &&
+	    l[q + 1] == '(';
+}
+
+/*
+ * Whether the line l[0..n) is one that a unified diff adds, in a diff:
+ * '+' first (not a "+++" header), and the line before it, at the end of
+ * before[0..bn), a diff's line too: one added or removed, a hunk's "@@"
+ * or a Markdown fence that opens a diff.
+ */
+static bool
+dc_diff_line(const char *l, size_t n, const char *before, size_t bn)
+{
+	size_t e = bn, b;
+
+	if (n == 0 || l[0] != '+' || (n > 1 && l[1] == '+'))
+		return false;
+	if (e > 0 && before[e - 1] == '\n')
+		e--;
+	if (e > 0 && before[e - 1] == '\r')
+		e--;
+	for (b = e; b > 0 && before[b - 1] != '\n'; b--)
+		;
+	if (b == e)
+		return false;
+	return before[b] == '+' || before[b] == '-' ||
+	    (e - b >= 2 && memcmp(before + b, "@@", 2) == 0) ||
+	    (e - b >= 7 && memcmp(before + b, "```diff", 7) == 0);
 }
 
 /* Whether the short message (one line of it) stands inside a sentence
@@ -465,11 +626,15 @@ const char *
 dc_mention(const od_event *ev, const char *line, size_t n, uint64_t at,
     const char *before, size_t bn, dc_memo *memo)
 {
-	if (ev->confidence == OD_CONF_LOW && !ev->fatal &&
-	    dc_weak_in_prose(ev, line, n))
+	if (ev->confidence == OD_CONF_LOW && dc_weak_in_prose(ev, line, n))
 		return dc_reason_weak;
 	if (dc_status_in_prose(ev, line, n))
 		return dc_reason_prose;
+	if (dc_link_title(ev, line, n))
+		return dc_reason_link;
+	if (ev->confidence == OD_CONF_LOW &&
+	    dc_diff_line(line, n, before, bn))
+		return dc_reason_diff;
 	if (dc_kill_explained(ev, at, before, bn, memo))
 		return dc_reason_explained;
 	return NULL;

@@ -354,6 +354,12 @@ fb_failure_line(const char *l, size_t n, bool count_cannot)
 	    l[i + 4] >= '0' && l[i + 4] <= '9' && l[i + 5] == ' ';
 }
 
+bool
+rg_failure_line(const char *l, size_t n)
+{
+	return fb_failure_line(l, n, true);
+}
+
 /* Whether what follows the phrase (post[0..n)) names memory or a size. */
 static bool
 fb_memory_after(const char *post, size_t n)

@@ -105,9 +105,17 @@ static const char *const pt_patterns[PT_COUNT] = {
 	    "\\s*" SZ GAP "(reserved" GAP "in" GAP "total(?:" GAP "by(?:" GAP
 	    "PyTorch)?)?|cached)",
 	[PT_OLD_CLOSE] = "\\s*\\)",
+	/*
+	 * Builds that streamed the index as c10::DeviceIndex, an int8_t,
+	 * printed it as a character: device 0 wrote a NUL that pastes drop
+	 * ("GPU  has a total capacity", two blanks), devices 1 and up a
+	 * control character (https://github.com/pytorch/pytorch/pull/123984).
+	 * Such a message names no device: the index is optional here and the
+	 * event's device stays unknown.
+	 */
 	[PT_NEW_GPU] =
-	    "\\.?\\s*GPU\\s+(\\d+)" GAP "has" GAP "a" GAP "total" GAP
-	    "capac(it|t)y" GAP "of" GAP SZ,
+	    "\\.?\\s*GPU(?:\\s+(\\d+))?\\s*[\\x00-\\x1f]?" GAP "has" GAP
+	    "a" GAP "total" GAP "capac(it|t)y" GAP "of" GAP SZ,
 	[PT_NEW_FREE] = GAP "of" GAP "which" GAP SZ GAP "is" GAP "free",
 	[PT_NEW_DOT] = "\\.",
 	[PT_PROC] =

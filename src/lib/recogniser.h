@@ -251,6 +251,13 @@ void rg_exception(const char *t, size_t start, char *out);
 bool rg_placeholder(const char *p, size_t n);
 
 /*
+ * Whether the line l[0..n) says that something failed: a failure word
+ * (error, failed, killed, cannot, ...) or glog's E or F severity; the
+ * fallback's events are fatal on such a line (recog_fallback.c).
+ */
+bool rg_failure_line(const char *l, size_t n);
+
+/*
  * Whether the phrase at l[p..q) of the line l[0..n) is only talked about:
  * advice or a condition before it, a recovery after it, source code, a
  * search, a usage text, a setting, a heading, a template, a question, a

@@ -89,8 +89,10 @@ static const char sc_traceback[] = "Traceback (most recent call last)";
  * counted that the scanner keeps at a time (sc_count_to). */
 #define SC_PF_LINES 64
 
-/* The prefilter's anchors, at most: the extractor's and the context's. */
-#define SC_ANCHORS_MAX 256
+/* The prefilter's anchors, at most: the extractor's and the context's
+ * (the shipped recognisers alone have come near 256, leaving a user's
+ * --rules file no room). */
+#define SC_ANCHORS_MAX 512
 
 struct od_scanner {
 	struct sc_state *st;            /* the input being scanned */

@@ -619,6 +619,35 @@ test_mentions(void **state)
 		{ "job-x-dn0-0   0/1     OOMKilled   0          126m\n", NULL },
 		{ "Process finished with exit code 137 (interrupted by signal 9: "
 		  "SIGKILL)\n", NULL },
+		{ "Process finished with exit code 137 (interrupted by signal "
+		  "9:SIGKILL)\n", NULL },
+		/* A CUDA status name, codes listed after a status, and CJK
+		 * words around one. */
+		{ "an over-budget cudaMalloc returns cudaErrorMemoryAllocation "
+		  "and the process keeps running\n", dc_reason_prose },
+		{ "1. The worker logs show exit code 137/143, but the pod "
+		  "status has exit code 0.\n", dc_reason_prose },
+		{ "\xe5\x8e\x9f\xe5\x9b\xa0 OOMKilled \xe8\xaf\xb4\xe6\x98"
+		  "\x8e\xe5\xae\xb9\xe5\x99\xa8\xe8\xb6\x85\xe8\xbf\x87"
+		  "\xe4\xba\x86\xe9\x99\x90\xe5\x88\xb6\xe3\x80\x82\n",
+		  dc_reason_prose },
+		/* A failure word only in the code span that quotes the phrase,
+		 * and one outside it. */
+		{ "- when it is nonzero, log something like `memory cgroup out "
+		  "of memory: process killed`\n", dc_reason_weak },
+		{ "Error: the task was killed, log says `memory cgroup out of "
+		  "memory: process killed`\n", NULL },
+		/* A link's title, and a message before a link. */
+		{ "- [XLA failed to allocate request for memory on device]"
+		  "(https://github.com/google/jax/discussions/21375)\n",
+		  dc_reason_link },
+		{ "CUDA error in func 'init' at line 245 : out of memory. "
+		  "[log](https://example.com/log)\n", NULL },
+		/* A line that a diff adds after another, and a kill with no
+		 * diff before it. */
+		{ "+.. code-block:: text\n+   ICONLoss(all_loss=tensor(1.0676))\n"
+		  "+   Killed\n", dc_reason_diff },
+		{ "epoch 3 loss 1.0676\nKilled\n", NULL },
 		/* A shell's kill after the program's own other error, and after
 		 * a memory error or a launcher's report. */
 		{ "KeyError: 'model.layers.0.mlp.gate.weight'\n"
