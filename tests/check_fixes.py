@@ -177,6 +177,10 @@ def vllm_range(text):
 # not get.
 SERVING = re.compile(r"[/\\]vllm[/\\]|\((?:VllmWorker|EngineCore)|"
                      r"[/\\]sglang[/\\]|\bsglang\.srt\b")
+# Docker's record of no out-of-memory kill (docker inspect's State, as
+# JSON, Go's struct print or YAML).
+DOCKER_NOT_OOM = re.compile(r"\bOOMKilled[\"']?\s{0,8}:\s{0,8}[\"']?"
+                            r"[Ff]alse\b")
 # Text Generation Inference: its launcher's, router's and server's
 # tracing targets and programs, and its image; its launcher reports a
 # shard's failure after the error, so anywhere in the log.
@@ -401,6 +405,16 @@ def check_event(kb, ev, where, text=""):
                 bad.append("%s %s: offers the live probe %s for TensorFlow's "
                            "CPU allocator" % (where, c["rule"],
                                               c["confirm_with"]))
+    # Docker's state of the container says OOMKilled: false: no title or
+    # explanation may call the out-of-memory killer the likely sender.
+    if DOCKER_NOT_OOM.search(text):
+        for c in ev["causes"]:
+            for what in ("title", "explanation"):
+                words = c.get(what) or ""
+                if "most often" in words and "out-of-memory killer" in words:
+                    bad.append("%s %s: the %s calls the out-of-memory "
+                               "killer most likely, and the log shows "
+                               "OOMKilled: false" % (where, c["rule"], what))
     rng = kb.range(ev)
     # The live probes run through CUDA and NVML: none for another
     # vendor's device.
