@@ -139,7 +139,22 @@ TF_BOUNDS = [
      (2, 5), None),
 ]
 FRAMEWORK_NAMES = {"pytorch": "PyTorch", "tensorflow": "TensorFlow",
-                   "vllm": "vLLM", "sglang": "SGLang"}
+                   "vllm": "vLLM", "sglang": "SGLang", "tgi": "TGI"}
+# What shows the Text Generation Inference release, written from its
+# sources independently of src/lib/context.c: its image's tag
+# (ghcr.io/huggingface/text-generation-inference:1.4) and the launcher's
+# --version (clap: "text-generation-launcher 1.4.5").
+TGI_VERSION = re.compile(r"text-generation-inference:([0-9]{1,2})\."
+                         r"([0-9]{1,2})(?![0-9])|text-generation-launcher "
+                         r"([0-9]{1,2})\.([0-9]{1,2})\.[0-9]")
+
+
+def tgi_range(text):
+    """The TGI releases text shows, (lo, hi), or None."""
+    rels = [(int(m.group(k)), int(m.group(k + 1)))
+            for m in TGI_VERSION.finditer(text) for k in (1, 3)
+            if m.group(k)]
+    return (min(rels), max(rels)) if rels else None
 # What shows the vLLM release in a log, written from vLLM's sources
 # independently of src/lib/context.c: the API server's "vLLM API server
 # version X.Y.Z" (vllm/entrypoints/openai/api_server.py), the engine's
@@ -162,8 +177,18 @@ def vllm_range(text):
 # not get.
 SERVING = re.compile(r"[/\\]vllm[/\\]|\((?:VllmWorker|EngineCore)|"
                      r"[/\\]sglang[/\\]|\bsglang\.srt\b")
+# Docker's record of no out-of-memory kill (docker inspect's State, as
+# JSON, Go's struct print or YAML).
+DOCKER_NOT_OOM = re.compile(r"\bOOMKilled[\"']?\s{0,8}:\s{0,8}[\"']?"
+                            r"[Ff]alse\b")
+# Text Generation Inference: its launcher's, router's and server's
+# tracing targets and programs, and its image; its launcher reports a
+# shard's failure after the error, so anywhere in the log.
+TGI = re.compile(r"\btext_generation_(?:launcher|router|server|client)\b|"
+                 r"\btext-generation-(?:launcher|server|inference)\b")
 TRAINING_ADVICE = ("activation checkpointing", "GradScaler",
-                   "Train in mixed precision", "train in mixed precision")
+                   "Train in mixed precision", "train in mixed precision",
+                   "gradient-accumulation", "gradient accumulation")
 
 
 def tf_range(text):
@@ -317,6 +342,15 @@ def check_floor(kb, ev, e, name, words, rng, vendor, shown):
         vr = vllm_range(shown)
         has = vr is not None and vr[0] >= since
         lacks = vr is not None and vr[1] < since
+    elif fw == "tgi":
+        # A message naming one of its flags comes from a release that
+        # has it, and so every flag of an earlier floor.
+        gr = tgi_range(shown)
+        has = gr is not None and gr[0] >= since or any(
+            x["since"] >= since for x in kb.entries
+            if x["what"] == "feature" and x.get("framework") == "tgi" and
+            x["name"] in (ev.get("message") or ""))
+        lacks = gr is not None and gr[1] < since
     elif fw == "sglang":
         has = lacks = False
     else:
@@ -336,7 +370,8 @@ def check_floor(kb, ev, e, name, words, rng, vendor, shown):
         return ["%s: names %s without the release it needs (%s), for "
                 "releases %s" % (name, feature, conditional, rng if fw ==
                                  "pytorch" else tf_range(shown) if fw ==
-                                 "tensorflow" else vllm_range(shown))]
+                                 "tensorflow" else tgi_range(shown) if fw ==
+                                 "tgi" else vllm_range(shown))]
     return []
 
 
@@ -349,9 +384,10 @@ def check_event(kb, ev, where, text=""):
     if ev["kind"] == "xla_resource_exhausted" and \
             ev.get("framework") == "libtpu":
         vendor = "google"
-    # TensorFlow's ROCm build: its driver messages name HIP's errors.
+    # TensorFlow's ROCm build: its driver messages name HIP's errors
+    # (hipError_t(N), or by name: HIP_ERROR_OutOfMemory).
     if ev["kind"] == "tf_resource_exhausted" and \
-            "hipError" in (ev.get("message") or ""):
+            re.search(r"hipError|HIP_ERROR_", ev.get("message") or ""):
         vendor = "amd"
     # TensorFlow's CPU allocator ran out of host memory: no GPU setting,
     # no live probe (they run on a GPU), no GPU allocator's story.
@@ -369,6 +405,16 @@ def check_event(kb, ev, where, text=""):
                 bad.append("%s %s: offers the live probe %s for TensorFlow's "
                            "CPU allocator" % (where, c["rule"],
                                               c["confirm_with"]))
+    # Docker's state of the container says OOMKilled: false: no title or
+    # explanation may call the out-of-memory killer the likely sender.
+    if DOCKER_NOT_OOM.search(text):
+        for c in ev["causes"]:
+            for what in ("title", "explanation"):
+                words = c.get(what) or ""
+                if "most often" in words and "out-of-memory killer" in words:
+                    bad.append("%s %s: the %s calls the out-of-memory "
+                               "killer most likely, and the log shows "
+                               "OOMKilled: false" % (where, c["rule"], what))
     rng = kb.range(ev)
     # The live probes run through CUDA and NVML: none for another
     # vendor's device.
@@ -406,7 +452,8 @@ def check_event(kb, ev, where, text=""):
                                    "the default (%d bytes)" % (
                                        where, c["rule"], f["id"], var,
                                        value, default))
-    if SERVING.search(before(text, ev.get("line"))) and \
+    if (SERVING.search(before(text, ev.get("line"))) or TGI.search(text) or
+            ev.get("framework") == "tgi") and \
             ev["context"].get("phase") not in ("backward", "optimizer"):
         for c in ev["causes"]:
             for f in c["fixes"]:

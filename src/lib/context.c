@@ -25,7 +25,7 @@ enum {
 	CX_MEM_DS, CX_MEM_MEGATRON, CX_MEM_TITAN, CX_MEM_MM, CX_MEM_HF,
 	CX_MEM_ACCEL, CX_SMI_HEAD, CX_SMI_ROW, CX_DMON, CX_SUMMARY, CX_VLLM,
 	CX_LOADER, CX_BFC, CX_TF_RELEASE, CX_SERVING, CX_VLLM_RELEASE, CX_SHM,
-	CX_OOMKILLED,
+	CX_OOMKILLED, CX_TGI,
 	/* What follows a failure in a distributed run. */
 	CX_AFTER,
 	/* Patterns read from the text before an event, or inside a line
@@ -49,9 +49,16 @@ static const char *const cx_patterns[CX_COUNT] = {
 	 * improve the situation", tensorflow/core/common_runtime/
 	 * bfc_allocator.cc); group 3: gpu_process_state.cc's "Using CUDA
 	 * malloc Async allocator for GPU", which TensorFlow logs when that
-	 * allocator is set. */
+	 * allocator is set.  Memory growth is set by the variable, by TF1's
+	 * session option (config.gpu_options.allow_growth = True,
+	 * tf.GPUOptions(allow_growth=True): tensorflow/core/protobuf/
+	 * config.proto, GPUOptions.allow_growth) or by TF2's call, group 4:
+	 * tf.config.experimental.set_memory_growth(gpu, True)
+	 * (tensorflow/python/framework/config.py). */
 	[CX_TF] = "(?<!variable ')(TF_GPU_ALLOCATOR|TF_FORCE_GPU_ALLOW_GROWTH|"
-	    "allow_growth)" KV "([\\w.]+)|(Using CUDA malloc Async allocator)",
+	    "allow_growth)" KV "([\\w.]+)|(Using CUDA malloc Async allocator)|"
+	    "set_memory_growth\\(\\s*[\\w.\\[\\]]{1,64}\\s*,\\s*"
+	    "(True|False)\\s*\\)",
 	/*
 	 * What bounds the TensorFlow release (the groups, in order): a
 	 * version line ("TensorFlow version: 2.4.1", "tensorflow==2.4.1",
@@ -85,10 +92,30 @@ static const char *const cx_patterns[CX_COUNT] = {
 	/* An inference server: vLLM's package (vllm/ in a path or a
 	 * module), its workers' prefixes ("(VllmWorker rank=3 pid=1090)",
 	 * "(EngineCore_DP0 pid=...)", vllm/v1/executor/multiproc_executor.py,
-	 * vllm/v1/engine/core.py), or SGLang's (python/sglang/srt). */
+	 * vllm/v1/engine/core.py), or SGLang's (python/sglang/srt); group 1:
+	 * Text Generation Inference's, the targets of its launcher's and
+	 * router's tracing lines ("INFO text_generation_launcher: Args {",
+	 * "text_generation_router::infer:"), its server's package
+	 * (text_generation_server/) and programs (text-generation-launcher,
+	 * text-generation-server) and its image
+	 * (ghcr.io/huggingface/text-generation-inference). */
 	[CX_SERVING] = "[/\\\\]vllm[/\\\\]|\\bvllm\\.(?:engine|entrypoints|"
 	    "worker|v1|executor)\\b|\\((?:VllmWorker|EngineCore)|"
-	    "[/\\\\]sglang[/\\\\]|\\bsglang\\.srt\\b",
+	    "[/\\\\]sglang[/\\\\]|\\bsglang\\.srt\\b|"
+	    "(\\btext_generation_(?:launcher|router|server|client)\\b|"
+	    "\\btext-generation-(?:launcher|server|inference)\\b)",
+	/*
+	 * Text Generation Inference's release and quantization: its image's
+	 * tag (ghcr.io/huggingface/text-generation-inference:1.4), the
+	 * launcher's --version ("text-generation-launcher 1.4.5"), groups 1
+	 * and 2 or 3 and 4; the launcher's arguments, which it logs at start
+	 * (launcher/src/main.rs: tracing::info!("{:?}", args), "Args {
+	 * ..., quantize: None, ...}" or "quantize: Some(Bitsandbytes)"),
+	 * group 5, and its --quantize flag, group 6.
+	 */
+	[CX_TGI] = "text-generation-inference:(\\d{1,2})\\.(\\d{1,2})(?!\\d)|"
+	    "text-generation-launcher (\\d{1,2})\\.(\\d{1,2})\\.\\d|"
+	    "\\bquantize: (None|Some)\\b|--quantize[ =]([a-z]\\w*)",
 	/*
 	 * The vLLM release: the API server's start line
 	 * (vllm/entrypoints/openai/api_server.py, "vLLM API server version
@@ -322,6 +349,7 @@ static const cx_anchor cx_anchor_list[] = {
 	{ "XLA_PYTHON_CLIENT_", CX_XLA, false, false },
 	{ "TF_GPU_ALLOCATOR", CX_TF, false, false },
 	{ "TF_FORCE_GPU_ALLOW_GROWTH", CX_TF, false, false },
+	{ "_growth", CX_TF, false, false },
 	{ "TensorFlow version", CX_TF_RELEASE, false, false },
 	{ "tensorflow version", CX_TF_RELEASE, false, false },
 	{ "tensorflow==", CX_TF_RELEASE, false, false },
@@ -356,6 +384,9 @@ static const cx_anchor cx_anchor_list[] = {
 	{ "(EngineCore", CX_SERVING, true, false },
 	{ "/sglang/", CX_SERVING, true, false },
 	{ "sglang.srt", CX_SERVING, true, false },
+	{ "text_generation_", CX_SERVING, true, false },
+	{ "text-generation-", CX_SERVING, false, false },
+	{ "quantize", CX_TGI, false, false },
 	{ "batch_size", CX_BATCH, true, false },
 	{ "batch size", CX_BATCH, true, false },
 	{ "gradient_accumulation_steps", CX_ACCUM, true, false },
@@ -504,6 +535,8 @@ cx_reset(od_logctx *st)
 	st->bfc_limit = st->bfc_inuse = st->bfc_peak = -1;
 	st->tf_min = st->tf_max = -1;
 	st->vllm_min = st->vllm_max = -1;
+	st->tgi_min = st->tgi_max = -1;
+	st->tgi_quantize = -1;
 	st->container_oom = -1;
 	st->after_rank = -1;
 }
@@ -1057,6 +1090,30 @@ cx_tf_release(cx_ctx *c, const char *line, od_logctx *st)
 	}
 }
 
+/* Reads a CX_TGI line: a release (two in one log, two runs: the range
+ * of both), or whether the launcher quantizes. */
+static void
+cx_tgi(cx_ctx *c, const char *line, od_logctx *st)
+{
+	const char *g;
+	size_t n;
+	int k = cx_group(c, line, 1, &n) != NULL ? 1 :
+	    cx_group(c, line, 3, &n) != NULL ? 3 : 0;
+	int64_t v;
+
+	if (k > 0) {
+		v = rx_int(c->m, line, k, 0) * 100 + rx_int(c->m, line, k + 1, 0);
+		if (st->tgi_min < 0 || v < st->tgi_min)
+			st->tgi_min = (int)v;
+		if (v > st->tgi_max)
+			st->tgi_max = (int)v;
+	} else if ((g = cx_group(c, line, 5, &n)) != NULL) {
+		st->tgi_quantize = g[0] == 'S';        /* "Some", not "None" */
+	} else if (cx_group(c, line, 6, &n) != NULL) {
+		st->tgi_quantize = 1;
+	}
+}
+
 void
 cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
     od_logctx *st)
@@ -1087,12 +1144,22 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
 		else if (cx_group(c, line, 3, &n) != NULL)
 			cx_setting(st->tf_allocator, sizeof st->tf_allocator,
 			    "TF_GPU_ALLOCATOR", 16, "cuda_malloc_async", 17);
+		else if ((g = cx_group(c, line, 4, &n)) != NULL)
+			cx_setting(st->tf_allocator, sizeof st->tf_allocator,
+			    "allow_growth", 12, g, n);
 		break;
 	case CX_TF_RELEASE:
 		cx_tf_release(c, line, st);
 		break;
 	case CX_SERVING:
-		st->serving = 1;
+		st->serving |= g != NULL ? 2 : 1;
+		/* Text Generation Inference's image tag and --version line
+		 * share the anchor "text-generation-". */
+		if (g != NULL && cx_match(c, CX_TGI, line, len, 0))
+			cx_tgi(c, line, st);
+		break;
+	case CX_TGI:
+		cx_tgi(c, line, st);
 		break;
 	case CX_SHM:
 		cx_shm(c, line, st->container, sizeof st->container);
@@ -1769,6 +1836,26 @@ cx_after(cx_ctx *c, const char *buf, size_t len, od_event *ev)
 
 		ev->ctx.container_oom = cx_true(g);
 	}
+	/*
+	 * Text Generation Inference's launcher reports the failure of its
+	 * shard or router after the error ("ERROR text_generation_launcher:
+	 * Shard 0 failed to start", "Webserver Crashed",
+	 * launcher/src/main.rs): its lines just after the event are the same
+	 * server's.  Only its group counts (bit 2 of serving); the fixed
+	 * strings first, so that other logs pay no regex search.
+	 */
+	if ((ev->ctx.serving & 2) == 0 &&
+	    (memmem(buf, len, "text_generation_", 16) != NULL ||
+	    memmem(buf, len, "text-generation-", 16) != NULL))
+		for (at = 0; at < len && cx_match(c, CX_SERVING, buf, len, at); ) {
+			size_t n = 0;
+
+			if (cx_group(c, buf, 1, &n) != NULL) {
+				ev->ctx.serving |= 2;
+				break;
+			}
+			at = rx_end(c->m) > at ? rx_end(c->m) : at + 1;
+		}
 	if (ev->kind != OD_KIND_DATALOADER_KILLED && ev->kind != OD_KIND_TF &&
 	    ev->kind != OD_KIND_XLA && ev->kind != OD_KIND_CUDNN &&
 	    ev->kind != OD_KIND_CUBLAS)
@@ -1796,6 +1883,10 @@ cx_after(cx_ctx *c, const char *buf, size_t len, od_event *ev)
 			if (g != NULL && g2 != NULL)
 				cx_setting(ev->ctx.later, sizeof ev->ctx.later,
 				    g, n, g2, n2);
+			else if (what == CX_TF &&
+			    (g2 = cx_group(c, buf, 4, &n2)) != NULL)
+				cx_setting(ev->ctx.later, sizeof ev->ctx.later,
+				    "allow_growth", 12, g2, n2);
 			at = rx_end(c->m) > at ? rx_end(c->m) : at + 1;
 		}
 	}

@@ -236,8 +236,15 @@ typedef struct {
 	/* The vLLM releases the log shows (major * 100 + minor, 0.6 is 6;
 	 * context.c, CX_VLLM_RELEASE); -1 where it shows none. */
 	int vllm_min, vllm_max;
-	/* 1 when the log shows an inference server's code or workers
-	 * (vLLM, SGLang) before the event (context.c, CX_SERVING), else 0. */
+	/* The Text Generation Inference releases the log shows, as vllm_min
+	 * and vllm_max (context.c, CX_TGI); -1 where it shows none.  And
+	 * whether its launcher quantizes the model: 1 where it does, 0
+	 * where its arguments say it does not, -1 where they are not shown. */
+	int tgi_min, tgi_max;
+	int tgi_quantize;
+	/* The inference servers the log shows before the event (context.c,
+	 * CX_SERVING): bit 1 vLLM's or SGLang's code or workers, bit 2 Text
+	 * Generation Inference's launcher, router or server; 0 none. */
 	int serving;
 	/* What Docker's state of the container says of an out-of-memory
 	 * kill, before the event or after it ("OOMKilled": false in docker

@@ -57,6 +57,7 @@ enum {
 	FC_SETTINGS_AFTER, FC_TF_ALLOW_GROWTH_AFTER, FC_XLA_MEM_FRACTION_AFTER,
 	FC_VLLM_EAGER_AVAILABLE, FC_VLLM_FP8_KV_AVAILABLE,
 	FC_SGLANG_CHUNKED_AVAILABLE, FC_CONTAINER_SHM, FC_CONTAINER_OOM_KILLED,
+	FC_TGI, FC_TGI_PREFILL_AVAILABLE, FC_TGI_QUANTIZE,
 	/* The series of memory readings (context.c, cx_series_of). */
 	FC_RD_COUNT, FC_RD_SERIES, FC_RD_WHAT, FC_RD_FIRST, FC_RD_LAST,
 	FC_RD_MIN, FC_RD_MAX, FC_RD_MEDIAN, FC_RD_FIRST_STEP, FC_RD_LAST_STEP,
@@ -185,6 +186,10 @@ static const struct {
 	    F_BOOL },
 	[FC_CONTAINER_SHM] = { "container_shm", F_STR },
 	[FC_CONTAINER_OOM_KILLED] = { "container_oom_killed", F_BOOL },
+	[FC_TGI] = { "tgi", F_BOOL },
+	[FC_TGI_PREFILL_AVAILABLE] = { "tgi_prefill_tokens_available",
+	    F_BOOL },
+	[FC_TGI_QUANTIZE] = { "tgi_quantize", F_BOOL },
 	[FC_RD_COUNT] = { "readings.count", F_NUM },
 	[FC_RD_SERIES] = { "readings.series", F_NUM },
 	[FC_RD_WHAT] = { "readings.what", F_STR },
@@ -317,6 +322,15 @@ fc_truth(const char *v)
 		return -1;
 	return strncmp(v, "True", 4) == 0 || strncmp(v, "true", 4) == 0 ||
 	    v[0] == '1';
+}
+
+/* Whether the event comes from Text Generation Inference: its lines
+ * before the event (context.c, CX_SERVING) or its own message. */
+static bool
+fc_tgi(const od_event *ev)
+{
+	return (ev->ctx.serving & 2) != 0 || (ev->framework != NULL &&
+	    strcmp(ev->framework, "tgi") == 0);
 }
 
 int
@@ -743,7 +757,14 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 	case FC_SGLANG_CHUNKED_AVAILABLE:
 		return fc_bool(out, kn_feature(kn, ev,
 		    "--chunked-prefill-size"));
-	case FC_SERVING: return fc_bool(out, c->serving > 0);
+	/* Text Generation Inference: its lines before the event, or a
+	 * message of its own (the recognisers' framework tgi). */
+	case FC_SERVING: return fc_bool(out, c->serving > 0 || fc_tgi(ev));
+	case FC_TGI: return fc_bool(out, fc_tgi(ev));
+	case FC_TGI_PREFILL_AVAILABLE:
+		return fc_bool(out, kn_feature(kn, ev,
+		    "--max-batch-prefill-tokens"));
+	case FC_TGI_QUANTIZE: return fc_bool(out, c->tgi_quantize);
 	case FC_XID: return fc_num(out, c->xid, false);
 	case FC_ECC: return fc_bool(out, c->ecc);
 	default:

@@ -209,9 +209,10 @@ kn_entry_load(yu_ctx *c, yaml_node_t *n, kn_entry *e)
 		}
 		if (strcmp(k, "framework") == 0 &&
 		    strcmp(v, "tensorflow") != 0 && strcmp(v, "pytorch") != 0 &&
-		    strcmp(v, "vllm") != 0 && strcmp(v, "sglang") != 0) {
+		    strcmp(v, "vllm") != 0 && strcmp(v, "sglang") != 0 &&
+		    strcmp(v, "tgi") != 0) {
 			yu_err(c, vn, "unknown framework '%s' (expected "
-			    "pytorch, tensorflow, vllm or sglang)", v);
+			    "pytorch, tensorflow, vllm, sglang or tgi)", v);
 			continue;
 		}
 		if (strcmp(k, "vendor") == 0 && !kn_in(v, kn_vendors)) {
@@ -351,9 +352,13 @@ kn_vendor(const od_event *ev)
 	case OD_KIND_TF:
 		/* TensorFlow's ROCm build names HIP's errors in its driver
 		 * messages (tensorflow/stream_executor/rocm/rocm_driver.cc:
-		 * "failed to allocate ... from device: hipError_t"). */
-		return ev->message != NULL && strstr(ev->message, "hipError") !=
-		    NULL ? "amd" : NULL;
+		 * "failed to allocate ... from device: hipError_t(1002)"); its
+		 * ToString prints the errors it knows by name,
+		 * "HIP_ERROR_OutOfMemory" (tensorflow/compiler/xla/
+		 * stream_executor/rocm/rocm_driver.cc, OSTREAM_ROCM_ERROR). */
+		return ev->message != NULL && (strstr(ev->message, "hipError") !=
+		    NULL || strstr(ev->message, "HIP_ERROR_") != NULL) ? "amd" :
+		    NULL;
 	case OD_KIND_XLA:
 		/* XLA:TPU's messages, as the recognisers name their printer. */
 		return ev->framework != NULL &&
@@ -573,6 +578,13 @@ kn_feature(const kn_table *t, const od_event *ev, const char *name)
 		if (ev->ctx.vllm_max >= 0 && ev->ctx.vllm_max < e->since)
 			return 0;
 		return ev->ctx.vllm_min >= e->since ? 1 : -1;
+	}
+	/* Text Generation Inference's: the releases its image tag or
+	 * launcher's --version show (context.c, CX_TGI). */
+	if (e->framework != NULL && strcmp(e->framework, "tgi") == 0) {
+		if (ev->ctx.tgi_max >= 0 && ev->ctx.tgi_max < e->since)
+			return 0;
+		return ev->ctx.tgi_min >= e->since ? 1 : -1;
 	}
 	if (e->framework != NULL && strcmp(e->framework, "sglang") == 0)
 		return -1;
