@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "caseless.h"
 #include "context.h"
 #include "regex.h"
 
@@ -1640,6 +1641,33 @@ cx_traceback_ends(cx_ctx *c, const char *buf, size_t len, const char *tb)
 }
 
 /*
+ * Whether the progress bar whose count starts at buf[at] counts something
+ * other than training steps: its label (the text before it on its line,
+ * after the last carriage return, as tqdm redraws) names loading,
+ * downloading, a dataset's map or an evaluation.  "Loading checkpoint
+ * shards:  40%|####      | 2/5" is the second of five files, not step 2.
+ */
+static bool
+cx_bar_not_steps(const char *buf, size_t at)
+{
+	static const char *const words[] = {
+		"load", "download", "fetch", "shard", "map", "filter", "token",
+		"generat", "process", "sav", "writ", "extract",
+		"resolv", "evaluat", "validat", "predict", "infer", "test",
+	};
+	size_t from = at, i;
+
+	while (from > 0 && buf[from - 1] != '\n' && buf[from - 1] != '\r' &&
+	    at - from < 256)
+		from--;
+	for (i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (od_caseless_find(buf + from, at - from, words[i],
+		    strlen(words[i])) != NULL)
+			return true;
+	return false;
+}
+
+/*
  * The frames of the traceback whose header is at buf[at], up to len, into
  * ev->frames (the innermost OD_FRAMES_MAX, the user's failing frame kept),
  * and the phase they show.
@@ -1740,10 +1768,12 @@ cx_before(cx_ctx *c, const char *buf, size_t len, od_event *ev)
 		int64_t v = -1;
 		int k;
 
-		/* One of the four alternatives' groups took part. */
+		/* One of the four alternatives' groups took part (k ends
+		 * one past it); the first is a progress bar's. */
 		for (k = 1; k <= 4 && v < 0; k++)
 			v = rx_int(c->m, buf, k, -1);
-		if (v >= 0)
+		if (v >= 0 && !(k == 2 && cx_bar_not_steps(buf,
+		    rx_start(c->m))))
 			step = v;
 		at = rx_end(c->m) > at ? rx_end(c->m) : at + 1;
 	}
