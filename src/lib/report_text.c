@@ -698,6 +698,13 @@ rp_text_heading(FILE *real, const od_report_opts *o, const od_input *inputs,
 	} else {
 		fprintf(out, " in %d inputs", ninputs);
 	}
+	/* Events found, but not in every input: the count is of those read,
+	 * and the others are named by their errors. */
+	if (ninputs == 1 && nread == 0)
+		fputs(" (not read to the end)", out);
+	else if (nread < ninputs)
+		fprintf(out, " (%d could not be read to the end)",
+		    ninputs - nread);
 	fputs("\n", out);
 	/* With -v, the mentions (decide.c): what was read but decided no
 	 * failure, and why. */
