@@ -89,6 +89,7 @@ struct od_events {
 	int last;               /* index + 1, 0 when none */
 	int last_input;
 	uint64_t last_end;
+	bool last_echo;         /* last is open again through an echo */
 	/* od_events_filter: -1 any rank, -1 any kind, 0 no limit. */
 	int want_rank, want_kind, max_per_input;
 	int *per_input;         /* events listing each input, ncount of them */
@@ -895,13 +896,16 @@ ev_rekey(od_events *set, od_event *old)
 	set->nslots++;
 }
 
-/* Notes that the report ev went into old, for the next ev_near. */
+/* Notes that the report ev went into old, for the next ev_near; echo
+ * when ev repeated old's message (not another report of one kill). */
 static void
-ev_remember(od_events *set, const od_event *old, const od_event *ev)
+ev_remember(od_events *set, const od_event *old, const od_event *ev,
+    bool echo)
 {
 	set->last = (int)(old - set->ev) + 1;
 	set->last_input = ev->input;
 	set->last_end = ev->end_line;
+	set->last_echo = echo;
 }
 
 od_events *
@@ -1120,7 +1124,7 @@ od_events_add(od_events *set, od_event *ev)
 			memcpy(old->timestamp, ev->timestamp,
 			    sizeof old->timestamp);
 		od_labels_fill(&old->labels, &ev->labels);
-		ev_remember(set, old, ev);
+		ev_remember(set, old, ev, !ev_by_pid(ev));
 		ev_drop(ev);
 		return;
 	}
@@ -1130,10 +1134,20 @@ od_events_add(od_events *set, od_event *ev)
 		if (set->last_input == ev->input && ev->line >= set->last_end &&
 		    ev->line - set->last_end <= ev_near_lines(old) &&
 		    ev_near(old, ev)) {
+			/*
+			 * After an echo the report belongs to the repeat, not
+			 * to the first report, whose figures and message the
+			 * event keeps: the event may have been delivered long
+			 * before (a streaming caller has it as it was), and a
+			 * repeat's neighbour can be another failure's line
+			 * (logs pasted one after another).
+			 */
 			ev_changed(set);
-			ev_absorb(old, ev);
-			ev_rekey(set, old);
-			ev_remember(set, old, ev);
+			if (!set->last_echo) {
+				ev_absorb(old, ev);
+				ev_rekey(set, old);
+			}
+			ev_remember(set, old, ev, set->last_echo);
 			ev_drop(ev);
 			return;
 		}
@@ -1145,7 +1159,7 @@ od_events_add(od_events *set, od_event *ev)
 			ev_changed(set);
 			ev_add_seen(set, old, ev->input, ev->line);
 			ev_story(set, old, true);
-			ev_remember(set, old, ev);
+			ev_remember(set, old, ev, false);
 			ev_drop(ev);
 			return;
 		}
@@ -1192,7 +1206,7 @@ od_events_add(od_events *set, od_event *ev)
 	ev_add_seen(set, old, ev->input, ev->line);
 	set->slot[i] = (int)++set->n;
 	set->nslots++;
-	ev_remember(set, old, ev);
+	ev_remember(set, old, ev, false);
 	ev_story(set, old, false);
 	od_event_init(ev);
 }
