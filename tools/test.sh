@@ -31,8 +31,13 @@ stage "plain tests"
 ctest --test-dir build --output-on-failure -j "$jobs"
 stage "sanitizer build"
 
+# -O1, not the Debug type's -O0: AddressSanitizer's manual asks for -O1 or
+# higher "to get a reasonable performance"
+# (https://clang.llvm.org/docs/AddressSanitizer.html#usage); the CPU time
+# of this stage's tests fell by a fifth, and assertions stay on.
 cmake -S . -B build-asan -DOOMDOC_WERROR=ON -DOOMDOC_SANITIZE=ON \
-	-DOOMDOC_ALLOC_FAIL=ON -DCMAKE_BUILD_TYPE=Debug
+	-DOOMDOC_ALLOC_FAIL=ON -DCMAKE_BUILD_TYPE=Debug \
+	-DCMAKE_C_FLAGS_DEBUG="-g -O1"
 cmake --build build-asan -j "$jobs"
 stage "sanitizer tests"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \

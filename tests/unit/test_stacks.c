@@ -416,7 +416,7 @@ test_shared_databases(void **state)
 	(void)state;
 	for (k = 0; k < DB_TABLES; k++) {
 		rl_errors errs = { .n = 0 };
-		char line[16];
+		char line[32];
 
 		snprintf(yaml, sizeof yaml, "recognisers:\n"
 		    "  - id: zq%d\n    kind: cuda_raw\n    confidence: high\n"
