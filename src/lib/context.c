@@ -298,15 +298,20 @@ static const char *const cx_patterns[CX_COUNT] = {
 	    "[A-Z]{0,2}\\d{1,4}[A-Z]?(?: Ti| SUPER)?)(?![\\w.])",
 	[CX_FRAME] = "File \"([^\"\\n]{1,300})\", line (\\d{1,9}), in "
 	    "([^\\s\\n]{1,100})",
+	/* A training step; not Slurm's job step, whose id is "JOB.STEP"
+	 * ("srun: Terminating job step 3955284.0", "in step 3955284.0
+	 * cgroup"), here and in CX_RSTEP. */
 	[CX_STEP] = "\\|\\s*(\\d{1,9})/\\d{1,9} \\[|[\"']?(?:global_)?step"
-	    "[\"']?\\s*[:=]\\s*(\\d{1,9})|\\b[Ss]tep\\s+(\\d{1,9})\\b|"
+	    "[\"']?\\s*[:=]\\s*(\\d{1,9})|\\b[Ss]tep\\s+(\\d{1,9})\\b"
+	    "(?!\\.\\d)|"
 	    "\\b[Ii]ter(?:ation)?\\s*[:=]?\\s*(\\d{1,9})\\b",
 	/* The step a reading's own line gives: Megatron's "(after N
 	 * iterations)", detectron2's "iter: N", torchtitan's "step: N", a
 	 * JSON "step": N, mmengine's "[N/M]" (the last one), "step N". */
 	[CX_RSTEP] = "\\(after (\\d{1,9}) iterations\\)|\\biter(?:ation)?:?\\s+"
 	    "(\\d{1,9})\\b|[\"']?\\b(?:global_)?step[\"']?\\s*[:=]\\s*(\\d{1,9})\\b|"
-	    ".*\\[\\s*(\\d{1,9})/\\d{1,9}\\]|\\b[Ss]tep\\s+(\\d{1,9})\\b",
+	    ".*\\[\\s*(\\d{1,9})/\\d{1,9}\\]|\\b[Ss]tep\\s+(\\d{1,9})\\b"
+	    "(?!\\.\\d)",
 	/* The rank a reading's line names: Megatron's "[Rank N]", torchrun's
 	 * "[rankN]:" prefix. */
 	[CX_RRANK] = "\\[Rank (\\d{1,6})\\]|\\[rank(\\d{1,6})\\]:",

@@ -51,7 +51,8 @@
  * cgroup path the kernel names) and the next job's slurmstepd line
  * ("StepId=N.M") come within a few lines of each other.  Events whose
  * jobs (host.job) are both known and differ are never joined, neither as
- * two views of one failure (ev_near) nor as two reports of one pid.
+ * two views of one failure (ev_near), nor as two reports of one pid, nor
+ * as echoes of one message.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -1087,10 +1088,12 @@ od_events_add(od_events *set, od_event *ev)
 		if (old->key != ev->key || old->kind != ev->kind)
 			continue;
 		/* Kills of one pid in two Slurm jobs (two nodes in one log)
-		 * are two failures. */
-		if (ev_by_pid(old) != ev_by_pid(ev) || (ev_by_pid(ev) ?
-		    old->host.pid != ev->host.pid ||
-		    EV_DIFF_STR(old->host.job, ev->host.job) :
+		 * are two failures, and so are the same words in two jobs:
+		 * srun's "task 0: Out Of Memory" of each job in a tail of
+		 * several job logs. */
+		if (ev_by_pid(old) != ev_by_pid(ev) ||
+		    EV_DIFF_STR(old->host.job, ev->host.job) || (ev_by_pid(ev) ?
+		    old->host.pid != ev->host.pid :
 		    (old->fatal != ev->fatal || !ev_same_text(old, ev))))
 			continue;
 		if (!ev_room(set, old, ev)) {

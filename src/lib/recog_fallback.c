@@ -477,29 +477,48 @@ fb_heading(const char *l, size_t n)
 	return i < n && l[i] == ' ';
 }
 
+/* Whether the word that ends l[0..e) (after blanks) is w (lower case,
+ * compared caselessly), with no letter before it. */
+static bool
+fb_word_before(const char *l, size_t e, const char *w)
+{
+	size_t wl = strlen(w);
+
+	while (e > 0 && l[e - 1] == ' ')
+		e--;
+	return e >= wl && fb_has(l + e - wl, wl, w) &&
+	    (e == wl || !fb_letter(l[e - wl - 1]));
+}
+
 /*
  * Whether the phrase at l[p..q) names the term rather than printing the
  * message: quoted alone in title case (the "Out Of Memory" (OOM) killer,
- * 'Out of Memory' errors: programs print the phrase in lower case), or an
- * item of a comma-separated list (", out of memory,": a list of search
- * terms or keywords).
+ * 'Out of Memory' errors: programs print the phrase in lower case), quoted
+ * alone after an article in any case (a call "failed with an "out of
+ * memory" error": a sentence that names the error, where a program's
+ * message quotes it after a colon, "cudaMalloc failed: "out of memory""),
+ * or an item of a comma-separated list (", out of memory,": a list of
+ * search terms or keywords).
  */
 static bool
 fb_named_term(const char *l, size_t n, size_t p, size_t q)
 {
 	static const char lq[] = "\xe2\x80\x9c", rq[] = "\xe2\x80\x9d";
-	bool open = false, close = false;
+	bool open, close;
+	size_t ob;
 
-	if (p < n && l[p] >= 'A' && l[p] <= 'Z') {
-		open = p >= 1 && (l[p - 1] == '"' || l[p - 1] == '\'');
-		close = open && q < n && l[q] == l[p - 1];
-		if (!open && p >= 3 && memcmp(l + p - 3, lq, 3) == 0) {
-			open = true;
-			close = q + 3 <= n && memcmp(l + q, rq, 3) == 0;
-		}
-		if (open && close)
-			return true;
+	open = p >= 1 && (l[p - 1] == '"' || l[p - 1] == '\'');
+	close = open && q < n && l[q] == l[p - 1];
+	ob = open ? p - 1 : p;
+	if (!open && p >= 3 && memcmp(l + p - 3, lq, 3) == 0) {
+		open = true;
+		close = q + 3 <= n && memcmp(l + q, rq, 3) == 0;
+		ob = p - 3;
 	}
+	if (open && close && ((l[p] >= 'A' && l[p] <= 'Z') ||
+	    fb_word_before(l, ob, "a") || fb_word_before(l, ob, "an") ||
+	    fb_word_before(l, ob, "the")))
+		return true;
 	return q < n && (l[q] == ',' || (q + 4 <= n &&
 	    memcmp(l + q, " etc", 4) == 0)) && p >= 1 && (l[p - 1] == ',' ||
 	    (p >= 2 && l[p - 1] == ' ' && l[p - 2] == ','));
@@ -657,6 +676,25 @@ fb_glossary(const char *l, size_t n, size_t p, size_t q)
 	    fb_has(l + q, n - q > 16 ? 16 : n - q, " stands for ");
 }
 
+/*
+ * Whether the phrase at l[p..q) is negated: "no" or "not" just before
+ * it, maybe with Markdown's emphasis or a quote between ("- No out of
+ * memory errors" in a test report's list of what went well, "I expect no
+ * Out Of Memory errors at all"): it says the failure did not happen.
+ */
+static bool
+fb_negated(const char *l, size_t p)
+{
+	size_t e = p;
+
+	while (e > 0 && (l[e - 1] == '*' || l[e - 1] == '_' ||
+	    l[e - 1] == '"' || l[e - 1] == '\'' || l[e - 1] == '`'))
+		e--;
+	if (e == 0 || l[e - 1] != ' ')
+		return false;
+	return fb_word_before(l, e, "no") || fb_word_before(l, e, "not");
+}
+
 bool
 rg_mention(const char *l, size_t n, size_t p, size_t q)
 {
@@ -666,7 +704,7 @@ rg_mention(const char *l, size_t n, size_t p, size_t q)
 	    fb_quoted_search(l, n, p, q) || fb_usage_or_command(l, n) ||
 	    fb_setting(l, p) || fb_heading(l, n) || rg_placeholder(l, n) ||
 	    fb_question(l, n, q) || fb_narration(l, p) ||
-	    fb_glossary(l, n, p, q);
+	    fb_glossary(l, n, p, q) || fb_negated(l, p);
 }
 
 /*
