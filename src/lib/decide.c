@@ -6,7 +6,7 @@
  * talks about a message (rg_mention, quiet_in_prose).  What no single
  * line shows is decided here, once, for the events of every recogniser,
  * after the event is read and before it joins the event set (scan.c).
- * An event is a mention, and no failure, in five cases:
+ * An event is a mention, and no failure, in seven cases:
  *
  *   weak and quiet     the fallback's phrase (low confidence) on a line
  *                      that reports no failure (not fatal), after at
@@ -54,6 +54,25 @@
  *                      file's text, such as a troubleshooting page's
  *                      example run ("+   Killed"), not this run's output.
  *
+ *   a status compared  the message is a bare status (as above) that a
+ *                      comparison of source code holds: "==" or "!=" just
+ *                      before or after it ("(err ==
+ *                      cudaErrorMemoryAllocation)", RMM's "if (status ==
+ *                      cudaErrorMemoryAllocation) { throw").  A
+ *                      program reports the status it got, and compares
+ *                      nothing on its line.
+ *
+ *   an example shown   the event's line in a fenced code block that a
+ *                      label of a comparison opens: the nearest line with
+ *                      text before the fence is only "Before", "After",
+ *                      "This PR" or "With this PR", alone, as a Markdown
+ *                      heading, in bold or with a colon
+ *                      ("### Before", "**After:**"): a pull request's
+ *                      description showing a message before and after its
+ *                      change (cupy/cupy#2242), not this run's output.  A
+ *                      report's headings name the log ("### Logs",
+ *                      "### Error"), not a comparison.
+ *
  *   a kill explained   a shell's "Killed" (low confidence: a SIGKILL, no
  *                      more) within DC_EXPLAIN_LINES lines after the
  *                      program's own exception that is no memory error
@@ -99,6 +118,9 @@ const char dc_reason_explained[] = "a SIGKILL after the program's own "
 const char dc_reason_link[] = "the title of a Markdown link";
 const char dc_reason_diff[] = "a line that a diff adds: a file's text, not "
     "output";
+const char dc_reason_compared[] = "a status compared in source code";
+const char dc_reason_example[] = "an example under a before-and-after label "
+    "of a description";
 
 static bool
 dc_letter(unsigned char c)
@@ -315,14 +337,17 @@ dc_has(const char *s, size_t n, const char *w)
 /*
  * Finds the event's text in the first DC_LINE_MAX bytes of its line
  * l[0..n), at l[*p..*q): the fallback's phrase (the event's error,
- * compared caselessly), or the first line of another recogniser's
- * message.
+ * compared caselessly; the first that is no mention by rg_mention's
+ * measure, as the fallback took it, past a glossary's "(Out of Memory)"
+ * before it, or else the first), or the first line of another
+ * recogniser's message.
  */
 static bool
 dc_find(const od_event *ev, const char *l, size_t n, size_t *p, size_t *q)
 {
 	const char *nl, *at;
 	size_t k, i;
+	bool found = false;
 
 	if (n > DC_LINE_MAX)
 		n = DC_LINE_MAX;
@@ -330,13 +355,21 @@ dc_find(const od_event *ev, const char *l, size_t n, size_t *p, size_t *q)
 		k = strlen(ev->error);
 		if (k == 0)
 			return false;
-		for (i = 0; i + k <= n && !dc_has(l + i, k, ev->error); i++)
-			;
-		if (i + k > n)
-			return false;
-		*p = i;
-		*q = i + k;
-		return true;
+		for (i = 0; i + k <= n; i++) {
+			if (!dc_has(l + i, k, ev->error))
+				continue;
+			if (!found) {
+				*p = i;
+				*q = i + k;
+				found = true;
+			}
+			if (!rg_mention(l, n, i, i + k)) {
+				*p = i;
+				*q = i + k;
+				break;
+			}
+		}
+		return found;
 	}
 	if (ev->message == NULL || ev->message_len == 0)
 		return false;
@@ -477,6 +510,134 @@ dc_status_in_prose(const od_event *ev, const char *l, size_t n)
 	after = dc_words_after(copy, n, q);
 	return before >= DC_PROSE_BEFORE ||
 	    (before >= DC_PROSE_BEFORE_AND && after >= DC_PROSE_AFTER);
+}
+
+/* Whether the short message (one line of it) stands on the line l[0..n)
+ * as an operand of a comparison: "==" or "!=" just before or just after
+ * it, blanks between. */
+static bool
+dc_status_compared(const od_event *ev, const char *l, size_t n)
+{
+	const char *m = ev->message, *at;
+	size_t mn, p, q;
+
+	if (m == NULL || ev->message_len == 0 ||
+	    ev->message_len > DC_STATUS_MAX ||
+	    memchr(m, '\n', ev->message_len) != NULL || dc_figures(ev))
+		return false;
+	mn = ev->message_len;
+	if (n > DC_LINE_MAX)
+		n = DC_LINE_MAX;
+	at = mn <= n ? memmem(l, n, m, mn) : NULL;
+	if (at == NULL)
+		return false;
+	p = (size_t)(at - l);
+	q = p + mn;
+	while (p > 0 && l[p - 1] == ' ')
+		p--;
+	while (q < n && l[q] == ' ')
+		q++;
+	return (p >= 2 && (l[p - 2] == '=' || l[p - 2] == '!') &&
+	    l[p - 1] == '=') || (q + 1 < n && (l[q] == '=' || l[q] == '!') &&
+	    l[q + 1] == '=');
+}
+
+/* The lines looked back over for the fence and the label of an example,
+ * and the bytes. */
+#define DC_EXAMPLE_LINES 12
+#define DC_EXAMPLE_BYTES 4096
+
+/* Whether b[0..n) opens or closes a Markdown fence: "```" after at most
+ * three blanks. */
+static bool
+dc_fence(const char *b, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && i < 3 && b[i] == ' ')
+		i++;
+	return n - i >= 3 && memcmp(b + i, "```", 3) == 0;
+}
+
+/*
+ * Whether b[0..n), a line with no blank at its end, is only the label of
+ * a comparison: "Before", "After", "This PR" or "With this PR"
+ * (caseless; not "Now:", after which a report shows the error it gets
+ * since a change), alone ("Before", as pytorch/pytorch#20618 has it), as
+ * a Markdown heading ("### Before"), in bold ("**After**", "**After:**")
+ * or with a colon ("Before:").
+ */
+static bool
+dc_comparison_label(const char *b, size_t n)
+{
+	static const char *const labels[] = {
+		"before", "after", "this pr", "with this pr",
+	};
+	size_t i = 0, k;
+
+	while (i < n && i < 3 && b[i] == ' ')
+		i++;
+	if (i < n && b[i] == '#') {
+		while (i < n && b[i] == '#')
+			i++;
+		if (i >= n || b[i] != ' ')
+			return false;
+	}
+	while (i < n && b[i] == ' ')
+		i++;
+	if (n - i >= 4 && memcmp(b + i, "**", 2) == 0 &&
+	    memcmp(b + n - 2, "**", 2) == 0) {
+		i += 2;
+		n -= 2;
+	}
+	if (n > i && b[n - 1] == ':')
+		n--;
+	for (k = 0; k < sizeof labels / sizeof labels[0]; k++)
+		if (n - i == strlen(labels[k]) &&
+		    od_caseless_find(b + i, n - i, labels[k], n - i) != NULL)
+			return true;
+	return false;
+}
+
+/*
+ * Whether the event's line, after the text before[0..bn), stands in a
+ * fenced code block that a comparison's label opens: back over at most
+ * DC_EXAMPLE_LINES lines to the first fence, and the nearest line with
+ * text before that fence is such a label (dc_comparison_label).  A fence
+ * that closes an earlier block has that block's last line before it,
+ * which is no label.
+ */
+static bool
+dc_example_shown(const char *before, size_t bn)
+{
+	size_t e = bn, lo = bn > DC_EXAMPLE_BYTES ? bn - DC_EXAMPLE_BYTES : 0;
+	bool fence = false;
+	int lines;
+
+	for (lines = 0; lines < DC_EXAMPLE_LINES + 2 && e > lo; lines++) {
+		size_t b, te;
+
+		if (before[e - 1] == '\n')
+			e--;
+		for (b = e; b > lo && before[b - 1] != '\n'; b--)
+			;
+		if (b == lo && lo > 0)
+			return false;   /* a line cut by the window */
+		te = e;
+		while (te > b && (before[te - 1] == ' ' ||
+		    before[te - 1] == '\r'))
+			te--;
+		if (!fence) {
+			if (dc_fence(before + b, te - b))
+				fence = true;
+			else if (lines >= DC_EXAMPLE_LINES)
+				return false;
+		} else if (te > b) {
+			return dc_comparison_label(before + b, te - b);
+		}
+		e = b;
+	}
+	return false;
 }
 
 /*
@@ -635,6 +796,10 @@ dc_mention(const od_event *ev, const char *line, size_t n, uint64_t at,
 	if (ev->confidence == OD_CONF_LOW &&
 	    dc_diff_line(line, n, before, bn))
 		return dc_reason_diff;
+	if (dc_status_compared(ev, line, n))
+		return dc_reason_compared;
+	if (dc_example_shown(before, bn))
+		return dc_reason_example;
 	if (dc_kill_explained(ev, at, before, bn, memo))
 		return dc_reason_explained;
 	return NULL;

@@ -16,6 +16,8 @@ extern const char dc_reason_prose[];
 extern const char dc_reason_explained[];
 extern const char dc_reason_link[];
 extern const char dc_reason_diff[];
+extern const char dc_reason_compared[];
+extern const char dc_reason_example[];
 
 /* The lines before a shell's kill looked at for the program's own error. */
 #define DC_EXPLAIN_LINES 30

@@ -40,6 +40,13 @@
  *                                      item of a list ("keywords: ...,
  *                                      OOM, out of memory, killed, ...",
  *                                      "runtime error, out of memory etc.")
+ *   a title in title case              a page's or a section's title
+ *                                      ("Linux OOM Killer Terminated Process
+ *                                      — Out of Memory and Memory Leak
+ *                                      Detection"): a line of six or more
+ *                                      words and dashes only, each word
+ *                                      capitalised but the small ones
+ *                                      ("of", "and", ...), the phrase too
  *   an error's name quoted as code     "holds `torch.OutOfMemoryError` or
  *                                      `CUDA out of memory`" (a short
  *                                      span with no "Error: " in it)
@@ -525,6 +532,59 @@ fb_named_term(const char *l, size_t n, size_t p, size_t q)
 }
 
 /*
+ * Whether the line l[0..n), the phrase's, is a title in title case: six
+ * or more tokens, each a dash ('-', or U+2013 or U+2014 between blanks)
+ * or a word of letters (a hyphen or an apostrophe inside) that starts
+ * with a capital, but for the small words of a title, so the phrase's
+ * own words too ("Out of Memory").  A program writes its message with a
+ * colon, a figure or a lower-case word somewhere, not as a headline.
+ */
+static bool
+fb_title(const char *l, size_t n)
+{
+	static const char *const small[] = {
+		"a", "an", "and", "as", "at", "by", "for", "in", "of", "on",
+		"or", "the", "to", "vs", "with",
+	};
+	size_t b = 0;
+	int tokens = 0;
+
+	while (b < n) {
+		size_t e, i, k;
+		bool ok;
+
+		while (b < n && l[b] == ' ')
+			b++;
+		if (b >= n)
+			break;
+		for (e = b; e < n && l[e] != ' '; e++)
+			;
+		tokens++;
+		ok = (e - b == 1 && l[b] == '-') || (e - b == 3 &&
+		    (memcmp(l + b, "\xe2\x80\x93", 3) == 0 ||
+		    memcmp(l + b, "\xe2\x80\x94", 3) == 0));
+		if (!ok && fb_letter(l[b])) {
+			ok = true;
+			for (i = b + 1; i < e; i++)
+				if (!fb_letter(l[i]) && l[i] != '-' &&
+				    l[i] != '\'')
+					ok = false;
+			if (ok && !(l[b] >= 'A' && l[b] <= 'Z')) {
+				ok = false;
+				for (k = 0; k < FB_COUNT(small); k++)
+					if (e - b == strlen(small[k]) &&
+					    memcmp(l + b, small[k], e - b) == 0)
+						ok = true;
+			}
+		}
+		if (!ok)
+			return false;
+		b = e;
+	}
+	return tokens >= 6;
+}
+
+/*
  * Whether the phrase at l[p..q) is the name of an error quoted as code in
  * prose: alone in a short inline code span with no ':' in it ("holds
  * `torch.OutOfMemoryError` or `CUDA out of memory`"), where a pasted
@@ -852,6 +912,7 @@ static bool
 fb_counts(int c, const char *l, size_t n, size_t p, size_t q)
 {
 	if (rg_mention(l, n, p, q) || fb_named_term(l, n, p, q) ||
+	    fb_title(l, n) ||
 	    fb_code_span_name(l, n, p, q) || fb_assigned_name(l, n) ||
 	    fb_name_argument(l, n, p, q) || fb_statement(l, n, p))
 		return false;

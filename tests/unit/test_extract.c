@@ -648,6 +648,23 @@ test_mentions(void **state)
 		{ "+.. code-block:: text\n+   ICONLoss(all_loss=tensor(1.0676))\n"
 		  "+   Killed\n", dc_reason_diff },
 		{ "epoch 3 loss 1.0676\nKilled\n", NULL },
+		/* A status compared in source code, and one reported. */
+		{ "      if (status == cudaErrorMemoryAllocation) { throw "
+		  "rmm::out_of_memory{msg}; }\n", dc_reason_compared },
+		{ "} else if (host_scalar_status == cudaErrorMemoryAllocation) "
+		  "{\n", dc_reason_compared },
+		/* A message under a comparison's label of a description, and
+		 * under a report's heading. */
+		{ "### Before\n```\nRuntimeError: CUDA out of memory. Tried to "
+		  "allocate 20.00 MiB\n", dc_reason_example },
+		{ "After\n```\nRuntimeError: CUDA out of memory. Tried to "
+		  "allocate 20.00 MiB\n", dc_reason_example },
+		{ "### Logs\n```\nRuntimeError: CUDA out of memory. Tried to "
+		  "allocate 20.00 MiB\n", NULL },
+		/* The fallback's phrase where it took it, past a glossary's
+		 * that comes first on the line. */
+		{ "The OOM (Out of Memory) killer logs the message 'Out of "
+		  "memory: Kill process' and goes on.\n", dc_reason_weak },
 		/* A shell's kill after the program's own other error, and after
 		 * a memory error or a launcher's report. */
 		{ "KeyError: 'model.layers.0.mlp.gate.weight'\n"
