@@ -2,7 +2,7 @@
 # chunking.sh OOMDOC: the same events however the bytes arrive.
 #
 # Every fixture log (fixtures/**/*.log), the concatenation of them all, that
-# concatenation five times over (more than the scanner's 2 MiB buffer, so
+# concatenation five times over (more than the scanner's 1 MiB buffer, so
 # that it is moved to make room), the hard-wrapped fixtures each followed
 # by more than the scanner's lookahead, and gzip and zstd copies of some, are
 # read once as files and once through named pipes that tests/chunk_feed.py
@@ -16,7 +16,7 @@
 # from a tree of FIFOs), so that the JSON reports must be byte for byte the
 # same, and the exit statuses too.  The pipes' run has a scan buffer of
 # another size (OOMDOC_SCAN_BUFFER, a setting for the tests only: 786433
-# bytes, not the 2 MiB of the files' run), so that the buffer is full at
+# bytes, not the 1 MiB of the files' run), so that the buffer is full at
 # other places too.
 #
 # Cost: two oomdoc runs over about 6 MB, and the writer's chunks (about

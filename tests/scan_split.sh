@@ -71,7 +71,7 @@ same dense "$T/dense.log" OOMDOC_PREFILTER_RANGE=auto OOMDOC_PREFILTER_RANGE=409
 grep -q '"batch_size": 14996' "$T/want" || { echo "FAIL: dense: no batch_size read"; fail=1; }
 
 # Where the scan buffer is full (src/lib/scan.c, sc_room: the history and
-# the tail are moved to its front).  Its size is a constant, 2 MiB; for the
+# the tail are moved to its front).  Its size is a constant, 1 MiB; for the
 # tests only, OOMDOC_SCAN_BUFFER sets it (512 KiB to 64 MiB), so that the
 # buffer moves at other places, and often, in the inputs above and in: the
 # fixtures' logs five times over (2.8 MB), 100 000 lines of "out of
@@ -103,7 +103,7 @@ nb=0
 for f in "$T/gen.log" "$T/dense.log" "$T/all5.log" "$T/oomlines.log" \
     "$T/killed14.log" "$T/gpu.log"; do
 	same "buffer $(basename "$f")" "$f" OOMDOC_SCAN_BUFFER=524288 \
-	    OOMDOC_SCAN_BUFFER=786433 OOMDOC_SCAN_BUFFER=1048576 \
+	    OOMDOC_SCAN_BUFFER=786433 OOMDOC_SCAN_BUFFER=2097152 \
 	    "OOMDOC_SCAN_BUFFER=600011 OOMDOC_PREFILTER_RANGE=4096 OOMDOC_MAP_WINDOW=65536"
 	nb=$((nb + 1))
 done
