@@ -21,9 +21,10 @@
  * and the unscanned tail are moved to the front to make room.  At the end
  * of the input there is no lookahead left to keep and the tail is scanned
  * too.  Memory is the buffer (and a copy of what cx_before reads, without
- * its escape sequences, for a coloured log) and nothing else, whatever the
- * input size or its line lengths: a line longer than the buffer is simply
- * scanned in pieces.
+ * its escape sequences, for a coloured log; and a copy of each skipped
+ * context line that a move gave up, at most 1 KiB a kind: sc_context_keep)
+ * and nothing else, whatever the input size or its line lengths: a line
+ * longer than the buffer is simply scanned in pieces.
  *
  * A piece of the region is taken up to the last anchor start that has its
  * lookahead, and hits are handed over in the order of their starts: a hit
@@ -38,7 +39,9 @@
  * with the piece they start in (sc_seams), the history kept when the
  * buffer is moved is what the next hit may read whatever the moment, and
  * a short pause decides only what the bytes to come cannot change
- * (od_scan_pause).
+ * (od_scan_pause).  Nor does where the buffer was full
+ * (tests/scan_split.sh): what is kept of an earlier place across a move
+ * is an input offset, or a copy of the bytes.
  *
  * Line numbers count '\n' only, as grep -n does; they are counted lazily,
  * up to each hit and at the end of each piece.
@@ -473,7 +476,7 @@ sc_db_take(const char *const *text, const unsigned *flags,
  * The scan buffer's size: SC_BUF_SIZE, or for the tests what
  * OOMDOC_SCAN_BUFFER says (bytes, SC_BUF_MIN to SC_BUF_MAX), so that they
  * can check that where the buffer is full changes no report
- * (tests/chunking.sh).
+ * (tests/scan_split.sh, tests/chunking.sh, tests/dense.sh).
  */
 static size_t
 sc_buf_size(void)
@@ -1282,6 +1285,8 @@ sc_context_catch_up(sc_state *st, size_t lo)
 			    st->skip_copy_end[what], st->skip_copy_line[what]);
 			continue;
 		}
+		/* Not reached for a line that left the buffer, which
+		 * sc_context_keep copied. */
 		if (st->ctx_skipped[what] < st->base + lo)
 			continue;
 		st->ctx_any[what] = false;      /* read it whatever the gap */
