@@ -77,13 +77,15 @@ grep -q '"batch_size": 14996' "$T/want" || { echo "FAIL: dense: no batch_size re
 # fixtures' logs five times over (2.8 MB), 100 000 lines of "out of
 # memory" (an event, then 24 lines that are its output: extract.c,
 # EX_AFTER_LINES, which once counted from a buffer offset that a move had
-# made stale), 21 000 lines of 14 "Killed " each, and a log whose last GPU
-# model line was skipped (a sampled kind: one was read 90 bytes before
-# it) and then left the buffer before the OOM that reads it.
+# made stale), 21 000 lines of 14 "Killed " each, 2 MiB of "Killed " on
+# one line (longer than the buffer, scanned in pieces), and a log whose
+# last GPU model line was skipped (a sampled kind: one was read 90 bytes
+# before it) and then left the buffer before the OOM that reads it.
 cat fixtures/*/*.log fixtures/*/*.log fixtures/*/*.log fixtures/*/*.log \
     fixtures/*/*.log >"$T/all5.log"
 python3 -c 'import sys; sys.stdout.write("out of memory\n" * 100000)' >"$T/oomlines.log"
 python3 -c 'import sys; sys.stdout.write(("Killed " * 14 + "\n") * 21000)' >"$T/killed14.log"
+python3 -c 'import sys; sys.stdout.write("Killed " * 299593)' >"$T/killedline.log"
 python3 -c '
 import sys
 w = sys.stdout.write
@@ -101,7 +103,7 @@ w("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. "
     >"$T/gpu.log"
 nb=0
 for f in "$T/gen.log" "$T/dense.log" "$T/all5.log" "$T/oomlines.log" \
-    "$T/killed14.log" "$T/gpu.log"; do
+    "$T/killed14.log" "$T/killedline.log" "$T/gpu.log"; do
 	same "buffer $(basename "$f")" "$f" OOMDOC_SCAN_BUFFER=524288 \
 	    OOMDOC_SCAN_BUFFER=786433 OOMDOC_SCAN_BUFFER=2097152 \
 	    "OOMDOC_SCAN_BUFFER=600011 OOMDOC_PREFILTER_RANGE=4096 OOMDOC_MAP_WINDOW=65536"
