@@ -79,8 +79,8 @@ grep -q '"batch_size": 14996' "$T/want" || { echo "FAIL: dense: no batch_size re
 # EX_AFTER_LINES, which once counted from a buffer offset that a move had
 # made stale), 21 000 lines of 14 "Killed " each, 2 MiB of "Killed " on
 # one line (longer than the buffer, scanned in pieces), and a log whose
-# last GPU model line was skipped (a sampled kind: one was read 90 bytes
-# before it) and then left the buffer before the OOM that reads it.
+# last GPU model line was skipped (a sampled kind: one was read on the
+# line before it) and then left the buffer before the OOM that reads it.
 cat fixtures/*/*.log fixtures/*/*.log fixtures/*/*.log fixtures/*/*.log \
     fixtures/*/*.log >"$T/all5.log"
 python3 -c 'import sys; sys.stdout.write("out of memory\n" * 100000)' >"$T/oomlines.log"
