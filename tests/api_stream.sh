@@ -17,7 +17,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # Many events in one input: the PyTorch and stacks fixtures one after the
 # other; and again twice, with 4 MiB of filler lines between, so that the
-# 2 MiB scan buffer is moved many times.
+# 1 MiB scan buffer is moved many times.
 cat fixtures/pytorch/*.log fixtures/stacks/*.log >"$tmp/multi.log"
 awk 'BEGIN { for (i = 0; i < 120000; i++)
 	printf "epoch 3 step %d loss 0.2513 lr 1e-4 mem 31.2 GiB\n", i }' \

@@ -13,12 +13,15 @@
 #   "Killed " 100 000 times on one line without a newline: only the last
 #   one ends the line (the end of the input), so one event, seen once.
 #
-#   "out of memory" on each of 100 000 lines (1.4 MB: one buffer, so no
-#   move of it cuts the rule below): the fallback's unrecognised event of
-#   low confidence, at line 1; a fallback line at most 24 lines after an
-#   event is that failure's output (extract.c, EX_AFTER_LINES), so lines
-#   1, 26, 51, ... are events of their own, all the same: seen
-#   ceil(100000 / 25) = 4000 times.
+#   "out of memory" on each of 100 000 lines (1.4 MB): the fallback's
+#   unrecognised event of low confidence, at line 1; a fallback line at
+#   most 24 lines after an event is that failure's output (extract.c,
+#   EX_AFTER_LINES), so lines 1, 26, 51, ... are events of their own, all
+#   the same: seen ceil(100000 / 25) = 4000 times.  Also with a scan
+#   buffer of 512 KiB (OOMDOC_SCAN_BUFFER, a setting for the tests only),
+#   which the input fills three times: the rule counts the lines from the
+#   last event's input offset, wherever the buffer was moved (it counted
+#   from a buffer offset, which a move made stale: 4003 then).
 #
 # Usage: tests/dense.sh OOMDOC   (from the repository root; about 1 s)
 set -u
@@ -54,5 +57,7 @@ python3 -c 'import sys; sys.stdout.write("out of memory\n" * 100000)' >"$tmp/oom
 check "Killed x14 x1000 lines" "$tmp/killed14.log" "host_oom_killer 1 1000 low"
 check "Killed x100000 on one line" "$tmp/killedline.log" "host_oom_killer 1 1 low"
 check "out of memory x100000 lines" "$tmp/oomlines.log" "unrecognised 1 4000 low"
-[ "$fail" = 0 ] && echo "dense: 3 inputs, all events and counts as expected"
+OOMDOC_SCAN_BUFFER=524288 check "out of memory x100000 lines, 512 KiB buffer" \
+    "$tmp/oomlines.log" "unrecognised 1 4000 low"
+[ "$fail" = 0 ] && echo "dense: 3 inputs (one with two buffer sizes), all events and counts as expected"
 exit "$fail"

@@ -7,7 +7,7 @@
 # gzip fails.  The logs are small enough to take about a second in the
 # sanitizer build: 2 MiB, seed 1 (where genlog once wrote a kernel kill and
 # another job's Slurm line next to each other, which oomdoc read as one
-# failure), and 5 MiB across the scanner's 2 MiB buffer.
+# failure), and 5 MiB across the scanner's 1 MiB buffer.
 set -u
 oomdoc=$1
 tmp=$(mktemp -d)

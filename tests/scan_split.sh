@@ -1,5 +1,6 @@
 #!/bin/bash
-# scan_split.sh OOMDOC: the reports do not depend on how the scan is split.
+# scan_split.sh OOMDOC: the reports do not depend on how the scan is split,
+# nor on the scan buffer's size (the end of this file).
 #
 # The prefilter's second thread scans ranges of a region (src/lib/scan.c,
 # "The prefilter's second thread") and a large regular file is read
@@ -68,5 +69,50 @@ for i in range(200000):
 same dense "$T/dense.log" OOMDOC_PREFILTER_RANGE=auto OOMDOC_PREFILTER_RANGE=4096 \
     OOMDOC_PREFILTER_RANGE=262144
 grep -q '"batch_size": 14996' "$T/want" || { echo "FAIL: dense: no batch_size read"; fail=1; }
-[ "$fail" = 0 ] && echo "scan_split: $n fixtures and 2 generated logs, reports the same however split"
+
+# Where the scan buffer is full (src/lib/scan.c, sc_room: the history and
+# the tail are moved to its front).  Its size is a constant, 1 MiB; for the
+# tests only, OOMDOC_SCAN_BUFFER sets it (512 KiB to 64 MiB), so that the
+# buffer moves at other places, and often, in the inputs above and in: the
+# fixtures' logs five times over (2.8 MB), 100 000 lines of "out of
+# memory" (an event, then 24 lines that are its output: extract.c,
+# EX_AFTER_LINES, which once counted from a buffer offset that a move had
+# made stale), 21 000 lines of 14 "Killed " each, 2 MiB of "Killed " on
+# one line (longer than the buffer, scanned in pieces), and a log whose
+# last GPU model line was skipped (a sampled kind: one was read on the
+# line before it) and then left the buffer before the OOM that reads it.
+cat fixtures/*/*.log fixtures/*/*.log fixtures/*/*.log fixtures/*/*.log \
+    fixtures/*/*.log >"$T/all5.log"
+python3 -c 'import sys; sys.stdout.write("out of memory\n" * 100000)' >"$T/oomlines.log"
+python3 -c 'import sys; sys.stdout.write(("Killed " * 14 + "\n") * 21000)' >"$T/killed14.log"
+python3 -c 'import sys; sys.stdout.write("Killed " * 299593)' >"$T/killedline.log"
+python3 -c '
+import sys
+w = sys.stdout.write
+for i in range(20000):
+    w("step %d loss 0.5\n" % i)
+w("|   0  NVIDIA H100 80GB HBM3       On  | 00000000:06:00.0 Off |\n")
+w("|   0  Tesla V100-SXM2-32GB        On  | 00000000:06:00.0 Off |\n")
+for i in range(60000):
+    w("step %d loss 0.5\n" % i)
+w("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. "
+  "GPU 0 has a total capacity of 31.74 GiB of which 1.25 GiB is free. "
+  "Including non-PyTorch memory, this process has 30.49 GiB memory in use. "
+  "Of the allocated memory 29.21 GiB is allocated by PyTorch, and 412.55 MiB "
+  "is reserved by PyTorch but unallocated.\n")' \
+    >"$T/gpu.log"
+nb=0
+for f in "$T/gen.log" "$T/dense.log" "$T/all5.log" "$T/oomlines.log" \
+    "$T/killed14.log" "$T/killedline.log" "$T/gpu.log"; do
+	same "buffer $(basename "$f")" "$f" OOMDOC_SCAN_BUFFER=524288 \
+	    OOMDOC_SCAN_BUFFER=786433 OOMDOC_SCAN_BUFFER=2097152 \
+	    "OOMDOC_SCAN_BUFFER=600011 OOMDOC_PREFILTER_RANGE=4096 OOMDOC_MAP_WINDOW=65536"
+	nb=$((nb + 1))
+done
+# The skipped line is the one the event reads (the V100's fixes, not the
+# H100's), with any buffer.
+OOMDOC_SCAN_BUFFER=524288 "$OOMDOC" --format json "$T/gpu.log" >"$T/got" 2>&1
+grep -q 'the V100 has compute capability' "$T/got" ||
+    { echo "FAIL: gpu.log: the skipped V100 line was not read"; fail=1; }
+[ "$fail" = 0 ] && echo "scan_split: $n fixtures and 2 generated logs, reports the same however split; $nb inputs, the same with 4 buffer sizes"
 exit "$fail"

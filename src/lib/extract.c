@@ -141,11 +141,12 @@ typedef struct {
 struct ex_ctx {
 	void *self[EX_NRECOG];  /* each recogniser's state */
 	size_t nspecific;       /* anchors[0..nspecific): not the fallback's */
-	/* The last event's end: its window's bytes, the offset there, and
-	 * the bytes before it, which say whether the window still holds
-	 * them there (the scanner moves its buffer on). */
+	/* The last event's end: its window's bytes, its input offset
+	 * (ex_window.base, as the scanner moves its buffer on), and the
+	 * bytes before it, which say whether the window still holds them
+	 * (another input's, or a caller's other text). */
 	const char *last_buf;
-	size_t last_end;
+	uint64_t last_end;
 	char last_tail[EX_TAIL];
 	size_t last_tail_n;
 	px_ctx *px;
@@ -771,16 +772,21 @@ ex_arbitrate_memo(ex_ctx *x, int pass, size_t ht, bool fallback_ok,
 static bool
 ex_after_event_look(ex_ctx *x, const ex_window *w)
 {
-	size_t n = x->last_tail_n, i, lines = 0;
+	size_t n = x->last_tail_n, end, i, lines = 0;
 
-	if (x->last_buf != w->buf || x->last_end > w->line_start ||
-	    x->last_end < n || w->line_start - x->last_end > EX_AFTER_BYTES ||
-	    memcmp(w->buf + x->last_end - n, x->last_tail, n) != 0)
+	/* Where the end is in this window: it moved with the buffer's
+	 * bytes, or left it (then it is further back than EX_AFTER_BYTES:
+	 * the scanner keeps more history than that). */
+	if (x->last_buf != w->buf || x->last_end < w->base + n)
+		return false;
+	end = (size_t)(x->last_end - w->base);
+	if (end > w->line_start || w->line_start - end > EX_AFTER_BYTES ||
+	    memcmp(w->buf + end - n, x->last_tail, n) != 0)
 		return false;
 	/* The lines counted for an earlier line after the same event, in
 	 * the same bytes, are not counted again (a dense input asks this of
 	 * each of the 24 lines after an event). */
-	i = x->last_end;
+	i = end;
 	if (w->gen != 0 && x->ae_buf == w->buf && x->ae_gen == w->gen &&
 	    x->ae_remembered == x->remembered &&
 	    x->ae_line_start <= w->line_start && x->ae_line_start >= i) {
@@ -824,7 +830,7 @@ ex_remember(ex_ctx *x, const ex_window *w, size_t end)
 	if (end > w->len)
 		end = w->len, n = end < EX_TAIL ? end : EX_TAIL;
 	x->last_buf = w->buf;
-	x->last_end = end;
+	x->last_end = w->base + end;
 	x->remembered++;
 	x->last_tail_n = n;
 	memcpy(x->last_tail, w->buf + end - n, n);

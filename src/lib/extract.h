@@ -41,6 +41,10 @@ int ex_stopped(const ex_ctx *x, int from);
 typedef struct {
 	const char *buf;        /* the bytes around the hit */
 	size_t len;             /* bytes available in buf */
+	/* The input offset of buf[0]: the scanner moves its buffer on, and
+	 * what the extractor keeps of an earlier hit's place is kept as an
+	 * input offset, so that where the buffer was full changes nothing. */
+	uint64_t base;
 	size_t line_start;      /* where the hit's line starts in buf */
 	bool line_start_known;  /* false when the line began before buf */
 	size_t hit;             /* where the anchor starts */

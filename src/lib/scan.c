@@ -21,9 +21,10 @@
  * and the unscanned tail are moved to the front to make room.  At the end
  * of the input there is no lookahead left to keep and the tail is scanned
  * too.  Memory is the buffer (and a copy of what cx_before reads, without
- * its escape sequences, for a coloured log) and nothing else, whatever the
- * input size or its line lengths: a line longer than the buffer is simply
- * scanned in pieces.
+ * its escape sequences, for a coloured log; and a copy of each skipped
+ * context line that a move gave up, at most 1 KiB a kind: sc_context_keep)
+ * and nothing else, whatever the input size or its line lengths: a line
+ * longer than the buffer is simply scanned in pieces.
  *
  * A piece of the region is taken up to the last anchor start that has its
  * lookahead, and hits are handed over in the order of their starts: a hit
@@ -38,7 +39,9 @@
  * with the piece they start in (sc_seams), the history kept when the
  * buffer is moved is what the next hit may read whatever the moment, and
  * a short pause decides only what the bytes to come cannot change
- * (od_scan_pause).
+ * (od_scan_pause).  Nor does where the buffer was full
+ * (tests/scan_split.sh): what is kept of an earlier place across a move
+ * is an input offset, or a copy of the bytes.
  *
  * Line numbers count '\n' only, as grep -n does; they are counted lazily,
  * up to each hit and at the end of each piece.
@@ -69,9 +72,14 @@
 #include "structured.h"
 #include "core.h"
 
-#define SC_BUF_SIZE (2u * 1024 * 1024)
+/* The buffer's size, and the bounds of the size the tests may set
+ * (OOMDOC_SCAN_BUFFER, sc_buf_size).  1 MiB: 0.8 MiB less peak RSS than
+ * 2 MiB for 100 000 PyTorch reports, for 0.9 % more instructions on an
+ * ordinary 20 MB log (bench/RESULTS.md, speed8). */
+#define SC_BUF_SIZE (1u * 1024 * 1024)
+#define SC_BUF_MIN (512u * 1024)
+#define SC_BUF_MAX (64u * 1024 * 1024)
 #define SC_HISTORY (32u * 1024)
-#define SC_WRAPS_MAX (SC_BUF_SIZE / 120 + 1)
 /* How far back the last traceback's header may be for an event to get
  * its frames; what cx_before reads is at most this long. */
 #define SC_TRACEBACK (256u * 1024)
@@ -89,6 +97,11 @@ static const char sc_traceback[] = "Traceback (most recent call last)";
  * counted that the scanner keeps at a time (sc_count_to). */
 #define SC_PF_LINES 64
 
+/* A context line is read at most this far either side of its anchor
+ * (sc_context), so at most twice this long. */
+#define SC_CTX_REACH 512u
+#define SC_CTX_LINE (2 * SC_CTX_REACH)
+
 /* The prefilter's anchors, at most: the extractor's and the context's
  * (the shipped recognisers alone have come near 256, leaving a user's
  * --rules file no room). */
@@ -104,6 +117,7 @@ struct od_scanner {
 	ex_ctx *ex;
 	cx_ctx *cx;
 	char *buf;
+	size_t buf_size;                /* buf's, SC_BUF_SIZE but in tests */
 	/*
 	 * The prefilter's anchors, by id: first the extractor's OOM anchors
 	 * (noom of them, also in oom_anchors, NULL-terminated), then the
@@ -141,10 +155,11 @@ struct od_scanner {
 	 * (sc_wrap_width_at), so that what the lines after it in the same
 	 * region say cannot change it, and where the chunks of the input end
 	 * does not change what is found.  A change needs two lines of at
-	 * least 60 bytes, so a region has at most SC_WRAPS_MAX of them.
+	 * least 60 bytes, so a region has at most wraps_max of them (the
+	 * buffer's size / 120 + 1).
 	 */
 	struct { uint64_t at; size_t width; } *wraps;
-	size_t nwraps, wrap_before;
+	size_t nwraps, wrap_before, wraps_max;
 	int zstd_window_log;            /* for od_scan_path's inputs */
 	/* The structured-line reader in front of the buffer (structured.c). */
 	sl_reader *sl;
@@ -195,6 +210,16 @@ typedef struct sc_state {
 	 * event comes so that the event sees the latest value. */
 	uint64_t ctx_skipped[CX_WHAT_MAX];
 	int ctx_skipped_id[CX_WHAT_MAX];        /* anchor id + 1, 0: none */
+	/* A skipped line whose bytes the buffer's move gave up (sc_room):
+	 * kept here, with its text line number, for sc_context_catch_up, so
+	 * that what an event reads does not depend on where the buffer was
+	 * full.  skip_copy_at is its anchor's input offset (ctx_skipped's
+	 * value then), skip_copy_end its end's. */
+	char skip_copy[CX_WHAT_MAX][SC_CTX_LINE];
+	size_t skip_copy_len[CX_WHAT_MAX];
+	uint64_t skip_copy_at[CX_WHAT_MAX], skip_copy_end[CX_WHAT_MAX];
+	uint64_t skip_copy_line[CX_WHAT_MAX];
+	bool skip_copied[CX_WHAT_MAX];
 	/* Absolute offset up to which the lines after an nvidia-smi dmon
 	 * header were handed to cx_dmon_row. */
 	uint64_t dmon_at;
@@ -447,6 +472,27 @@ sc_db_take(const char *const *text, const unsigned *flags,
 	return e;
 }
 
+/*
+ * The scan buffer's size: SC_BUF_SIZE, or for the tests what
+ * OOMDOC_SCAN_BUFFER says (bytes, SC_BUF_MIN to SC_BUF_MAX), so that they
+ * can check that where the buffer is full changes no report
+ * (tests/scan_split.sh, tests/chunking.sh, tests/dense.sh).
+ */
+static size_t
+sc_buf_size(void)
+{
+	const char *e = getenv("OOMDOC_SCAN_BUFFER");
+	char *end;
+	unsigned long long v;
+
+	if (e == NULL || *e == '\0')
+		return SC_BUF_SIZE;
+	v = strtoull(e, &end, 10);
+	if (*end != '\0' || v < SC_BUF_MIN || v > SC_BUF_MAX)
+		return SC_BUF_SIZE;
+	return (size_t)v;
+}
+
 od_scanner *
 od_scanner_new(bool jit, const struct sk_table *recognisers, od_error *err)
 {
@@ -458,9 +504,13 @@ od_scanner_new(bool jit, const struct sk_table *recognisers, od_error *err)
 	size_t noom, i;
 	int n = 0;
 
-	if (sc == NULL || (sc->buf = malloc(SC_BUF_SIZE)) == NULL ||
+	if (sc != NULL) {
+		sc->buf_size = sc_buf_size();
+		sc->wraps_max = sc->buf_size / 120 + 1;
+	}
+	if (sc == NULL || (sc->buf = malloc(sc->buf_size)) == NULL ||
 	    (sc->clean = malloc(SC_TRACEBACK)) == NULL ||
-	    (sc->wraps = malloc(SC_WRAPS_MAX * sizeof *sc->wraps)) == NULL ||
+	    (sc->wraps = malloc(sc->wraps_max * sizeof *sc->wraps)) == NULL ||
 	    (sc->sl = sl_new()) == NULL ||
 	    (sc->st = calloc(1, sizeof *sc->st)) == NULL) {
 		od_error_set(err, NULL, 0, 0, "out of memory");
@@ -1051,6 +1101,61 @@ sc_sort_hits(od_scanner *sc)
 }
 
 /*
+ * The bounds of the line around context anchor hit that sc_context reads
+ * (at most SC_CTX_REACH bytes either side, not before lo), and its text
+ * line number, 1-based.
+ */
+static void
+sc_context_line(sc_state *st, size_t hit, size_t lo, size_t *bp, size_t *ep,
+    uint64_t *lineno)
+{
+	size_t b = hit, e = hit;
+
+	while (b > lo && hit - b < SC_CTX_REACH && st->buf[b - 1] != '\n' &&
+	    st->buf[b - 1] != '\r')
+		b--;
+	while (e < st->len && e - hit < SC_CTX_REACH && st->buf[e] != '\n' &&
+	    st->buf[e] != '\r')
+		e++;
+	/* The line's number: counted up to it, or back from the count when
+	 * that went past it (a skipped line read after an event). */
+	if (b >= st->counted) {
+		sc_count_to(st, b);
+		*lineno = st->lines + 1;
+	} else {
+		*lineno = st->lines + 1 - sc_count_newlines(st->buf + b,
+		    st->counted - b);
+	}
+	*bp = b;
+	*ep = e;
+}
+
+/*
+ * Reads a context line of kind what (n bytes at line, its anchor at input
+ * offset abs, its end at input offset end, text line lineno).
+ */
+static void
+sc_context_read(sc_state *st, int what, const char *line, size_t n,
+    uint64_t abs, uint64_t end, uint64_t lineno)
+{
+	st->ctx_done[what] = end;
+	st->ctx_read[what] = abs;
+	st->ctx_any[what] = true;
+	lineno = sl_input_line(st->sc->sl, lineno - 1) + 1;
+	cx_line(st->sc->cx, what, line, n, lineno, &st->ctx);
+	/* The rows of a dmon header start after it (sc_dmon). */
+	if (cx_dmon_active(&st->ctx) && st->dmon_at < end)
+		st->dmon_at = end;
+	/* A line about the end of a distributed run goes to the run's first
+	 * failure, which it follows. */
+	if (st->ctx.after_what != OD_AFTER_NONE) {
+		od_events_after(st->set, st->ctx.after_what, st->ctx.after_rank,
+		    st->index, lineno);
+		st->ctx.after_what = OD_AFTER_NONE;
+	}
+}
+
+/*
  * Hands the line around context anchor id (the anchor starts at hit) to
  * the context stage, with its line number; a line of a sampled kind is
  * skipped when one was read less than CX_SAMPLE_BYTES before it (and
@@ -1062,7 +1167,7 @@ sc_context(sc_state *st, size_t hit, int id, size_t lo, bool force)
 	const cx_anchor *a = &cx_anchors()[id - st->sc->noom];
 	int what = a->what;
 	uint64_t abs = st->base + hit, lineno;
-	size_t b = hit, e = hit;
+	size_t b, e;
 
 	if (what < 0 || what >= CX_WHAT_MAX || abs < st->ctx_done[what])
 		return;
@@ -1070,7 +1175,7 @@ sc_context(sc_state *st, size_t hit, int id, size_t lo, bool force)
 	 * an event follows it (sc_context_catch_up). */
 	if (a->series && !force && !cx_series_take(&st->ctx, what)) {
 		const char *nl = memchr(st->buf + hit, '\n',
-		    st->len - hit < 512 ? st->len - hit : 512);
+		    st->len - hit < SC_CTX_REACH ? st->len - hit : SC_CTX_REACH);
 
 		e = nl != NULL ? (size_t)(nl - st->buf) : hit;
 		st->ctx_done[what] = st->base + e;
@@ -1085,36 +1190,38 @@ sc_context(sc_state *st, size_t hit, int id, size_t lo, bool force)
 		return;
 	}
 	st->ctx_skipped_id[what] = 0;
+	sc_context_line(st, hit, lo, &b, &e, &lineno);
+	sc_context_read(st, what, st->buf + b, e - b, abs, st->base + e,
+	    lineno);
+}
 
-	while (b > lo && hit - b < 512 && st->buf[b - 1] != '\n' &&
-	    st->buf[b - 1] != '\r')
-		b--;
-	while (e < st->len && e - hit < 512 && st->buf[e] != '\n' &&
-	    st->buf[e] != '\r')
-		e++;
-	/* The line's number: counted up to it, or back from the count when
-	 * that went past it (a skipped line read after an event). */
-	if (b >= st->counted) {
-		sc_count_to(st, b);
-		lineno = st->lines + 1;
-	} else {
-		lineno = st->lines + 1 - sc_count_newlines(st->buf + b,
-		    st->counted - b);
-	}
-	st->ctx_done[what] = st->base + e;
-	st->ctx_read[what] = abs;
-	st->ctx_any[what] = true;
-	lineno = sl_input_line(st->sc->sl, lineno - 1) + 1;
-	cx_line(st->sc->cx, what, st->buf + b, e - b, lineno, &st->ctx);
-	/* The rows of a dmon header start after it (sc_dmon). */
-	if (cx_dmon_active(&st->ctx) && st->dmon_at < st->base + e)
-		st->dmon_at = st->base + e;
-	/* A line about the end of a distributed run goes to the run's first
-	 * failure, which it follows. */
-	if (st->ctx.after_what != OD_AFTER_NONE) {
-		od_events_after(st->set, st->ctx.after_what, st->ctx.after_rank,
-		    st->index, lineno);
-		st->ctx.after_what = OD_AFTER_NONE;
+/*
+ * Before the buffer's first keep bytes are given up (sc_room): each
+ * skipped line that reaches into them, or whose start sc_context could
+ * look for there, is copied for sc_context_catch_up.  A skipped line is
+ * copied at the first move that gives up any of the SC_CTX_REACH bytes
+ * before its anchor, so all of them are still in the buffer then.
+ */
+static void
+sc_context_keep(sc_state *st, size_t keep)
+{
+	int what;
+
+	for (what = 0; what < CX_WHAT_MAX; what++) {
+		uint64_t at = st->ctx_skipped[what];
+		size_t b, e;
+
+		if (st->ctx_skipped_id[what] == 0 || at < st->base ||
+		    at - st->base >= keep + SC_CTX_REACH ||
+		    (st->skip_copied[what] && st->skip_copy_at[what] == at))
+			continue;
+		sc_context_line(st, (size_t)(at - st->base), 0, &b, &e,
+		    &st->skip_copy_line[what]);
+		memcpy(st->skip_copy[what], st->buf + b, e - b);
+		st->skip_copy_len[what] = e - b;
+		st->skip_copy_at[what] = at;
+		st->skip_copy_end[what] = st->base + e;
+		st->skip_copied[what] = true;
 	}
 }
 
@@ -1167,9 +1274,21 @@ sc_context_catch_up(sc_state *st, size_t lo)
 	for (what = 0; what < CX_WHAT_MAX; what++) {
 		int id = st->ctx_skipped_id[what] - 1;
 
-		if (id < 0 || st->ctx_skipped[what] < st->base + lo)
+		if (id < 0)
 			continue;
 		st->ctx_skipped_id[what] = 0;
+		/* Copied when the buffer gave it up (sc_context_keep). */
+		if (st->skip_copied[what] &&
+		    st->skip_copy_at[what] == st->ctx_skipped[what]) {
+			sc_context_read(st, what, st->skip_copy[what],
+			    st->skip_copy_len[what], st->skip_copy_at[what],
+			    st->skip_copy_end[what], st->skip_copy_line[what]);
+			continue;
+		}
+		/* Not reached for a line that left the buffer, which
+		 * sc_context_keep copied. */
+		if (st->ctx_skipped[what] < st->base + lo)
+			continue;
 		st->ctx_any[what] = false;      /* read it whatever the gap */
 		st->ctx_done[what] = st->ctx_skipped[what];
 		sc_context(st, (size_t)(st->ctx_skipped[what] - st->base), id,
@@ -1209,6 +1328,7 @@ sc_hit(sc_state *st, size_t hit, size_t lo)
 		return;
 	w.buf = st->buf;
 	w.len = st->len;
+	w.base = st->base;
 	w.hit = hit;
 	w.from = st->consumed > lo ? st->consumed : lo;
 	w.gen = st->gen;
@@ -1519,7 +1639,7 @@ sc_seams(od_scanner *sc, const char *buf, size_t from, size_t cut,
 		if (sc->nhits > SC_HITS_MAX - SC_SEAM_ROOM && start != SIZE_MAX)
 			return start;
 		if (sc_wrap_step(buf, ls, at, to, &st->wrap_len,
-		    &st->wrap_width) && sc->nwraps < SC_WRAPS_MAX) {
+		    &st->wrap_width) && sc->nwraps < sc->wraps_max) {
 			/* The hits of the line that confirmed it use it too:
 			 * the place is its start (sc_line_cut keeps a line and
 			 * its break in one piece). */
@@ -1789,7 +1909,7 @@ sc_advance(sc_state *st, bool end)
 static char *
 sc_room(sc_state *st, size_t *room)
 {
-	if (st->len == SC_BUF_SIZE) {
+	if (st->len == st->sc->buf_size) {
 		/*
 		 * Everything before the lookahead is scanned (sc_advance).  A
 		 * hit after it looks back for its line's start at most
@@ -1809,6 +1929,7 @@ sc_room(sc_state *st, size_t *room)
 		    SC_HISTORY)
 			keep = (size_t)(st->tb_at - st->base);
 
+		sc_context_keep(st, keep);
 		memmove(st->sc->buf, st->sc->buf + keep, st->len - keep);
 		st->gen = ++st->sc->gen;
 		st->len -= keep;
@@ -1817,7 +1938,7 @@ sc_room(sc_state *st, size_t *room)
 		st->scanned -= keep;
 		st->consumed = st->consumed > keep ? st->consumed - keep : 0;
 	}
-	*room = SC_BUF_SIZE - st->len;
+	*room = st->sc->buf_size - st->len;
 	return st->sc->buf + st->len;
 }
 
