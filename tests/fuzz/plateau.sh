@@ -48,6 +48,7 @@ export ASAN_OPTIONS UBSAN_OPTIONS
 	cd "$run"
 	set --
 	if [ -n "${FUZZ_AUTOGROUP_NICE:-}" ]; then
+		# shellcheck disable=SC2016
 		set -- setsid -w sh -c 'echo "$0" > /proc/self/autogroup && exec "$@"' \
 			"$FUZZ_AUTOGROUP_NICE"
 	fi
@@ -63,8 +64,8 @@ start=$(date +%s)
 # The fuzzing child: the process whose parent is the shell that libFuzzer
 # starts for the job (or libFuzzer itself, where it runs the job directly).
 child_pid() {
-	for p in $(ps -o pid= --ppid "$parent") $(ps -o pid= --ppid \
-		"$(ps -o pid= --ppid "$parent" | head -1)" 2>/dev/null); do
+	first=$(ps -o pid= --ppid "$parent" | head -1 | tr -d ' ')
+	for p in $first $(ps -o pid= --ppid "${first:-0}" 2>/dev/null); do
 		case $(ps -o comm= -p "$p") in fuzz_*) echo "$p"; return ;; esac
 	done
 }
@@ -93,7 +94,7 @@ while kill -0 "$parent" 2>/dev/null; do
 	grep -q INITED "$log" || continue
 	cov=$(field cov "$line") ft=$(field ft "$line")
 	ocov=$(field cov "$old") oft=$(field ft "$old")
-	[ -n "$cov" ] && [ -n "$ocov" ] || continue
+	if [ -z "$cov" ] || [ -z "$ocov" ]; then continue; fi
 	if [ "$cov" -eq "$ocov" ] && [ $((100 * (ft - oft))) -lt "$oft" ]; then
 		echo "plateau at $((now - start)) s: cov $cov, ft $oft -> $ft" >> "$series"
 		[ -z "$child" ] || kill -INT "$child" 2>/dev/null || true
