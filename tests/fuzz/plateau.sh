@@ -105,5 +105,5 @@ wait "$parent" || true
 # Wait for the child's final stats, if it is still writing them.
 while [ -n "$child" ] && kill -0 "$child" 2>/dev/null; do sleep 1; done
 grep -E '^#[0-9]+[[:space:]]*(INITED|DONE)' "$log" | tail -2 || true
-grep -E '^stat::|^==[0-9]+== (ERROR|WARNING)|^SUMMARY|crash-|leak-|timeout-|oom-' "$log" || true
+grep -E '^stat::|^==[0-9]+== (ERROR|WARNING)|^SUMMARY|Test unit written to' "$log" || true
 ls "$work/crashes"
