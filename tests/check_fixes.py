@@ -210,6 +210,91 @@ def tf_range(text):
     return None if lo is None and hi is None else (lo, hi)
 
 
+# What shows the jaxlib release, written from JAX's sources independently
+# of src/lib/context.c: pip's "jaxlib==0.4.23" and pip list's columns,
+# jax.print_environment_info()'s "jaxlib: 0.4.23"
+# (jax/_src/environment_info.py), a wheel's or dist-info folder's name
+# ("jaxlib-0.1.15-cp36-none-linux_x86_64.whl"); the same of the jax
+# package, or "JAX version 0.4.23", bound jaxlib from above only (jax
+# refuses a newer jaxlib: jax/_src/lib/__init__.py check_jaxlib_version).
+JAXLIB_VERSION = re.compile(r"(?<![\w.-])jaxlib(?:==|:? +|-)"
+                            r"([0-9])\.([0-9]{1,2})\.([0-9]{1,3})(?![0-9])")
+JAX_VERSION = re.compile(r"(?:(?<![\w.-])jax(?:==|:? +|-)|"
+                         r"\b[Jj][Aa][Xx] version:? v?)"
+                         r"([0-9])\.([0-9]{1,2})\.([0-9]{1,3})(?![0-9])")
+# The default preallocation an explanation may state, with the jaxlib
+# releases that have it (jax CHANGELOG, jaxlib 0.4.1: of the total
+# instead of the memory available; jax-ml/jax commit 2432aa97, first in
+# jaxlib 0.4.14: 75% instead of 90%).
+JAX_DEFAULTS = [("75% of the GPU's total memory", (0, 4, 14), None),
+                ("90% of the GPU's total memory", (0, 4, 1), (0, 4, 13)),
+                ("90% of the GPU memory then free", None, (0, 4, 0))]
+# A default no release had: before jaxlib 0.4.1 it was 90% of the memory
+# then free (docs/gpu_memory_allocation.rst of those releases).
+JAX_NEVER = ["75% of the memory then free"]
+# The JAX settings with a release floor: the fraction's new name, in the
+# xla_client.py that moved into jax-ml/jax in March 2025 (commit
+# a93035f6, jax 0.5.3); its first release is earlier and unconfirmed, so
+# the later one is taken.
+JAX_FLOORS = {"XLA_CLIENT_MEM_FRACTION": (0, 5, 3)}
+
+
+def jaxlib_range(text):
+    """The jaxlib releases text shows, (lo, hi) with None for an open end,
+    or None when it shows no bound or contradicts itself."""
+    lib = [tuple(map(int, m.groups())) for m in JAXLIB_VERSION.finditer(text)]
+    jax = [tuple(map(int, m.groups())) for m in JAX_VERSION.finditer(text)]
+    lo = max(lib) if lib else None
+    hi = min(lib + jax) if lib or jax else None
+    if lo is not None and lo > hi:
+        return None
+    return None if hi is None else (lo, hi)
+
+
+def check_jax(ev, where, text):
+    """The problems of a JAX event's words against the jaxlib release the
+    log shows: a default share of another release, a fix for 0.4.23 that
+    does not say it ignores XLA_PYTHON_CLIENT_PREALLOCATE, a release
+    called unknown that the log shows, a setting newer than the log's."""
+    if ev["kind"] != "xla_resource_exhausted":
+        return []
+    rng = jaxlib_range(text)
+    exact = rng is not None and rng[0] == rng[1]
+    bad = []
+    for c in ev["causes"]:
+        words = c.get("explanation") or ""
+        for phrase, lo, hi in JAX_DEFAULTS:
+            if phrase in words and not (
+                    rng is not None and
+                    (lo is None or (rng[0] is not None and rng[0] >= lo)) and
+                    (hi is None or rng[1] <= hi)):
+                bad.append("%s %s: states %s, the default of jaxlib %s-%s, "
+                           "for releases %s" % (where, c["rule"], phrase, lo,
+                                                hi, rng))
+        for phrase in JAX_NEVER:
+            if phrase in words:
+                bad.append("%s %s: states %s, the default of no jaxlib "
+                           "release" % (where, c["rule"], phrase))
+        for f in c["fixes"]:
+            name = "%s %s.%s" % (where, c["rule"], f["id"])
+            env = f.get("env", {})
+            if exact and "does not show the jaxlib release" in f["text"]:
+                bad.append("%s: says the log does not show the jaxlib "
+                           "release, and it shows %s" % (name, rng[0]))
+            if exact and rng[0] == (0, 4, 23) and \
+                    env.get("XLA_PYTHON_CLIENT_PREALLOCATE") == "false" and \
+                    "0.4.23" not in f["text"]:
+                bad.append("%s: sets XLA_PYTHON_CLIENT_PREALLOCATE=false "
+                           "for jaxlib 0.4.23, which ignores it, without "
+                           "saying so" % name)
+            for var, floor in JAX_FLOORS.items():
+                if var in env and rng is not None and rng[1] < floor:
+                    bad.append("%s: sets %s, which jaxlib %s (the log's) "
+                               "lacks (%d.%d.%d or later)" % (
+                                   (name, var, rng[1]) + floor))
+    return bad
+
+
 def before(text, line):
     """The text of the lines before line (1-based), the event's own."""
     if not line:
@@ -462,6 +547,7 @@ def check_event(kb, ev, where, text=""):
                         bad.append("%s %s.%s: training advice (%s) for an "
                                    "inference server's event" % (
                                        where, c["rule"], f["id"], word))
+    bad += check_jax(ev, where, before(text, ev.get("line")))
     conf = options(ev["context"]["alloc_conf"] or "")
     shown = " ".join(filter(None, [ev["context"].get("xla_conf"),
                                    ev["context"].get("tf_allocator")]))

@@ -26,7 +26,7 @@ enum {
 	CX_MEM_DS, CX_MEM_MEGATRON, CX_MEM_TITAN, CX_MEM_MM, CX_MEM_HF,
 	CX_MEM_ACCEL, CX_SMI_HEAD, CX_SMI_ROW, CX_DMON, CX_SUMMARY, CX_VLLM,
 	CX_LOADER, CX_BFC, CX_TF_RELEASE, CX_SERVING, CX_VLLM_RELEASE, CX_SHM,
-	CX_OOMKILLED, CX_TGI,
+	CX_OOMKILLED, CX_TGI, CX_JAX_RELEASE,
 	/* What follows a failure in a distributed run. */
 	CX_AFTER,
 	/* Patterns read from the text before an event, or inside a line
@@ -127,6 +127,24 @@ static const char *const cx_patterns[CX_COUNT] = {
 	 */
 	[CX_VLLM_RELEASE] = "(?:vLLM API server version |LLM engine \\(v|"
 	    "vLLM Version: |\\bvllm==)(\\d{1,2})\\.(\\d{1,2})(?!\\d)",
+	/*
+	 * The jaxlib release (the groups, in order): pip's "jaxlib==0.4.23"
+	 * (its "+cuda12.cudnn89" local part after it) and pip list's
+	 * "jaxlib     0.4.23", jax.print_environment_info()'s "jaxlib: 0.4.23"
+	 * (jax/_src/environment_info.py), a wheel's or a dist-info folder's
+	 * name (jaxlib-0.4.23+cuda12.cudnn89-cp311-...whl, site-packages/
+	 * jaxlib-0.4.23.dist-info), groups 1 to 3; and the same forms of the
+	 * jax package, groups 4 to 6, with a script's print of
+	 * jax.__version__ after the words "jax version" ("JAX version:
+	 * 0.4.23").  jax refuses a jaxlib newer than itself (jax/_src/lib/
+	 * __init__.py check_jaxlib_version: "jaxlib version ... is newer than
+	 * and incompatible with jax version"), so the jax release bounds
+	 * jaxlib's from above only.
+	 */
+	[CX_JAX_RELEASE] = "(?<![\\w.-])jaxlib(?:==|:? {1,40}|-)(\\d)\\."
+	    "(\\d{1,2})\\.(\\d{1,3})(?!\\d)|(?:(?<![\\w.-])jax(?:==|:? {1,40}|-)|"
+	    "\\b[Jj][Aa][Xx] version:? v?)(\\d)\\.(\\d{1,2})\\.(\\d{1,3})"
+	    "(?!\\d)",
 	/* The shared memory a container is given: docker run's --ipc=host
 	 * (the host's /dev/shm) and --shm-size, Compose's shm_size (Docker's
 	 * run reference: a container's /dev/shm is 64 MiB unless set). */
@@ -393,6 +411,13 @@ static const cx_anchor cx_anchor_list[] = {
 	{ "text_generation_", CX_SERVING, true, false },
 	{ "text-generation-", CX_SERVING, false, false },
 	{ "quantize", CX_TGI, false, false },
+	{ "jaxlib", CX_JAX_RELEASE, false, false },
+	{ "jax==", CX_JAX_RELEASE, false, false },
+	{ "jax:", CX_JAX_RELEASE, false, false },
+	{ "jax ", CX_JAX_RELEASE, false, false },
+	{ "jax-", CX_JAX_RELEASE, false, false },
+	{ "JAX version", CX_JAX_RELEASE, false, false },
+	{ "jax version", CX_JAX_RELEASE, false, false },
 	{ "batch_size", CX_BATCH, true, false },
 	{ "batch size", CX_BATCH, true, false },
 	{ "gradient_accumulation_steps", CX_ACCUM, true, false },
@@ -543,6 +568,7 @@ cx_reset(od_logctx *st)
 	st->vllm_min = st->vllm_max = -1;
 	st->tgi_min = st->tgi_max = -1;
 	st->tgi_quantize = -1;
+	st->jaxlib_min = st->jaxlib_max = -1;
 	st->container_oom = -1;
 	st->after_rank = -1;
 }
@@ -1096,6 +1122,26 @@ cx_tf_release(cx_ctx *c, const char *line, od_logctx *st)
 	}
 }
 
+/* Reads a CX_JAX_RELEASE line: jaxlib's release narrows jaxlib_min and
+ * jaxlib_max, jax's (no jaxlib newer than it) jaxlib_max; a bound that
+ * contradicts the others (two environments in one log) leaves the
+ * release unknown, as cx_tf_bound does. */
+static void
+cx_jax_release(cx_ctx *c, const char *line, od_logctx *st)
+{
+	size_t n;
+	int k = cx_group(c, line, 1, &n) != NULL ? 1 : 4;
+	int64_t v = rx_int(c->m, line, k, 0) * 10000 +
+	    rx_int(c->m, line, k + 1, 0) * 100 + rx_int(c->m, line, k + 2, 0);
+
+	if (k == 1 && (st->jaxlib_min < 0 || v > st->jaxlib_min))
+		st->jaxlib_min = (int)v;
+	if (st->jaxlib_max < 0 || v < st->jaxlib_max)
+		st->jaxlib_max = (int)v;
+	if (st->jaxlib_min >= 0 && st->jaxlib_min > st->jaxlib_max)
+		st->jaxlib_min = st->jaxlib_max = -1;
+}
+
 /* Reads a CX_TGI line: a release (two in one log, two runs: the range
  * of both), or whether the launcher quantizes. */
 static void
@@ -1167,6 +1213,19 @@ cx_line(cx_ctx *c, int what, const char *line, size_t len, uint64_t lineno,
 	case CX_TGI:
 		cx_tgi(c, line, st);
 		break;
+	case CX_JAX_RELEASE: {
+		/* pip's "Successfully installed jax-0.4.23 jaxlib-0.4.23"
+		 * names both on one line: every match counts. */
+		size_t at, mlen;
+
+		do {
+			cx_jax_release(c, line, st);
+			if (!rx_group(c->m, 0, &at, &mlen) || mlen == 0)
+				break;
+			at += mlen;
+		} while (at < len && cx_match(c, CX_JAX_RELEASE, line, len, at));
+		break;
+	}
 	case CX_SHM:
 		cx_shm(c, line, st->container, sizeof st->container);
 		break;

@@ -242,6 +242,10 @@ typedef struct {
 	 * where its arguments say it does not, -1 where they are not shown. */
 	int tgi_min, tgi_max;
 	int tgi_quantize;
+	/* The jaxlib releases the log shows (major * 10000 + minor * 100 +
+	 * patch, 0.4.23 is 423; context.c, CX_JAX_RELEASE); -1 where it
+	 * shows no bound. */
+	int jaxlib_min, jaxlib_max;
 	/* The inference servers the log shows before the event (context.c,
 	 * CX_SERVING): bit 1 vLLM's or SGLang's code or workers, bit 2 Text
 	 * Generation Inference's launcher, router or server; 0 none. */

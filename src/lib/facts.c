@@ -57,7 +57,8 @@ enum {
 	FC_SETTINGS_AFTER, FC_TF_ALLOW_GROWTH_AFTER, FC_XLA_MEM_FRACTION_AFTER,
 	FC_VLLM_EAGER_AVAILABLE, FC_VLLM_FP8_KV_AVAILABLE,
 	FC_SGLANG_CHUNKED_AVAILABLE, FC_CONTAINER_SHM, FC_CONTAINER_OOM_KILLED,
-	FC_TGI, FC_TGI_PREFILL_AVAILABLE, FC_TGI_QUANTIZE,
+	FC_TGI, FC_TGI_PREFILL_AVAILABLE, FC_TGI_QUANTIZE, FC_JAXLIB_MIN,
+	FC_JAXLIB_MAX,
 	/* The series of memory readings (context.c, cx_series_of). */
 	FC_RD_COUNT, FC_RD_SERIES, FC_RD_WHAT, FC_RD_FIRST, FC_RD_LAST,
 	FC_RD_MIN, FC_RD_MAX, FC_RD_MEDIAN, FC_RD_FIRST_STEP, FC_RD_LAST_STEP,
@@ -190,6 +191,8 @@ static const struct {
 	[FC_TGI_PREFILL_AVAILABLE] = { "tgi_prefill_tokens_available",
 	    F_BOOL },
 	[FC_TGI_QUANTIZE] = { "tgi_quantize", F_BOOL },
+	[FC_JAXLIB_MIN] = { "jaxlib_min", F_NUM },
+	[FC_JAXLIB_MAX] = { "jaxlib_max", F_NUM },
 	[FC_RD_COUNT] = { "readings.count", F_NUM },
 	[FC_RD_SERIES] = { "readings.series", F_NUM },
 	[FC_RD_WHAT] = { "readings.what", F_STR },
@@ -766,6 +769,9 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 		    "--max-batch-prefill-tokens"));
 	case FC_TGI_QUANTIZE: return fc_bool(out, c->tgi_quantize);
 	case FC_XID: return fc_num(out, c->xid, false);
+	/* The jaxlib releases the log shows, 0.4.23 as 423 (context.c). */
+	case FC_JAXLIB_MIN: return fc_num(out, c->jaxlib_min, false);
+	case FC_JAXLIB_MAX: return fc_num(out, c->jaxlib_max, false);
 	case FC_ECC: return fc_bool(out, c->ecc);
 	default:
 		if (id >= FC_SNAP_VERDICT)
