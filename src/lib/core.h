@@ -579,6 +579,10 @@ bool od_size_parse_text(const char *s, size_t n, int64_t *out);
  * *cp receives its code point. */
 size_t od_utf8_decode(const unsigned char *p, size_t n, unsigned *cp);
 void od_size_format(int64_t bytes, char *buf, size_t len);
+/* A byte count that a test sets in the environment variable name: its
+ * decimal value when it is one from lo to hi, else dflt (unset, empty or
+ * malformed too). */
+size_t od_env_size(const char *name, size_t lo, size_t hi, size_t dflt);
 
 const char *od_kind_name(od_kind kind);
 const char *od_kind_title(od_kind kind);

@@ -1336,16 +1336,8 @@ in_bus_install(void)
 static size_t
 in_map_window(void)
 {
-	const char *e = getenv("OOMDOC_MAP_WINDOW");
-	char *end;
-	unsigned long long v;
-
-	if (e == NULL || *e == '\0')
-		return IN_MAP_WINDOW;
-	v = strtoull(e, &end, 10);
-	if (*end != '\0' || v > (1ULL << 30))
-		return IN_MAP_WINDOW;
-	return (size_t)v;
+	return od_env_size("OOMDOC_MAP_WINDOW", 0, (size_t)1 << 30,
+	    IN_MAP_WINDOW);
 }
 
 /* Unmaps the window handed out last, if any. */

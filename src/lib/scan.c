@@ -481,16 +481,8 @@ sc_db_take(const char *const *text, const unsigned *flags,
 static size_t
 sc_buf_size(void)
 {
-	const char *e = getenv("OOMDOC_SCAN_BUFFER");
-	char *end;
-	unsigned long long v;
-
-	if (e == NULL || *e == '\0')
-		return SC_BUF_SIZE;
-	v = strtoull(e, &end, 10);
-	if (*end != '\0' || v < SC_BUF_MIN || v > SC_BUF_MAX)
-		return SC_BUF_SIZE;
-	return (size_t)v;
+	return od_env_size("OOMDOC_SCAN_BUFFER", SC_BUF_MIN, SC_BUF_MAX,
+	    SC_BUF_SIZE);
 }
 
 od_scanner *
@@ -883,20 +875,14 @@ static size_t
 sc_pf_range(bool *fixed)
 {
 	const char *e = getenv("OOMDOC_PREFILTER_RANGE");
-	char *end;
-	unsigned long long v;
 
-	*fixed = false;
-	if (e != NULL && strcmp(e, "auto") == 0)
+	*fixed = e == NULL || strcmp(e, "auto") != 0;
+	if (!*fixed)
 		return SC_PF_RANGE;
-	*fixed = true;
 	if (e == NULL || *e == '\0')
 		return 0;
-	v = strtoull(e, &end, 10);
-	if (*end != '\0' || v > SC_BUF_SIZE)
-		return SC_PF_RANGE;
-	*fixed = true;
-	return (size_t)v;
+	return od_env_size("OOMDOC_PREFILTER_RANGE", 0, SC_BUF_SIZE,
+	    SC_PF_RANGE);
 }
 
 /* Starts the thread, once; false when it cannot be (or is not to be). */

@@ -152,3 +152,18 @@ od_size_format(int64_t bytes, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.2f GiB", v / 1073741824.0);
 }
+
+size_t
+od_env_size(const char *name, size_t lo, size_t hi, size_t dflt)
+{
+	const char *e = getenv(name);
+	char *end;
+	unsigned long long v;
+
+	if (e == NULL || *e == '\0')
+		return dflt;
+	v = strtoull(e, &end, 10);
+	if (*end != '\0' || v < lo || v > hi)
+		return dflt;
+	return (size_t)v;
+}
