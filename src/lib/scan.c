@@ -213,13 +213,14 @@ typedef struct sc_state {
 	/* A skipped line whose bytes the buffer's move gave up (sc_room):
 	 * kept here, with its text line number, for sc_context_catch_up, so
 	 * that what an event reads does not depend on where the buffer was
-	 * full.  skip_copy_at is its anchor's input offset (ctx_skipped's
-	 * value then), skip_copy_end its end's. */
-	char skip_copy[CX_WHAT_MAX][SC_CTX_LINE];
-	size_t skip_copy_len[CX_WHAT_MAX];
-	uint64_t skip_copy_at[CX_WHAT_MAX], skip_copy_end[CX_WHAT_MAX];
-	uint64_t skip_copy_line[CX_WHAT_MAX];
-	bool skip_copied[CX_WHAT_MAX];
+	 * full.  at is its anchor's input offset (ctx_skipped's value then),
+	 * end its end's; copied says whether there is one. */
+	struct {
+		char text[SC_CTX_LINE];
+		size_t len;
+		uint64_t at, end, line;
+		bool copied;
+	} skip_copy[CX_WHAT_MAX];
 	/* Absolute offset up to which the lines after an nvidia-smi dmon
 	 * header were handed to cx_dmon_row. */
 	uint64_t dmon_at;
@@ -1199,15 +1200,15 @@ sc_context_keep(sc_state *st, size_t keep)
 
 		if (st->ctx_skipped_id[what] == 0 || at < st->base ||
 		    at - st->base >= keep + SC_CTX_REACH ||
-		    (st->skip_copied[what] && st->skip_copy_at[what] == at))
+		    (st->skip_copy[what].copied && st->skip_copy[what].at == at))
 			continue;
 		sc_context_line(st, (size_t)(at - st->base), 0, &b, &e,
-		    &st->skip_copy_line[what]);
-		memcpy(st->skip_copy[what], st->buf + b, e - b);
-		st->skip_copy_len[what] = e - b;
-		st->skip_copy_at[what] = at;
-		st->skip_copy_end[what] = st->base + e;
-		st->skip_copied[what] = true;
+		    &st->skip_copy[what].line);
+		memcpy(st->skip_copy[what].text, st->buf + b, e - b);
+		st->skip_copy[what].len = e - b;
+		st->skip_copy[what].at = at;
+		st->skip_copy[what].end = st->base + e;
+		st->skip_copy[what].copied = true;
 	}
 }
 
@@ -1264,11 +1265,11 @@ sc_context_catch_up(sc_state *st, size_t lo)
 			continue;
 		st->ctx_skipped_id[what] = 0;
 		/* Copied when the buffer gave it up (sc_context_keep). */
-		if (st->skip_copied[what] &&
-		    st->skip_copy_at[what] == st->ctx_skipped[what]) {
-			sc_context_read(st, what, st->skip_copy[what],
-			    st->skip_copy_len[what], st->skip_copy_at[what],
-			    st->skip_copy_end[what], st->skip_copy_line[what]);
+		if (st->skip_copy[what].copied &&
+		    st->skip_copy[what].at == st->ctx_skipped[what]) {
+			sc_context_read(st, what, st->skip_copy[what].text,
+			    st->skip_copy[what].len, st->skip_copy[what].at,
+			    st->skip_copy[what].end, st->skip_copy[what].line);
 			continue;
 		}
 		/* Not reached for a line that left the buffer, which
