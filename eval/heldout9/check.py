@@ -21,9 +21,17 @@ from check_truth import check, extend  # noqa: E402
 PHRASES = {
     "xla_resource_exhausted": r"RESOURCE_EXHAUSTED: Attempting to allocate",
 }
-# Printed layouts of figures the shared table lacks.
+# Printed layouts of figures the shared table lacks: a PyTorch message that
+# its poster retyped in lower case ("tried to allocate 30.00 mib (gpu 0;
+# 8.00 gib total capacity; ...)"), whose units are read as MiB and GiB.
+LOWER = r"([0-9]+(?:\.[0-9]+)?) ?(mib|gib)\b"
 FIELDS = {
+    "requested_bytes": [r"tried to allocate " + LOWER],
+    "total_bytes": [LOWER + r" total capacity"],
+    "allocated_bytes": [LOWER + r" already allocated"],
+    "reserved_bytes": [LOWER + r" reserved in total"],
 }
+check_truth.UNIT.update({"mib": 2**20, "gib": 2**30})
 
 if __name__ == "__main__":
     extend(PHRASES, FIELDS)
