@@ -17,8 +17,10 @@ import check_truth  # noqa: E402
 from check_truth import check, extend  # noqa: E402
 
 # Phrases this set holds that the shared table lacks: XLA's TPU message
-# "RESOURCE_EXHAUSTED: Attempting to allocate 31.06M. That was not possible."
+# "RESOURCE_EXHAUSTED: Attempting to allocate 31.06M. That was not possible.",
+# and kernel OOM-killer dumps cut before their victim's line.
 PHRASES = {
+    "host_oom_killer": r"invoked oom-killer",
     "xla_resource_exhausted": r"RESOURCE_EXHAUSTED: Attempting to allocate",
 }
 # Printed layouts of figures the shared table lacks: a PyTorch message that
