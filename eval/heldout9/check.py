@@ -25,10 +25,12 @@ PHRASES = {
 }
 # Printed layouts of figures the shared table lacks: a PyTorch message that
 # its poster retyped in lower case ("tried to allocate 30.00 mib (gpu 0;
-# 8.00 gib total capacity; ...)"), whose units are read as MiB and GiB.
+# 8.00 gib total capacity; ...)"), whose units are read as MiB and GiB, and
+# NumPy's "Unable to allocate 201. GiB" (its "%.3g" form).
 LOWER = r"([0-9]+(?:\.[0-9]+)?) ?(mib|gib)\b"
 FIELDS = {
-    "requested_bytes": [r"tried to allocate " + LOWER],
+    "requested_bytes": [r"tried to allocate " + LOWER,
+                        r"Unable to allocate ([0-9]+)\. (GiB)"],
     "total_bytes": [LOWER + r" total capacity"],
     "allocated_bytes": [LOWER + r" already allocated"],
     "reserved_bytes": [LOWER + r" reserved in total"],
