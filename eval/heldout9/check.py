@@ -14,7 +14,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import check_truth  # noqa: E402
-from check_truth import check, extend  # noqa: E402
+from check_truth import NUM, check, extend  # noqa: E402
 
 # Phrases this set holds that the shared table lacks: XLA's TPU message
 # "RESOURCE_EXHAUSTED: Attempting to allocate 31.06M. That was not possible.",
@@ -26,13 +26,15 @@ PHRASES = {
 # Printed layouts of figures the shared table lacks: a PyTorch message that
 # its poster retyped in lower case ("tried to allocate 30.00 mib (gpu 0;
 # 8.00 gib total capacity; ...)"), whose units are read as MiB and GiB, and
-# NumPy's "Unable to allocate 201. GiB" (its "%.3g" form).
+# NumPy's "Unable to allocate 201. GiB" (its "%.3g" form), and a message
+# hard-wrapped between a figure and its words ("76.13 GiB \nalready").
 LOWER = r"([0-9]+(?:\.[0-9]+)?) ?(mib|gib)\b"
 FIELDS = {
     "requested_bytes": [r"tried to allocate " + LOWER,
                         r"Unable to allocate ([0-9]+)\. (GiB)"],
     "total_bytes": [LOWER + r" total capacity"],
-    "allocated_bytes": [LOWER + r" already allocated"],
+    "allocated_bytes": [LOWER + r" already allocated",
+                        NUM + r" \nalready allocated"],
     "reserved_bytes": [LOWER + r" reserved in total"],
 }
 check_truth.UNIT.update({"mib": 2**20, "gib": 2**30})
