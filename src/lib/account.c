@@ -260,11 +260,23 @@ od_account_of(const od_event *ev, od_account *a)
 			a->shortfall = m->requested - m->free;
 		} else {
 			a->shortfall = m->requested;
+			/*
+			 * The figure and the failure disagree.  Which reason
+			 * holds depends on the stack, so the note names the
+			 * known ones without choosing: the CUDA driver keeps
+			 * some memory back, PyTorch reads the free figure
+			 * after releasing its cache, and XLA on TPU can use
+			 * only what it prints as "reservable" (its "Attempting
+			 * to reserve N at the bottom of memory" message).
+			 */
 			ac_note(a, "The request was no larger than the free memory "
-			    "printed, which could therefore not hold it (the "
-			    "driver keeps some back, and the figure is read "
-			    "after the allocator released its cache): the whole "
-			    "request is the shortfall.");
+			    "printed, yet it failed: the free figure is not all "
+			    "that the allocation could use (the driver keeps "
+			    "some back, PyTorch reads it after releasing its "
+			    "cache, XLA on TPU can use only what it prints as "
+			    "reservable), "
+			    "or it was read at another moment; the whole request "
+			    "is counted as the shortfall.");
 		}
 	}
 }
