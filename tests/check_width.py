@@ -8,19 +8,44 @@ one: with -v (the messages in full at every width) the words of the
 report at 80 and at 60 are those at 1000 columns, in the same order.  The
 memory bar, a picture, fits narrower widths too (its cells follow them).
 
+The runs of oomdoc, a process each, are most of this test's time: the
+logs are checked OOMDOC_TEST_JOBS at a time (default: one a CPU that this
+process may use), each in a thread of a pool, and a report that two
+checks ask for (the same arguments) is made once: the COLUMNS check, the
+sample's message and the bar at 60 columns read the sweep's reports.
+
 Usage: tests/check_width.py OOMDOC (from the repository root)
 """
+import concurrent.futures
 import glob
 import os
 import subprocess
 import sys
+import threading
 
 from fixture_share import share
 
 ROOM = 24
 
 
+_reports = {}
+_reports_lock = threading.Lock()
+
+
 def run(oomdoc, log, width, verbose=False, env_width=False):
+    """The text report of log at width, made once for each set of
+    arguments (a later call with the same ones has the first's report)."""
+    key = (oomdoc, log, width, verbose, env_width)
+    with _reports_lock:
+        if key in _reports:
+            return _reports[key]
+    text = _run(oomdoc, log, width, verbose, env_width)
+    with _reports_lock:
+        _reports[key] = text
+    return text
+
+
+def _run(oomdoc, log, width, verbose, env_width):
     env = dict(os.environ)
     env.pop("COLUMNS", None)
     args = [oomdoc, "--color", "never", "--format", "text"]
@@ -61,25 +86,58 @@ def words(text):
                     if not ln.startswith("    [")).split()
 
 
+def check_log(oomdoc, log):
+    """The failures of log's reports at 80 and 60 columns, and how many
+    reports were checked."""
+    fails = []
+    checked = 0
+    wide = words(run(oomdoc, log, 1000, verbose=True))
+    for width in (80, 60):
+        for verbose in (False, True):
+            text = run(oomdoc, log, width, verbose)
+            for n, line in bad_lines(text, width):
+                fails.append(f"FAIL {log} at {width}"
+                             f"{' -v' if verbose else ''}: line {n} is"
+                             f" {cols(line)} columns: {line!r}")
+            if verbose and words(text) != wide:
+                fails.append(f"FAIL {log} at {width} -v: the words differ"
+                             " from those at 1000 columns")
+            checked += 1
+    return fails, checked
+
+
+def jobs():
+    """How many runs of oomdoc at a time: OOMDOC_TEST_JOBS, else one a
+    CPU that this process may use."""
+    text = os.environ.get("OOMDOC_TEST_JOBS", "")
+    if text:
+        try:
+            n = int(text)
+        except ValueError:
+            n = 0
+        if n < 1:
+            sys.exit(f"OOMDOC_TEST_JOBS={text!r}: a whole number of 1 or"
+                     " more")
+        return n
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
 def main():
     oomdoc = sys.argv[1]
     fails = 0
     checked = 0
     logs = share(glob.glob("fixtures/*/*.log"))
-    for log in logs:
-        wide = words(run(oomdoc, log, 1000, verbose=True))
-        for width in (80, 60):
-            for verbose in (False, True):
-                text = run(oomdoc, log, width, verbose)
-                for n, line in bad_lines(text, width):
-                    print(f"FAIL {log} at {width}{' -v' if verbose else ''}:"
-                          f" line {n} is {cols(line)} columns: {line!r}")
-                    fails += 1
-                if verbose and words(text) != wide:
-                    print(f"FAIL {log} at {width} -v: the words differ from"
-                          " those at 1000 columns")
-                    fails += 1
-                checked += 1
+    with concurrent.futures.ThreadPoolExecutor(jobs()) as pool:
+        # In the order of the logs, whichever finishes first.
+        for log_fails, log_checked in pool.map(
+                lambda log: check_log(oomdoc, log), logs):
+            for line in log_fails:
+                print(line)
+            fails += len(log_fails)
+            checked += log_checked
     # COLUMNS gives the width that --width gives.  How the width is chosen
     # does not depend on the log, so a few logs of different shapes check
     # it; each run costs a process start, which the sanitizer build makes

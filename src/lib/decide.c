@@ -89,7 +89,7 @@
  * od_events_mention) and written under "mentions" in the JSON report, so
  * that nothing read is lost; it counts for no exit status.
  */
-#define _GNU_SOURCE             /* memmem */
+#define _GNU_SOURCE             /* memmem, memrchr */
 #include <string.h>
 
 #include "caseless.h"
@@ -451,6 +451,22 @@ dc_link_title(const od_event *ev, const char *l, size_t n)
 }
 
 /*
+ * The line of t that ends at *e, no earlier than lo: a newline just
+ * before *e is taken off *e (the line's end), and the line's start is
+ * returned, just after the newline before it, or lo.
+ */
+static size_t
+dc_line_back(const char *t, size_t lo, size_t *e)
+{
+	const char *nl;
+
+	if (*e > lo && t[*e - 1] == '\n')
+		(*e)--;
+	nl = *e > lo ? memrchr(t + lo, '\n', *e - lo) : NULL;
+	return nl != NULL ? (size_t)(nl - t) + 1 : lo;
+}
+
+/*
  * Whether the line l[0..n) is one that a unified diff adds, in a diff:
  * '+' first (not a "+++" header), and the line before it, at the end of
  * before[0..bn), a diff's line too: one added or removed, a hunk's "@@"
@@ -463,12 +479,9 @@ dc_diff_line(const char *l, size_t n, const char *before, size_t bn)
 
 	if (n == 0 || l[0] != '+' || (n > 1 && l[1] == '+'))
 		return false;
-	if (e > 0 && before[e - 1] == '\n')
+	b = dc_line_back(before, 0, &e);
+	if (e > b && before[e - 1] == '\r')
 		e--;
-	if (e > 0 && before[e - 1] == '\r')
-		e--;
-	for (b = e; b > 0 && before[b - 1] != '\n'; b--)
-		;
 	if (b == e)
 		return false;
 	return before[b] == '+' || before[b] == '-' ||
@@ -615,12 +628,8 @@ dc_example_shown(const char *before, size_t bn)
 	int lines;
 
 	for (lines = 0; lines < DC_EXAMPLE_LINES + 2 && e > lo; lines++) {
-		size_t b, te;
+		size_t b = dc_line_back(before, lo, &e), te;
 
-		if (before[e - 1] == '\n')
-			e--;
-		for (b = e; b > lo && before[b - 1] != '\n'; b--)
-			;
 		if (b == lo && lo > 0)
 			return false;   /* a line cut by the window */
 		te = e;
@@ -734,7 +743,6 @@ dc_kill_explained(const od_event *ev, uint64_t at, const char *before,
 	meet = memo != NULL && memo->set && memo->nlines > 0;
 	while (e > 0 && lines < DC_EXPLAIN_LINES) {
 		size_t b, le = e;
-		const char *nl;
 
 		if (meet && dc_memo_line(memo, 0)->e == from + e) {
 			/* The kept lines from here, as many as are wanted. */
@@ -752,10 +760,7 @@ dc_kill_explained(const od_event *ev, uint64_t at, const char *before,
 			}
 			meet = false;
 		}
-		if (before[le - 1] == '\n')
-			le--;
-		nl = le > 0 ? memrchr(before, '\n', le) : NULL;
-		b = nl != NULL ? (size_t)(nl - before) + 1 : 0;
+		b = dc_line_back(before, 0, &le);
 		got[lines] = (struct dc_line){ .e = from + e, .b = from + b,
 		    .error = dc_other_exception(before + b, le - b) };
 		if (got[lines++].error) {

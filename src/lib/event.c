@@ -247,6 +247,30 @@ od_event_clear(od_event *ev)
 	od_event_init(ev);
 }
 
+/* Whether rank is in ev's sorted list of ranks; *at, when at is not NULL,
+ * is set to its place there, or to the place it would take. */
+static bool
+ev_has_rank(const od_event *ev, int rank, int *at)
+{
+	int lo = 0, hi = ev->nranks;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		if (ev->ranks[mid] == rank) {
+			lo = mid;
+			break;
+		}
+		if (ev->ranks[mid] < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (at != NULL)
+		*at = lo;
+	return lo < ev->nranks && ev->ranks[lo] == rank;
+}
+
 /*
  * Adds rank to the sorted list of distinct ranks.  budget, when not NULL,
  * is how many more list entries the set may allocate (EV_RANKS_TOTAL over
@@ -259,20 +283,10 @@ od_event_clear(od_event *ev)
 static bool
 ev_add_rank(od_event *ev, int rank, size_t *budget)
 {
-	int lo = 0, hi = ev->nranks;
+	int lo;
 
-	if (rank < 0)
+	if (rank < 0 || ev_has_rank(ev, rank, &lo))
 		return true;
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-
-		if (ev->ranks[mid] == rank)
-			return true;
-		if (ev->ranks[mid] < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (ev->nranks >= OD_RANKS_MAX) {
 		ev->ranks_dropped = true;
 		return true;
@@ -703,25 +717,6 @@ ev_absorb(od_event *old, od_event *ev)
 	old->dump_head = ev->dump_head;
 }
 
-/* Whether rank is in ev's list of ranks. */
-static bool
-ev_has_rank(const od_event *ev, int rank)
-{
-	int lo = 0, hi = ev->nranks;
-
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-
-		if (ev->ranks[mid] == rank)
-			return true;
-		if (ev->ranks[mid] < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
 /* Adds a row of rank's figures, taken from src, to ev's table; the table's
  * room is allocated with its first row (a row that memory cannot hold is
  * counted as dropped, and the scan says memory ran out). */
@@ -814,7 +809,7 @@ ev_join_rank(od_events *set, od_event *old, od_event *ev)
 	    ev_by_pid(old) || !ev_peer_near(old, ev) ||
 	    !ev_same_but_figures(old, ev))
 		return false;
-	if (ev_has_rank(old, ev->rank)) {
+	if (ev_has_rank(old, ev->rank, NULL)) {
 		for (i = 0; i < old->nper_rank; i++)
 			if (old->per_rank[i].rank == ev->rank &&
 			    ev_row_is(&old->per_rank[i], ev))
@@ -1111,7 +1106,7 @@ od_events_add(od_events *set, od_event *ev)
 		if (old->rank < 0)
 			old->rank = ev->rank;
 		grown = ev->rank >= 0 && ev->rank != old->rank &&
-		    !ev_has_rank(old, ev->rank);
+		    !ev_has_rank(old, ev->rank, NULL);
 		if (grown && old->nper_rank > 0)
 			ev_add_row(set, old, ev->rank, old, ev->input,
 			    ev->line);

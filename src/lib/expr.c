@@ -752,14 +752,17 @@ xp_parse_primary(xp_parser *p, unsigned depth)
 	}
 }
 
-/* Parses prefix minus signs and what they apply to. */
+/* Parses a run of prefix operators (tokens of type prefix) and what they
+ * apply to, which operand parses; each operator is emitted as op after
+ * what it applies to. */
 static void
-xp_parse_unary(xp_parser *p, unsigned depth)
+xp_parse_prefix(xp_parser *p, unsigned depth, xp_tokty prefix, xp_opcode op,
+    void (*operand)(xp_parser *, unsigned))
 {
 	xp_token t = p->tok;
 
-	if (t.type != TK_MINUS) {
-		xp_parse_primary(p, depth);
+	if (t.type != prefix) {
+		operand(p, depth);
 		return;
 	}
 	if (depth + 1 > XP_DEPTH_MAX) {
@@ -768,8 +771,15 @@ xp_parse_unary(xp_parser *p, unsigned depth)
 		return;
 	}
 	xp_next(p);
-	xp_parse_unary(p, depth + 1);
-	xp_emit(p, OP_NEG, t.pos, 0);
+	xp_parse_prefix(p, depth + 1, prefix, op, operand);
+	xp_emit(p, op, t.pos, 0);
+}
+
+/* Parses prefix minus signs and what they apply to. */
+static void
+xp_parse_unary(xp_parser *p, unsigned depth)
+{
+	xp_parse_prefix(p, depth, TK_MINUS, OP_NEG, xp_parse_primary);
 }
 
 /* Consumes a binary operator, remembering it for error messages. */
@@ -852,20 +862,7 @@ xp_parse_cmp(xp_parser *p, unsigned depth)
 static void
 xp_parse_not(xp_parser *p, unsigned depth)
 {
-	xp_token t = p->tok;
-
-	if (t.type != TK_NOT) {
-		xp_parse_cmp(p, depth);
-		return;
-	}
-	if (depth + 1 > XP_DEPTH_MAX) {
-		xp_fail(p, t.pos, "nesting deeper than %d levels",
-		    XP_DEPTH_MAX);
-		return;
-	}
-	xp_next(p);
-	xp_parse_not(p, depth + 1);
-	xp_emit(p, OP_NOT, t.pos, 0);
+	xp_parse_prefix(p, depth, TK_NOT, OP_NOT, xp_parse_cmp);
 }
 
 /* Parses a chain of 'and'. */

@@ -672,16 +672,29 @@ static const char *const fb_narrators[] = {
 	"it", "i", "we", "you", "they", "he", "she", "it's", "i'm", "we're",
 	"you're", "they're", "it is", "i am", "we are", "they are",
 };
-static const char *const fb_narrated[] = {
-	"run ", "runs ", "ran ", "running ", "keeps running ", "kept running ",
+
+/* The run verbs of those narrators, and whether a verb also narrates
+ * after a noun (after_noun): "runs" and "running" do ("the inference
+ * service pod running out of memory", "the job runs out of memory"). */
+struct fb_verb {
+	const char *text;
+	bool after_noun;
+};
+
+static const struct fb_verb fb_narrated[] = {
+	{ .text = "run " },
+	{ .text = "runs ", .after_noun = true },
+	{ .text = "ran " },
+	{ .text = "running ", .after_noun = true },
+	{ .text = "keeps running " },
+	{ .text = "kept running " },
 };
 
 /*
- * Whether l[0..p) ends with a narrator and a run verb.  "runs" and
- * "running" also narrate after a noun ("the inference service pod
- * running out of memory", "the job runs out of memory"): a word in lower
- * case and a blank before them is a sentence's subject, where a program's
- * message has a name, a colon or the start of its line.
+ * Whether l[0..p) ends with a narrator and a run verb, or with a verb
+ * marked after_noun after a word in lower case and a blank: that word is
+ * a sentence's subject, where a program's message has a name, a colon or
+ * the start of its line.
  */
 static bool
 fb_narration(const char *l, size_t p)
@@ -689,14 +702,13 @@ fb_narration(const char *l, size_t p)
 	size_t i, k;
 
 	for (i = 0; i < FB_COUNT(fb_narrated); i++) {
-		size_t vl = strlen(fb_narrated[i]), vb;
+		const struct fb_verb *v = &fb_narrated[i];
+		size_t vl = strlen(v->text), vb;
 
-		if (p < vl || !fb_has(l + p - vl, vl, fb_narrated[i]))
+		if (p < vl || !fb_has(l + p - vl, vl, v->text))
 			continue;
 		vb = p - vl;
-		if ((strcmp(fb_narrated[i], "runs ") == 0 ||
-		    strcmp(fb_narrated[i], "running ") == 0) &&
-		    fb_lower_word_before(l, vb))
+		if (v->after_noun && fb_lower_word_before(l, vb))
 			return true;
 		for (k = 0; k < FB_COUNT(fb_narrators); k++) {
 			size_t nl = strlen(fb_narrators[k]);

@@ -100,14 +100,12 @@ rp_json_dumps(const json_t *root, size_t flags)
 	return b.p;
 }
 
-bool
-od_json_write(FILE *out, const json_t *root)
+/* Writes root to out with the flags of json_dumps and a newline; false
+ * when memory ran out. */
+static bool
+rp_json_print(FILE *out, const json_t *root, size_t flags)
 {
-	/*
-	 * Reals with up to 15 significant digits: the decimal a writer
-	 * rounded to (a score's two decimals) comes back as it was.
-	 */
-	char *s = rp_json_dumps(root, RP_JSON_FLAGS);
+	char *s = rp_json_dumps(root, flags);
 
 	if (s == NULL)
 		return false;
@@ -115,6 +113,16 @@ od_json_write(FILE *out, const json_t *root)
 	fputc('\n', out);
 	free(s);
 	return true;
+}
+
+bool
+od_json_write(FILE *out, const json_t *root)
+{
+	/*
+	 * Reals with up to 15 significant digits: the decimal a writer
+	 * rounded to (a score's two decimals) comes back as it was.
+	 */
+	return rp_json_print(out, root, RP_JSON_FLAGS);
 }
 
 static json_t *
@@ -295,17 +303,12 @@ od_report_jsonl_event(FILE *out, const od_input *inputs, const od_event *ev)
 {
 	od_json_ctx cx = { .inputs = inputs };
 	json_t *o = od_event_to_json(ev, &cx);
-	char *s = rp_json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER |
+	/* One line: jansson escapes every newline inside a string. */
+	bool ok = rp_json_print(out, o, JSON_COMPACT | JSON_PRESERVE_ORDER |
 	    JSON_REAL_PRECISION(15));
 
 	json_decref(o);
-	if (s == NULL)
-		return false;
-	/* One line: jansson escapes every newline inside a string. */
-	od_escape_json_dump(out, s, strlen(s));
-	fputc('\n', out);
-	free(s);
-	return true;
+	return ok;
 }
 
 /* The summary as JSON: one object per input, in the order given. */
