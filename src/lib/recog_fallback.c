@@ -736,23 +736,74 @@ fb_glossary(const char *l, size_t n, size_t p, size_t q)
 	    fb_has(l + q, n - q > 16 ? 16 : n - q, " stands for ");
 }
 
+/* The words that may stand between a negation and the phrase it negates
+ * ("does not look like an out of memory error", "wasn't caused by out of
+ * memory", "is not really an out of memory error"). */
+static const char *const fb_negation_links[] = {
+	"a", "an", "the", "any", "really", "actually", "be", "look", "looks",
+	"like", "seem", "seems", "to", "related", "caused", "by", "due",
+};
+#define FB_NEGATION_LINKS 4
+
+/* Whether the word l[b..e) is a negation: "no", "not", or a contraction
+ * with "n't" (ASCII or U+2019's apostrophe: "isn't", "doesn’t"). */
+static bool
+fb_negation(const char *l, size_t b, size_t e)
+{
+	size_t n = e - b;
+
+	return (n == 2 && fb_has(l + b, 2, "no")) ||
+	    (n == 3 && fb_has(l + b, 3, "not")) ||
+	    (n >= 4 && fb_has(l + e - 3, 3, "n't")) ||
+	    (n >= 6 && fb_lower(l[e - 5]) == 'n' &&
+	    memcmp(l + e - 4, "\xe2\x80\x99", 3) == 0 &&
+	    fb_lower(l[e - 1]) == 't');
+}
+
 /*
- * Whether the phrase at l[p..q) is negated: "no" or "not" just before
- * it, maybe with Markdown's emphasis or a quote between ("- No out of
- * memory errors" in a test report's list of what went well, "I expect no
- * Out Of Memory errors at all"): it says the failure did not happen.
+ * Whether the phrase at l[p..q) is negated: "no", "not" or a word with
+ * "n't" before it, maybe with Markdown's emphasis or a quote between
+ * ("- No out of memory errors" in a test report's list of what went well,
+ * "I expect no Out Of Memory errors at all"), or with at most
+ * FB_NEGATION_LINKS words of fb_negation_links between ("This does not
+ * look like an out of memory error", "The timeout was not an Out of
+ * Memory error"): it says the failure did not happen, or was not this
+ * one.
  */
 static bool
 fb_negated(const char *l, size_t p)
 {
 	size_t e = p;
+	int links = 0;
 
 	while (e > 0 && (l[e - 1] == '*' || l[e - 1] == '_' ||
 	    l[e - 1] == '"' || l[e - 1] == '\'' || l[e - 1] == '`'))
 		e--;
-	if (e == 0 || l[e - 1] != ' ')
-		return false;
-	return fb_word_before(l, e, "no") || fb_word_before(l, e, "not");
+	for (;;) {
+		size_t b, w, k;
+		bool link = false;
+
+		if (e == 0 || l[e - 1] != ' ')
+			return false;
+		e--;
+		for (b = e; b > 0 && l[b - 1] != ' '; b--)
+			;
+		if (b == e)
+			return false;
+		/* A negation may have a list's dash, a parenthesis or
+		 * emphasis before it ("-No", "(not", "**not"). */
+		for (w = b; w < e && (unsigned char)l[w] < 0x80 &&
+		    !fb_letter(l[w]); w++)
+			;
+		if (w < e && fb_negation(l, w, e))
+			return true;
+		for (k = 0; k < FB_COUNT(fb_negation_links) && !link; k++)
+			link = e - b == strlen(fb_negation_links[k]) &&
+			    fb_has(l + b, e - b, fb_negation_links[k]);
+		if (!link || ++links > FB_NEGATION_LINKS)
+			return false;
+		e = b;
+	}
 }
 
 bool
