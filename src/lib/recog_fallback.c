@@ -71,6 +71,11 @@
  *                                      message larger than max (N vs. M)",
  *                                      "429 ... (e.g. check quota)"), on its
  *                                      line or the next two
+ *   the locked-memory limit            "Cannot allocate memory" after a
+ *                                      failed mlock or munlock ("failed to
+ *                                      mlock 73728000-byte buffer ...: Cannot
+ *                                      allocate memory"): RLIMIT_MEMLOCK,
+ *                                      not memory running out
  *
  * rg_mention (recogniser.h) is this test, which the recognisers of the
  * table with quiet_in_prose also apply to their match.
@@ -955,6 +960,30 @@ fb_other_resource(const char *t, size_t tlen, size_t ls, size_t le)
 	    FB_COUNT(fb_other_limits));
 }
 
+/* The calls that lock memory in RAM, and their unlocking: mlock(2) and
+ * mlockall(2) fail with ENOMEM when the caller would lock more than its
+ * RLIMIT_MEMLOCK allows, munlock(2) when the range is not mapped
+ * (https://man7.org/linux/man-pages/man2/mlock.2.html). */
+static const char *const fb_lock_calls[] = {
+	"mlock", "munlock",
+};
+
+/*
+ * Whether the text before the phrase, l[0..p), names a call that locks
+ * memory: strerror(ENOMEM), "Cannot allocate memory", after a failed
+ * mlock is the locked-memory limit, which the program warns of and goes
+ * on without ("warning: failed to mlock 73728000-byte buffer (after
+ * previously locking 0 bytes): Cannot allocate memory", llama.cpp's
+ * llama_mlock, abetlen/llama-cpp-python#618; "mlock() failed: Cannot
+ * allocate memory for attributes", manticoresoftware/manticoresearch#662),
+ * not an out-of-memory failure.
+ */
+static bool
+fb_lock_limit(const char *l, size_t p)
+{
+	return fb_any(l, p, fb_lock_calls, FB_COUNT(fb_lock_calls));
+}
+
 /*
  * Whether the phrase fb_phrases[c] at l[p..q) on the line l[0..n) reports
  * an out-of-memory failure or mention that no quiet case above covers.
@@ -969,6 +998,8 @@ fb_counts(int c, const char *l, size_t n, size_t p, size_t q)
 		return false;
 	switch (fb_phrases[c].needs) {
 	case FB_NEEDS_FAILURE:
+		if (fb_lock_limit(l, p))
+			return false;
 		return fb_failure_line(l, n, false) ||
 		    (p >= 2 && l[p - 2] == ':' && l[p - 1] == ' ');
 	case FB_NEEDS_MEMORY:
