@@ -670,6 +670,25 @@ fb_lower_word_before(const char *l, size_t vb)
 	return vb - 1 - b >= 2 && (b == 0 || l[b - 1] == ' ');
 }
 
+/* Whether l[0..vb) ends with a name of two or more letters in any case
+ * and one blank (l[vb] starts the verb), after a word of two or more
+ * lower-case letters and a blank: a sentence's subject ("so cuDNN runs
+ * out of memory", "when PyTorch runs out of memory"), where a program's
+ * message has the name at the start of its line or after a colon. */
+static bool
+fb_name_after_word(const char *l, size_t vb)
+{
+	size_t b;
+
+	if (vb < 3 || l[vb - 1] != ' ')
+		return false;
+	for (b = vb - 1; b > 0 && fb_letter(l[b - 1]); b--)
+		;
+	if (vb - 1 - b < 2 || b == 0 || l[b - 1] != ' ')
+		return false;
+	return fb_lower_word_before(l, b);
+}
+
 /* Subjects and verbs of a person telling what a job did ("it runs out of
  * memory", "we ran out of memory"): a program's message says "out of
  * memory" after a name or a colon, not after a pronoun and "run". */
@@ -686,7 +705,8 @@ static const char *const fb_narrated[] = {
  * "running" also narrate after a noun ("the inference service pod
  * running out of memory", "the job runs out of memory"): a word in lower
  * case and a blank before them is a sentence's subject, where a program's
- * message has a name, a colon or the start of its line.
+ * message has a name, a colon or the start of its line; so is a name after
+ * such a word ("so cuDNN runs out of memory").
  */
 static bool
 fb_narration(const char *l, size_t p)
@@ -701,7 +721,7 @@ fb_narration(const char *l, size_t p)
 		vb = p - vl;
 		if ((strcmp(fb_narrated[i], "runs ") == 0 ||
 		    strcmp(fb_narrated[i], "running ") == 0) &&
-		    fb_lower_word_before(l, vb))
+		    (fb_lower_word_before(l, vb) || fb_name_after_word(l, vb)))
 			return true;
 		for (k = 0; k < FB_COUNT(fb_narrators); k++) {
 			size_t nl = strlen(fb_narrators[k]);
