@@ -6,7 +6,7 @@
  * talks about a message (rg_mention, quiet_in_prose).  What no single
  * line shows is decided here, once, for the events of every recogniser,
  * after the event is read and before it joins the event set (scan.c).
- * An event is a mention, and no failure, in seven cases:
+ * An event is a mention, and no failure, in eight cases:
  *
  *   weak and quiet     the fallback's phrase (low confidence) on a line
  *                      that reports no failure (not fatal), after at
@@ -85,6 +85,24 @@
  *                      (MemoryError, OutOfMemoryError, out of memory)
  *                      makes the kill more likely an OOM, not less.
  *
+ *   a limit reached    a Slurm step's warning (kind slurm_oom, not fatal)
+ *                      that its memory cgroup reached its limit at some
+ *                      point: "Exceeded step memory limit at some point.",
+ *                      "StepId=N.batch hit memory limit at least once
+ *                      during execution.  This may or may not result in
+ *                      some failure."  Slurm's task/cgroup plugin prints it
+ *                      whenever the cgroup's failcnt is non-zero
+ *                      (src/plugins/task/cgroup/task_cgroup_memory.c,
+ *                      task_cgroup_memory_check_oom), and the kernel
+ *                      counts a failure each time a charge meets the limit
+ *                      and it reclaims the page cache instead, killing
+ *                      nothing, so that a job that finished normally
+ *                      prints it too (as the GEOS-Chem wiki's page on
+ *                      Slurm warnings shows).  Slurm reports a
+ *                      kill itself ("Detected 1 oom-kill event(s) in step
+ *                      ...", "exceeded memory limit (...), being killed",
+ *                      the state OUT_OF_MEMORY), and those stay events.
+ *
  * The mention is kept, with its reason, in the event set (event.c,
  * od_events_mention) and written under "mentions" in the JSON report, so
  * that nothing read is lost; it counts for no exit status.
@@ -121,6 +139,8 @@ const char dc_reason_diff[] = "a line that a diff adds: a file's text, not "
 const char dc_reason_compared[] = "a status compared in source code";
 const char dc_reason_example[] = "an example under a before-and-after label "
     "of a description";
+const char dc_reason_limit[] = "a memory limit reached at some point, which "
+    "Slurm reports whether or not anything was killed";
 
 static bool
 dc_letter(unsigned char c)
@@ -802,5 +822,7 @@ dc_mention(const od_event *ev, const char *line, size_t n, uint64_t at,
 		return dc_reason_example;
 	if (dc_kill_explained(ev, at, before, bn, memo))
 		return dc_reason_explained;
+	if (ev->kind == OD_KIND_SLURM_OOM && !ev->fatal)
+		return dc_reason_limit;
 	return NULL;
 }
