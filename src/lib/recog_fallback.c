@@ -193,9 +193,10 @@ static const char *const fb_advice_words[] = {
 	"if ", "in case", "avoid", "prevent", "to reduce", "reduce the",
 	"to fix", "fixed", "fixes", "whether", "might ", "may ", "would ",
 	"should ", "could be", "could cause", "can cause", "can lead",
-	"tip:", "hint:", "help", "to handle", "handling", "to detect",
-	"check for", "without ", "never ", "less likely", "in order to",
-	"grep", "search for ", "to catch", "how to", "refer to",
+	"ought to ", "tip:", "hint:", "help", "to handle", "handling",
+	"to detect", "check for", "without ", "never ", "less likely",
+	"in order to", "grep", "search for ", "to catch", "how to",
+	"refer to",
 	"documentation", "not a failure", "not being ",
 	/* A generalisation, not a report of this run. */
 	"most of the time", "usually", "typically", "generally", "often ",
