@@ -71,7 +71,10 @@
  *                      description showing a message before and after its
  *                      change (cupy/cupy#2242), not this run's output.  A
  *                      report's headings name the log ("### Logs",
- *                      "### Error"), not a comparison.
+ *                      "### Error"), not a comparison.  So is a block
+ *                      indented by four blanks or a tab under the label
+ *                      "rather than:" (or another of them), the old
+ *                      message after the new one.
  *
  *   a kill explained   a shell's "Killed" (low confidence: a SIGKILL, no
  *                      more) within DC_EXPLAIN_LINES lines after the
@@ -98,8 +101,8 @@
  *                      and it reclaims the page cache instead, killing
  *                      nothing, so that a job that finished normally
  *                      prints it too (as the GEOS-Chem wiki's page on
- *                      Slurm warnings shows).  Slurm reports a
- *                      kill itself ("Detected 1 oom-kill event(s) in step
+ *                      Slurm warnings shows).  Slurm reports a kill
+ *                      itself ("Detected 1 oom-kill event(s) in step
  *                      ...", "exceeded memory limit (...), being killed",
  *                      the state OUT_OF_MEMORY), and those stay events.
  *
@@ -581,17 +584,18 @@ dc_fence(const char *b, size_t n)
 
 /*
  * Whether b[0..n), a line with no blank at its end, is only the label of
- * a comparison: "Before", "After", "This PR" or "With this PR"
- * (caseless; not "Now:", after which a report shows the error it gets
- * since a change), alone ("Before", as pytorch/pytorch#20618 has it), as
- * a Markdown heading ("### Before"), in bold ("**After**", "**After:**")
- * or with a colon ("Before:").
+ * a comparison: "Before", "After", "This PR", "With this PR" or
+ * "Rather than" (which a description puts before the old message, after
+ * the new one), caseless (not "Now:", after which a report shows the
+ * error it gets since a change), alone ("Before", as
+ * pytorch/pytorch#20618 has it), as a Markdown heading ("### Before"),
+ * in bold ("**After**", "**After:**") or with a colon ("Before:").
  */
 static bool
 dc_comparison_label(const char *b, size_t n)
 {
 	static const char *const labels[] = {
-		"before", "after", "this pr", "with this pr",
+		"before", "after", "this pr", "with this pr", "rather than",
 	};
 	size_t i = 0, k;
 
@@ -616,6 +620,51 @@ dc_comparison_label(const char *b, size_t n)
 		if (n - i == strlen(labels[k]) &&
 		    od_caseless_find(b + i, n - i, labels[k], n - i) != NULL)
 			return true;
+	return false;
+}
+
+/* Whether b[0..n) is a line of a Markdown code block by indentation:
+ * four blanks or a tab first. */
+static bool
+dc_indented(const char *b, size_t n)
+{
+	return (n >= 1 && b[0] == '\t') ||
+	    (n >= 4 && memcmp(b, "    ", 4) == 0);
+}
+
+/*
+ * Whether the event's line l[0..n), indented as a Markdown code block,
+ * after the text before[0..bn), stands in such a block that a
+ * comparison's label opens: back over at most DC_EXAMPLE_LINES lines,
+ * each indented or blank, to the nearest other line, which is such a
+ * label ("rather than:" and the old message under it, as a pull
+ * request's description shows a message before and after its change).
+ */
+static bool
+dc_example_indented(const char *l, size_t n, const char *before, size_t bn)
+{
+	size_t e = bn, lo = bn > DC_EXAMPLE_BYTES ? bn - DC_EXAMPLE_BYTES : 0;
+	int lines;
+
+	if (!dc_indented(l, n))
+		return false;
+	for (lines = 0; lines < DC_EXAMPLE_LINES && e > lo; lines++) {
+		size_t b, te;
+
+		if (before[e - 1] == '\n')
+			e--;
+		for (b = e; b > lo && before[b - 1] != '\n'; b--)
+			;
+		if (b == lo && lo > 0)
+			return false;   /* a line cut by the window */
+		te = e;
+		while (te > b && (before[te - 1] == ' ' ||
+		    before[te - 1] == '\r' || before[te - 1] == '\t'))
+			te--;
+		if (te > b && !dc_indented(before + b, te - b))
+			return dc_comparison_label(before + b, te - b);
+		e = b;
+	}
 	return false;
 }
 
@@ -818,7 +867,8 @@ dc_mention(const od_event *ev, const char *line, size_t n, uint64_t at,
 		return dc_reason_diff;
 	if (dc_status_compared(ev, line, n))
 		return dc_reason_compared;
-	if (dc_example_shown(before, bn))
+	if (dc_example_shown(before, bn) ||
+	    dc_example_indented(line, n, before, bn))
 		return dc_reason_example;
 	if (dc_kill_explained(ev, at, before, bn, memo))
 		return dc_reason_explained;
