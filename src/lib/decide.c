@@ -6,7 +6,7 @@
  * talks about a message (rg_mention, quiet_in_prose).  What no single
  * line shows is decided here, once, for the events of every recogniser,
  * after the event is read and before it joins the event set (scan.c).
- * An event is a mention, and no failure, in seven cases:
+ * An event is a mention, and no failure, in eight cases:
  *
  *   weak and quiet     the fallback's phrase (low confidence) on a line
  *                      that reports no failure (not fatal), after at
@@ -71,7 +71,10 @@
  *                      description showing a message before and after its
  *                      change (cupy/cupy#2242), not this run's output.  A
  *                      report's headings name the log ("### Logs",
- *                      "### Error"), not a comparison.
+ *                      "### Error"), not a comparison.  So is a block
+ *                      indented by four blanks or a tab under the label
+ *                      "rather than:" (or another of them), the old
+ *                      message after the new one.
  *
  *   a kill explained   a shell's "Killed" (low confidence: a SIGKILL, no
  *                      more) within DC_EXPLAIN_LINES lines after the
@@ -84,6 +87,24 @@
  *                      nothing, and an exception that names memory
  *                      (MemoryError, OutOfMemoryError, out of memory)
  *                      makes the kill more likely an OOM, not less.
+ *
+ *   a limit reached    a Slurm step's warning (kind slurm_oom, not fatal)
+ *                      that its memory cgroup reached its limit at some
+ *                      point: "Exceeded step memory limit at some point.",
+ *                      "StepId=N.batch hit memory limit at least once
+ *                      during execution.  This may or may not result in
+ *                      some failure."  Slurm's task/cgroup plugin prints it
+ *                      whenever the cgroup's failcnt is non-zero
+ *                      (src/plugins/task/cgroup/task_cgroup_memory.c,
+ *                      task_cgroup_memory_check_oom), and the kernel
+ *                      counts a failure each time a charge meets the limit
+ *                      and it reclaims the page cache instead, killing
+ *                      nothing, so that a job that finished normally
+ *                      prints it too (as the GEOS-Chem wiki's page on
+ *                      Slurm warnings shows).  Slurm reports a kill
+ *                      itself ("Detected 1 oom-kill event(s) in step
+ *                      ...", "exceeded memory limit (...), being killed",
+ *                      the state OUT_OF_MEMORY), and those stay events.
  *
  * The mention is kept, with its reason, in the event set (event.c,
  * od_events_mention) and written under "mentions" in the JSON report, so
@@ -121,6 +142,8 @@ const char dc_reason_diff[] = "a line that a diff adds: a file's text, not "
 const char dc_reason_compared[] = "a status compared in source code";
 const char dc_reason_example[] = "an example under a before-and-after label "
     "of a description";
+const char dc_reason_limit[] = "a memory limit reached at some point, which "
+    "Slurm reports whether or not anything was killed";
 
 static bool
 dc_letter(unsigned char c)
@@ -574,17 +597,18 @@ dc_fence(const char *b, size_t n)
 
 /*
  * Whether b[0..n), a line with no blank at its end, is only the label of
- * a comparison: "Before", "After", "This PR" or "With this PR"
- * (caseless; not "Now:", after which a report shows the error it gets
- * since a change), alone ("Before", as pytorch/pytorch#20618 has it), as
- * a Markdown heading ("### Before"), in bold ("**After**", "**After:**")
- * or with a colon ("Before:").
+ * a comparison: "Before", "After", "This PR", "With this PR" or
+ * "Rather than" (which a description puts before the old message, after
+ * the new one), caseless (not "Now:", after which a report shows the
+ * error it gets since a change), alone ("Before", as
+ * pytorch/pytorch#20618 has it), as a Markdown heading ("### Before"),
+ * in bold ("**After**", "**After:**") or with a colon ("Before:").
  */
 static bool
 dc_comparison_label(const char *b, size_t n)
 {
 	static const char *const labels[] = {
-		"before", "after", "this pr", "with this pr",
+		"before", "after", "this pr", "with this pr", "rather than",
 	};
 	size_t i = 0, k;
 
@@ -609,6 +633,51 @@ dc_comparison_label(const char *b, size_t n)
 		if (n - i == strlen(labels[k]) &&
 		    od_caseless_find(b + i, n - i, labels[k], n - i) != NULL)
 			return true;
+	return false;
+}
+
+/* Whether b[0..n) is a line of a Markdown code block by indentation:
+ * four blanks or a tab first. */
+static bool
+dc_indented(const char *b, size_t n)
+{
+	return (n >= 1 && b[0] == '\t') ||
+	    (n >= 4 && memcmp(b, "    ", 4) == 0);
+}
+
+/*
+ * Whether the event's line l[0..n), indented as a Markdown code block,
+ * after the text before[0..bn), stands in such a block that a
+ * comparison's label opens: back over at most DC_EXAMPLE_LINES lines,
+ * each indented or blank, to the nearest other line, which is such a
+ * label ("rather than:" and the old message under it, as a pull
+ * request's description shows a message before and after its change).
+ */
+static bool
+dc_example_indented(const char *l, size_t n, const char *before, size_t bn)
+{
+	size_t e = bn, lo = bn > DC_EXAMPLE_BYTES ? bn - DC_EXAMPLE_BYTES : 0;
+	int lines;
+
+	if (!dc_indented(l, n))
+		return false;
+	for (lines = 0; lines < DC_EXAMPLE_LINES && e > lo; lines++) {
+		size_t b, te;
+
+		if (before[e - 1] == '\n')
+			e--;
+		for (b = e; b > lo && before[b - 1] != '\n'; b--)
+			;
+		if (b == lo && lo > 0)
+			return false;   /* a line cut by the window */
+		te = e;
+		while (te > b && (before[te - 1] == ' ' ||
+		    before[te - 1] == '\r' || before[te - 1] == '\t'))
+			te--;
+		if (te > b && !dc_indented(before + b, te - b))
+			return dc_comparison_label(before + b, te - b);
+		e = b;
+	}
 	return false;
 }
 
@@ -803,9 +872,12 @@ dc_mention(const od_event *ev, const char *line, size_t n, uint64_t at,
 		return dc_reason_diff;
 	if (dc_status_compared(ev, line, n))
 		return dc_reason_compared;
-	if (dc_example_shown(before, bn))
+	if (dc_example_shown(before, bn) ||
+	    dc_example_indented(line, n, before, bn))
 		return dc_reason_example;
 	if (dc_kill_explained(ev, at, before, bn, memo))
 		return dc_reason_explained;
+	if (ev->kind == OD_KIND_SLURM_OOM && !ev->fatal)
+		return dc_reason_limit;
 	return NULL;
 }

@@ -18,6 +18,7 @@ extern const char dc_reason_link[];
 extern const char dc_reason_diff[];
 extern const char dc_reason_compared[];
 extern const char dc_reason_example[];
+extern const char dc_reason_limit[];
 
 /* The lines before a shell's kill looked at for the program's own error. */
 #define DC_EXPLAIN_LINES 30

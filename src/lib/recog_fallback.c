@@ -71,6 +71,11 @@
  *                                      message larger than max (N vs. M)",
  *                                      "429 ... (e.g. check quota)"), on its
  *                                      line or the next two
+ *   the locked-memory limit            "Cannot allocate memory" after a
+ *                                      failed mlock or munlock ("failed to
+ *                                      mlock 73728000-byte buffer ...: Cannot
+ *                                      allocate memory"): RLIMIT_MEMLOCK,
+ *                                      not memory running out
  *
  * rg_mention (recogniser.h) is this test, which the recognisers of the
  * table with quiet_in_prose also apply to their match.
@@ -188,9 +193,10 @@ static const char *const fb_advice_words[] = {
 	"if ", "in case", "avoid", "prevent", "to reduce", "reduce the",
 	"to fix", "fixed", "fixes", "whether", "might ", "may ", "would ",
 	"should ", "could be", "could cause", "can cause", "can lead",
-	"tip:", "hint:", "help", "to handle", "handling", "to detect",
-	"check for", "without ", "never ", "less likely", "in order to",
-	"grep", "search for ", "to catch", "how to", "refer to",
+	"ought to ", "tip:", "hint:", "help", "to handle", "handling",
+	"to detect", "check for", "without ", "never ", "less likely",
+	"in order to", "grep", "search for ", "to catch", "how to",
+	"refer to",
 	"documentation", "not a failure", "not being ",
 	/* A generalisation, not a report of this run. */
 	"most of the time", "usually", "typically", "generally", "often ",
@@ -665,6 +671,25 @@ fb_lower_word_before(const char *l, size_t vb)
 	return vb - 1 - b >= 2 && (b == 0 || l[b - 1] == ' ');
 }
 
+/* Whether l[0..vb) ends with a name of two or more letters in any case
+ * and one blank (l[vb] starts the verb), after a word of two or more
+ * lower-case letters and a blank: a sentence's subject ("so cuDNN runs
+ * out of memory", "when PyTorch runs out of memory"), where a program's
+ * message has the name at the start of its line or after a colon. */
+static bool
+fb_name_after_word(const char *l, size_t vb)
+{
+	size_t b;
+
+	if (vb < 3 || l[vb - 1] != ' ')
+		return false;
+	for (b = vb - 1; b > 0 && fb_letter(l[b - 1]); b--)
+		;
+	if (vb - 1 - b < 2 || b == 0 || l[b - 1] != ' ')
+		return false;
+	return fb_lower_word_before(l, b);
+}
+
 /* Subjects and verbs of a person telling what a job did ("it runs out of
  * memory", "we ran out of memory"): a program's message says "out of
  * memory" after a name or a colon, not after a pronoun and "run". */
@@ -691,10 +716,13 @@ static const struct fb_verb fb_narrated[] = {
 };
 
 /*
- * Whether l[0..p) ends with a narrator and a run verb, or with a verb
- * marked after_noun after a word in lower case and a blank: that word is
- * a sentence's subject, where a program's message has a name, a colon or
- * the start of its line.
+ * Whether l[0..p) ends with a narrator and a run verb.  "runs" and
+ * "running" also narrate after a noun ("the inference service pod
+ * running out of memory", "the job runs out of memory"): a word in lower
+ * case and a blank before them is a sentence's subject, where a program's
+ * message has a name, a colon or the start of its line; so is a name after
+ * such a word ("so cuDNN runs out of memory").  The verbs that do are
+ * marked after_noun.
  */
 static bool
 fb_narration(const char *l, size_t p)
@@ -708,7 +736,8 @@ fb_narration(const char *l, size_t p)
 		if (p < vl || !fb_has(l + p - vl, vl, v->text))
 			continue;
 		vb = p - vl;
-		if (v->after_noun && fb_lower_word_before(l, vb))
+		if (v->after_noun && (fb_lower_word_before(l, vb) ||
+		    fb_name_after_word(l, vb)))
 			return true;
 		for (k = 0; k < FB_COUNT(fb_narrators); k++) {
 			size_t nl = strlen(fb_narrators[k]);
@@ -748,23 +777,74 @@ fb_glossary(const char *l, size_t n, size_t p, size_t q)
 	    fb_has(l + q, n - q > 16 ? 16 : n - q, " stands for ");
 }
 
+/* The words that may stand between a negation and the phrase it negates
+ * ("does not look like an out of memory error", "wasn't caused by out of
+ * memory", "is not really an out of memory error"). */
+static const char *const fb_negation_links[] = {
+	"a", "an", "the", "any", "really", "actually", "be", "look", "looks",
+	"like", "seem", "seems", "to", "related", "caused", "by", "due",
+};
+#define FB_NEGATION_LINKS 4
+
+/* Whether the word l[b..e) is a negation: "no", "not", or a contraction
+ * with "n't" (ASCII or U+2019's apostrophe: "isn't", "doesn’t"). */
+static bool
+fb_negation(const char *l, size_t b, size_t e)
+{
+	size_t n = e - b;
+
+	return (n == 2 && fb_has(l + b, 2, "no")) ||
+	    (n == 3 && fb_has(l + b, 3, "not")) ||
+	    (n >= 4 && fb_has(l + e - 3, 3, "n't")) ||
+	    (n >= 6 && fb_lower(l[e - 5]) == 'n' &&
+	    memcmp(l + e - 4, "\xe2\x80\x99", 3) == 0 &&
+	    fb_lower(l[e - 1]) == 't');
+}
+
 /*
- * Whether the phrase at l[p..q) is negated: "no" or "not" just before
- * it, maybe with Markdown's emphasis or a quote between ("- No out of
- * memory errors" in a test report's list of what went well, "I expect no
- * Out Of Memory errors at all"): it says the failure did not happen.
+ * Whether the phrase at l[p..q) is negated: "no", "not" or a word with
+ * "n't" before it, maybe with Markdown's emphasis or a quote between
+ * ("- No out of memory errors" in a test report's list of what went well,
+ * "I expect no Out Of Memory errors at all"), or with at most
+ * FB_NEGATION_LINKS words of fb_negation_links between ("This does not
+ * look like an out of memory error", "The timeout was not an Out of
+ * Memory error"): it says the failure did not happen, or was not this
+ * one.
  */
 static bool
 fb_negated(const char *l, size_t p)
 {
 	size_t e = p;
+	int links = 0;
 
 	while (e > 0 && (l[e - 1] == '*' || l[e - 1] == '_' ||
 	    l[e - 1] == '"' || l[e - 1] == '\'' || l[e - 1] == '`'))
 		e--;
-	if (e == 0 || l[e - 1] != ' ')
-		return false;
-	return fb_word_before(l, e, "no") || fb_word_before(l, e, "not");
+	for (;;) {
+		size_t b, w, k;
+		bool link = false;
+
+		if (e == 0 || l[e - 1] != ' ')
+			return false;
+		e--;
+		for (b = e; b > 0 && l[b - 1] != ' '; b--)
+			;
+		if (b == e)
+			return false;
+		/* A negation may have a list's dash, a parenthesis or
+		 * emphasis before it ("-No", "(not", "**not"). */
+		for (w = b; w < e && (unsigned char)l[w] < 0x80 &&
+		    !fb_letter(l[w]); w++)
+			;
+		if (w < e && fb_negation(l, w, e))
+			return true;
+		for (k = 0; k < FB_COUNT(fb_negation_links) && !link; k++)
+			link = e - b == strlen(fb_negation_links[k]) &&
+			    fb_has(l + b, e - b, fb_negation_links[k]);
+		if (!link || ++links > FB_NEGATION_LINKS)
+			return false;
+		e = b;
+	}
 }
 
 bool
@@ -916,6 +996,30 @@ fb_other_resource(const char *t, size_t tlen, size_t ls, size_t le)
 	    FB_COUNT(fb_other_limits));
 }
 
+/* The calls that lock memory in RAM, and their unlocking: mlock(2) and
+ * mlockall(2) fail with ENOMEM when the caller would lock more than its
+ * RLIMIT_MEMLOCK allows, munlock(2) when the range is not mapped
+ * (https://man7.org/linux/man-pages/man2/mlock.2.html). */
+static const char *const fb_lock_calls[] = {
+	"mlock", "munlock",
+};
+
+/*
+ * Whether the text before the phrase, l[0..p), names a call that locks
+ * memory: strerror(ENOMEM), "Cannot allocate memory", after a failed
+ * mlock is the locked-memory limit, which the program warns of and goes
+ * on without ("warning: failed to mlock 73728000-byte buffer (after
+ * previously locking 0 bytes): Cannot allocate memory", llama.cpp's
+ * llama_mlock, abetlen/llama-cpp-python#618; "mlock() failed: Cannot
+ * allocate memory for attributes", manticoresoftware/manticoresearch#662),
+ * not an out-of-memory failure.
+ */
+static bool
+fb_lock_limit(const char *l, size_t p)
+{
+	return fb_any(l, p, fb_lock_calls, FB_COUNT(fb_lock_calls));
+}
+
 /*
  * Whether the phrase fb_phrases[c] at l[p..q) on the line l[0..n) reports
  * an out-of-memory failure or mention that no quiet case above covers.
@@ -930,6 +1034,8 @@ fb_counts(int c, const char *l, size_t n, size_t p, size_t q)
 		return false;
 	switch (fb_phrases[c].needs) {
 	case FB_NEEDS_FAILURE:
+		if (fb_lock_limit(l, p))
+			return false;
 		return fb_failure_line(l, n, false) ||
 		    (p >= 2 && l[p - 2] == ':' && l[p - 1] == ' ');
 	case FB_NEEDS_MEMORY:
