@@ -614,13 +614,18 @@ dc_example_shown(const char *before, size_t bn)
 	bool fence = false;
 	int lines;
 
+	/* No fence without a backquote: most windows have none, and one
+	 * memchr over them costs less than the walk back line by line. */
+	if (bn == lo || memchr(before + lo, '`', bn - lo) == NULL)
+		return false;
 	for (lines = 0; lines < DC_EXAMPLE_LINES + 2 && e > lo; lines++) {
+		const char *nl;
 		size_t b, te;
 
 		if (before[e - 1] == '\n')
 			e--;
-		for (b = e; b > lo && before[b - 1] != '\n'; b--)
-			;
+		nl = e > lo ? memrchr(before + lo, '\n', e - lo) : NULL;
+		b = nl != NULL ? (size_t)(nl - before) + 1 : lo;
 		if (b == lo && lo > 0)
 			return false;   /* a line cut by the window */
 		te = e;
