@@ -330,12 +330,11 @@ dc_mask_spans(char *l, size_t n, size_t p, size_t q)
 	size_t i = 0, k;
 
 	while (i < n) {
-		const char *c;
+		const char *c = memchr(l + i, '`', n - i);
 
-		if (l[i] != '`') {
-			i++;
-			continue;
-		}
+		if (c == NULL)
+			return;
+		i = (size_t)(c - l);
 		c = memchr(l + i + 1, '`', n - i - 1);
 		if (c == NULL)
 			return;
@@ -461,7 +460,10 @@ dc_link_title(const od_event *ev, const char *l, size_t n)
 {
 	size_t p, q;
 
-	if (!dc_find(ev, l, n, &p, &q))
+	/* No link without a '[' (most lines have none): that costs one
+	 * memchr, not the search for the text. */
+	if (memchr(l, '[', n < DC_LINE_MAX ? n : DC_LINE_MAX) == NULL ||
+	    !dc_find(ev, l, n, &p, &q))
 		return false;
 	if (n > DC_LINE_MAX)
 		n = DC_LINE_MAX;
@@ -537,13 +539,17 @@ dc_status_in_prose(const od_event *ev, const char *l, size_t n)
 		return false;
 	if (n > DC_LINE_MAX)
 		n = DC_LINE_MAX;
-	dc_code_span(l, n, &p, &q);
 	/* The other short code spans of the line count as one word each:
-	 * a copy with their insides made letters. */
-	memcpy(copy, l, n);
-	dc_mask_spans(copy, n, p, q);
-	before = dc_words_before(copy, p);
-	after = dc_words_after(copy, n, q);
+	 * a copy with their insides made letters.  A line without a
+	 * backquote has no span (most have none). */
+	if (memchr(l, '`', n) != NULL) {
+		dc_code_span(l, n, &p, &q);
+		memcpy(copy, l, n);
+		dc_mask_spans(copy, n, p, q);
+		l = copy;
+	}
+	before = dc_words_before(l, p);
+	after = dc_words_after(l, n, q);
 	return before >= DC_PROSE_BEFORE ||
 	    (before >= DC_PROSE_BEFORE_AND && after >= DC_PROSE_AFTER);
 }
@@ -696,6 +702,10 @@ dc_example_shown(const char *before, size_t bn)
 	bool fence = false;
 	int lines;
 
+	/* No fence without a backquote: most windows have none, and one
+	 * memchr over them costs less than the walk back line by line. */
+	if (bn == lo || memchr(before + lo, '`', bn - lo) == NULL)
+		return false;
 	for (lines = 0; lines < DC_EXAMPLE_LINES + 2 && e > lo; lines++) {
 		size_t b = dc_line_back(before, lo, &e), te;
 

@@ -8,7 +8,7 @@
 #include "recogniser.h"
 
 bool
-rg_cover(rx_match *m, const rx_code *re, const char *t, size_t tlen,
+rg_cover(rx_match *m, rx_code *re, const char *t, size_t tlen,
     size_t ht, bool (*reject)(const char *t, size_t start), size_t *start)
 {
 	size_t at = ht > RG_BACK ? ht - RG_BACK : 0;

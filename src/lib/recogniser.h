@@ -143,7 +143,7 @@ void sc_before(const char *buf, size_t len, od_event *ev);
  * matches for which reject (may be NULL) is true.  Sets *start and
  * returns true when there is one; the match stays in m.
  */
-bool rg_cover(rx_match *m, const rx_code *re, const char *t, size_t tlen,
+bool rg_cover(rx_match *m, rx_code *re, const char *t, size_t tlen,
     size_t ht, bool (*reject)(const char *t, size_t start), size_t *start);
 
 /* The texts an extractor keeps numbered at once (ex_recogniser.text). */

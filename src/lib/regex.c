@@ -35,6 +35,15 @@ struct rx_code {
 	bool whole_tried, whole_ok;
 	uint32_t whole_calls;
 	bool jit;
+	/*
+	 * re's machine code is made at its first unanchored match
+	 * (rx_jit), not at compile time: a run uses a few of the table's
+	 * patterns, and JIT-compiling all of them took about a fifth of the
+	 * start-up's instructions (31 M of 150 M, valgrind --tool=callgrind)
+	 * and their pages.  What a match answers is the same either way:
+	 * the same machine code runs every unanchored match.
+	 */
+	bool jit_tried;
 	bool jitted;            /* re has machine code: pcre2_jit_match runs it */
 	uint32_t opts;
 	char *pattern;          /* owned */
@@ -93,7 +102,6 @@ rx_compile(const char *pattern, unsigned options, bool jit,
 	pcre2_pattern_info(c->re, PCRE2_INFO_NAMETABLE, &c->name_table);
 	/* JIT is an optimisation: without it matching still works. */
 	if (jit) {
-		c->jitted = pcre2_jit_compile(c->re, PCRE2_JIT_COMPLETE) == 0;
 		/* Kept for the anchored code (rx_at); without it, an
 		 * anchored match runs in the interpreter, as it did. */
 		c->jit = true;
@@ -160,10 +168,22 @@ rx_refused(rx_match *m, const rx_code *re, const char *s, size_t len,
 	return true;
 }
 
+/* Makes re's machine code, once, when JIT was asked (rx_code). */
+static void
+rx_jit(rx_code *re)
+{
+	if (!re->jit || re->jit_tried)
+		return;
+	re->jit_tried = true;
+	re->jitted = pcre2_jit_compile(re->re, PCRE2_JIT_COMPLETE) == 0;
+}
+
 static bool
-rx_run(rx_match *m, const rx_code *re, const char *s, size_t len, size_t at,
+rx_run(rx_match *m, rx_code *re, const char *s, size_t len, size_t at,
     uint32_t options, size_t last)
 {
+	if (options == 0)
+		rx_jit(re);
 	pcre2_set_offset_limit(m->mc, last);
 	/*
 	 * Machine code is run directly: pcre2_match would only check the
@@ -238,6 +258,7 @@ int
 rx_find_upto_whole(rx_match *m, rx_code *re, const char *s, size_t len,
     size_t at, size_t last)
 {
+	rx_jit(re);
 	if (!re->whole_ok) {
 		if (re->whole_tried || !re->jitted ||
 		    ++re->whole_calls < RX_WHOLE_AFTER)
@@ -274,13 +295,13 @@ rx_whole_ready(const rx_code *re)
 }
 
 bool
-rx_find(rx_match *m, const rx_code *re, const char *s, size_t len, size_t at)
+rx_find(rx_match *m, rx_code *re, const char *s, size_t len, size_t at)
 {
 	return rx_run(m, re, s, len, at, 0, PCRE2_UNSET);
 }
 
 bool
-rx_find_upto(rx_match *m, const rx_code *re, const char *s, size_t len,
+rx_find_upto(rx_match *m, rx_code *re, const char *s, size_t len,
     size_t at, size_t last)
 {
 	/* PCRE2_UNSET means no limit: a limit that large is none anyway. */

@@ -55,11 +55,11 @@ void rx_match_free(rx_match *m);
 bool rx_at(rx_match *m, rx_code *re, const char *s, size_t len,
     size_t at);
 /* The first match of re in s[0..len) that starts at or after at. */
-bool rx_find(rx_match *m, const rx_code *re, const char *s, size_t len,
+bool rx_find(rx_match *m, rx_code *re, const char *s, size_t len,
     size_t at);
 /* The same, for a match that starts no later than last: the search stops
  * there, whatever follows.  re must be compiled with RX_OFFSET_LIMIT. */
-bool rx_find_upto(rx_match *m, const rx_code *re, const char *s, size_t len,
+bool rx_find_upto(rx_match *m, rx_code *re, const char *s, size_t len,
     size_t at, size_t last);
 
 /*

@@ -46,6 +46,8 @@
  * Line numbers count '\n' only, as grep -n does; they are counted lazily,
  * up to each hit and at the end of each piece.
  */
+#define _GNU_SOURCE             /* memrchr */
+
 #include <ctype.h>
 #include <pthread.h>
 #include <signal.h>
@@ -1046,9 +1048,17 @@ sc_line_start(sc_state *st, size_t lo, size_t p, bool *known)
 
 	if (memo && st->ls_p > floor)
 		floor = st->ls_p;
-	for (i = p; i > floor; i--)
-		if (st->buf[i - 1] == '\n' || st->buf[i - 1] == '\r')
-			break;
+	/* After the last terminator in buf[floor..p): the last '\n', then
+	 * a '\r' after it. */
+	i = floor;
+	if (p > floor) {
+		const char *nl = memrchr(st->buf + floor, '\n', p - floor);
+		size_t from = nl != NULL ? (size_t)(nl - st->buf) + 1 : floor;
+		const char *cr = p > from ?
+		    memrchr(st->buf + from, '\r', p - from) : NULL;
+
+		i = cr != NULL ? (size_t)(cr - st->buf) + 1 : from;
+	}
 	if (i == floor && memo && floor > stop) {
 		/* Nothing after the last hit: what it found, if after the
 		 * stop; the stop only moves on (lo is the same). */
