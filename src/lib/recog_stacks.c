@@ -40,11 +40,11 @@
  * a quantifier stands for one optional blank.
  */
 #define _GNU_SOURCE             /* memmem */
-#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>             /* strncasecmp */
 
 #include "recog_table.h"
 
@@ -323,26 +323,6 @@ sk_absent(void *self, const char *t, size_t tlen, rg_skip *none)
 	return all;
 }
 
-/*
- * Whether a signal's text is "bus error" in any case: the worker's line
- * of torch/csrc/DataLoader.cpp says it in lower case, and a user's retyped
- * copy in whatever case; the signal is then strsignal(SIGBUS)'s "Bus
- * error", as the parent's line names it.
- */
-static bool
-sk_bus_error(const char *p, size_t n)
-{
-	static const char want[] = "bus error";
-	size_t i;
-
-	if (n != sizeof want - 1)
-		return false;
-	for (i = 0; i < n; i++)
-		if (tolower((unsigned char)p[i]) != want[i])
-			return false;
-	return true;
-}
-
 /* A decimal integer, maybe negative, maybe with thousands commas. */
 static bool
 sk_int(const char *p, size_t n, int64_t *out)
@@ -553,7 +533,12 @@ sk_set_field(void *arg, const char *name, const char *p, size_t n)
 		ev->host.has_exit = true;
 	} else if (strcmp(name, "signal") == 0)
 		rx_copy_text(ev->host.signal, sizeof ev->host.signal,
-		    sk_bus_error(p, n) ? "Bus error" : p, n);
+		    /* "bus error" in any case (the worker's line of
+		     * torch/csrc/DataLoader.cpp says it in lower case, a
+		     * retyped copy in any) is strsignal(SIGBUS)'s "Bus
+		     * error", as the parent's line names it. */
+		    n == 9 && strncasecmp(p, "bus error", 9) == 0 ?
+		    "Bus error" : p, n);
 	else if (sk_fields[f].type == SK_FIELD_TEXT)
 		rx_copy_text((char *)ev + sk_places[f].off, sk_places[f].cap, p,
 		    n);
