@@ -668,12 +668,8 @@ dc_example_indented(const char *l, size_t n, const char *before, size_t bn)
 	if (!dc_indented(l, n))
 		return false;
 	for (lines = 0; lines < DC_EXAMPLE_LINES && e > lo; lines++) {
-		size_t b, te;
+		size_t b = dc_line_back(before, lo, &e), te;
 
-		if (before[e - 1] == '\n')
-			e--;
-		for (b = e; b > lo && before[b - 1] != '\n'; b--)
-			;
 		if (b == lo && lo > 0)
 			return false;   /* a line cut by the window */
 		te = e;
