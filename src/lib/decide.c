@@ -110,11 +110,12 @@
  * od_events_mention) and written under "mentions" in the JSON report, so
  * that nothing read is lost; it counts for no exit status.
  */
-#define _GNU_SOURCE             /* memmem, memrchr */
+#define _GNU_SOURCE             /* memmem */
 #include <string.h>
 
 #include "caseless.h"
 #include "decide.h"
+#include "lines.h"
 #include "recogniser.h"
 
 #define DC_PROSE_BEFORE 5
@@ -483,12 +484,9 @@ dc_link_title(const od_event *ev, const char *l, size_t n)
 static size_t
 dc_line_back(const char *t, size_t lo, size_t *e)
 {
-	const char *nl;
-
 	if (*e > lo && t[*e - 1] == '\n')
 		(*e)--;
-	nl = *e > lo ? memrchr(t + lo, '\n', *e - lo) : NULL;
-	return nl != NULL ? (size_t)(nl - t) + 1 : lo;
+	return ln_bol(t, lo, *e);
 }
 
 /*

@@ -356,12 +356,9 @@ ex_recovered(const char *t, size_t tlen, size_t ms, size_t me)
 		"skipping batch", "retrying with a smaller batch",
 		"Decreasing batch size",
 	};
-	size_t lo = ms > 300 ? ms - 300 : 0, b;
-	size_t e = me + 400 < tlen ? me + 400 : tlen;
-	const char *nl = ms > lo ? memrchr(t + lo, '\n', ms - lo) : NULL;
-
 	/* Back to the line's start, at most 300 bytes. */
-	b = nl != NULL ? (size_t)(nl - t) + 1 : lo;
+	size_t b = ln_bol(t, ms > 300 ? ms - 300 : 0, ms);
+	size_t e = me + 400 < tlen ? me + 400 : tlen;
 	return ex_any_phrase(t + b, ms - b, before,
 	    sizeof before / sizeof before[0], 'x') ||
 	    ex_any_phrase(t + me, e - me, after,

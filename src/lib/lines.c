@@ -24,6 +24,7 @@
  * its backslashes.  A decoded '\n' breaks the text's line, not the
  * log's: line numbers stay the log's.
  */
+#define _GNU_SOURCE             /* memrchr */
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -358,6 +359,14 @@ ln_append_line(ln_text *j, const char *s, size_t n, size_t b, int line,
 		i += e;
 	}
 	return out;
+}
+
+size_t
+ln_bol(const char *buf, size_t lo, size_t p)
+{
+	const char *nl = p > lo ? memrchr(buf + lo, '\n', p - lo) : NULL;
+
+	return nl != NULL ? (size_t)(nl - buf) + 1 : lo;
 }
 
 size_t

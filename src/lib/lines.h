@@ -147,4 +147,8 @@ size_t ln_escape(const char *p, size_t n);
  * len. */
 size_t ln_eol(const char *buf, size_t p, size_t len);
 
+/* The start of the line that holds buf[p - 1], no earlier than lo: just
+ * after the last '\n' of buf[lo..p), or lo when it has none. */
+size_t ln_bol(const char *buf, size_t lo, size_t p);
+
 #endif
