@@ -48,11 +48,15 @@
  *                      to allocate request for memory on device](https:
  *                      //github.com/...)").
  *
- *   a diff's line      a low-confidence event on a line that a unified
- *                      diff adds ('+' first, the line before it a diff's
- *                      line too: '+', '-', "@@" or a "```diff" fence): a
- *                      file's text, such as a troubleshooting page's
- *                      example run ("+   Killed"), not this run's output.
+ *   a diff's line      an event on a line that a unified diff adds ('+'
+ *                      first, the line before it a diff's line too: '+',
+ *                      '-', "@@" or a "```diff" fence): a file's text,
+ *                      such as a troubleshooting page's example run ("+
+ *                      Killed") or a documentation page's example error
+ *                      (ray-project/ray#29341 adds Ray's "ray.exceptions.
+ *                      OutOfMemoryError: Task was killed due to the node
+ *                      running low on memory." to an .rst page), not this
+ *                      run's output, whatever the message's confidence.
  *
  *   a status compared  the message is a bare status (as above) that a
  *                      comparison of source code holds: "==" or "!=" just
@@ -871,8 +875,7 @@ dc_mention(const od_event *ev, const char *line, size_t n, uint64_t at,
 		return dc_reason_prose;
 	if (dc_link_title(ev, line, n))
 		return dc_reason_link;
-	if (ev->confidence == OD_CONF_LOW &&
-	    dc_diff_line(line, n, before, bn))
+	if (dc_diff_line(line, n, before, bn))
 		return dc_reason_diff;
 	if (dc_status_compared(ev, line, n))
 		return dc_reason_compared;

@@ -74,8 +74,12 @@
  *   the locked-memory limit            "Cannot allocate memory" after a
  *                                      failed mlock or munlock ("failed to
  *                                      mlock 73728000-byte buffer ...: Cannot
- *                                      allocate memory"): RLIMIT_MEMLOCK,
- *                                      not memory running out
+ *                                      allocate memory") or an RDMA verb
+ *                                      that pins memory ("Call to
+ *                                      ibv_create_cq failed with error
+ *                                      Cannot allocate memory"):
+ *                                      RLIMIT_MEMLOCK or the adapter's
+ *                                      resources, not memory running out
  *
  * rg_mention (recogniser.h) is this test, which the recognisers of the
  * table with quiet_in_prose also apply to their match.
@@ -999,9 +1003,15 @@ fb_other_resource(const char *t, size_t tlen, size_t ls, size_t le)
 /* The calls that lock memory in RAM, and their unlocking: mlock(2) and
  * mlockall(2) fail with ENOMEM when the caller would lock more than its
  * RLIMIT_MEMLOCK allows, munlock(2) when the range is not mapped
- * (https://man7.org/linux/man-pages/man2/mlock.2.html). */
+ * (https://man7.org/linux/man-pages/man2/mlock.2.html).  So do the RDMA
+ * verbs that pin their queues and buffers (ibv_create_cq, ibv_create_qp,
+ * ibv_reg_mr and its variants), or find the adapter out of its own
+ * resources: UCX says of the same ENOMEM "Please set max locked memory
+ * (ulimit -l) to 'unlimited'" (openucx/ucx#8746), and NCCL's ibvwrap.cc
+ * logs it as "Call to ibv_create_cq failed with error Cannot allocate
+ * memory". */
 static const char *const fb_lock_calls[] = {
-	"mlock", "munlock",
+	"mlock", "munlock", "ibv_create_", "ibv_reg_mr",
 };
 
 /*

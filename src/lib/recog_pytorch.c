@@ -26,7 +26,14 @@
  * the NVML_SUCCESS assertion on its out-of-memory path) and
  * c10/cuda/CUDAMallocAsyncAllocator.cpp (mallocAsync); the layouts they
  * had over the releases are named by od_layout in core.h.
+ *
+ * Every clause is matched in any case: a copy that a forum or a user
+ * lower-cased ("cuda out of memory. tried to allocate 30.00 mib (gpu 0;
+ * 8.00 gib total capacity; ...)", bmaltais/kohya_ss#3329) has the same
+ * clauses and figures, and its units are read as PyTorch's format_size
+ * wrote them (pt_size).
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,9 +232,9 @@ pt_create(bool jit, const struct sk_table *table, od_error *err)
 		rg_prefix_init(&p->prefix[i]);
 	for (i = 0; i < PT_COUNT; i++) {
 		/* Starters are searched for with an offset limit. */
-		p->re[i] = rx_compile(pt_patterns[i], i >= PT_HEAD &&
-		    i <= PT_NVML ? RX_OFFSET_LIMIT : 0, jit, "recog_pytorch.c",
-		    (uint64_t)i, err);
+		p->re[i] = rx_compile(pt_patterns[i], RX_CASELESS |
+		    (i >= PT_HEAD && i <= PT_NVML ? RX_OFFSET_LIMIT : 0u), jit,
+		    "recog_pytorch.c", (uint64_t)i, err);
 		if (p->re[i] == NULL) {
 			pt_destroy(p);
 			return NULL;
@@ -263,18 +270,35 @@ pt_end(const pt_ctx *p)
 }
 
 /* The size in groups g (number) and g + 1 (unit); OD_UNKNOWN if absent or
- * too large (the NVML sentinel 17179869184.00 GiB lands here). */
+ * too large (the NVML sentinel 17179869184.00 GiB lands here).  The unit,
+ * matched in any case, is spelled as format_size() writes it ("bytes",
+ * "KiB" ... "PiB") before it is parsed: the grammar reads no other. */
 static int64_t
 pt_size(const pt_ctx *p, const char *t, int g)
 {
-	size_t ns, nl, us, ul;
+	size_t ns, nl, us, ul, i;
+	char unit[8];
 	int64_t v;
 
-	if (!rx_group(p->m, g, &ns, &nl) || !rx_group(p->m, g + 1, &us, &ul))
+	if (!rx_group(p->m, g, &ns, &nl) || !rx_group(p->m, g + 1, &us, &ul) ||
+	    ul >= sizeof unit)
 		return OD_UNKNOWN;
-	if (!od_size_parse(t + ns, nl, t + us, ul, &v))
+	for (i = 0; i < ul; i++)
+		unit[i] = (char)tolower((unsigned char)t[us + i]);
+	if (ul == 3 && unit[1] == 'i' && unit[2] == 'b') {
+		unit[0] = (char)toupper((unsigned char)unit[0]);
+		unit[2] = 'B';
+	}
+	if (!od_size_parse(t + ns, nl, unit, ul, &v))
 		return OD_UNKNOWN;
 	return v;
+}
+
+/* The first letter of a match, upper-cased: "HIP" and "hip" alike. */
+static char
+pt_letter(const char *t, size_t at)
+{
+	return (char)toupper((unsigned char)t[at]);
 }
 
 /*
@@ -366,7 +390,7 @@ pt_body_old(pt_ctx *p, const char *t, size_t tlen, size_t *at, od_event *ev)
 		*at = pt_end(p);
 	}
 	if (pt_at(p, PT_OLD_RESERVED, t, tlen, *at)) {
-		if (rx_group(p->m, 3, &s, &n) && t[s] == 'c') {
+		if (rx_group(p->m, 3, &s, &n) && pt_letter(t, s) == 'C') {
 			ev->layout = OD_LAYOUT_CACHED;
 			m->reserved_unallocated = pt_size(p, t, 1);
 		} else {
@@ -547,9 +571,9 @@ pt_fill(void *self, int c, const char *t, size_t tlen, size_t ms, size_t *me,
 	switch (starter) {
 	case PT_HEAD:
 		head = rx_group(p->m, 1, &gs, &gn);
-		if (head && t[gs] == 'H')
+		if (head && pt_letter(t, gs) == 'H')
 			ev->kind = OD_KIND_HIP;
-		else if (head && t[gs] == 'X')
+		else if (head && pt_letter(t, gs) == 'X')
 			ev->kind = OD_KIND_XPU;
 		else if (!head && pt_ipex_4gb_limit(t, ms)) {
 			/* The rule xpu_block_limit reads the limit here. */
@@ -575,9 +599,9 @@ pt_fill(void *self, int c, const char *t, size_t tlen, size_t ms, size_t *me,
 		rg_exception(t, ms, ev->exception);
 		if (ev->exception[0] == '\0' || rg_placeholder(t + at, rest))
 			return false;
-		if (t[ms] == 'H')
+		if (pt_letter(t, ms) == 'H')
 			ev->kind = OD_KIND_HIP;
-		else if (t[ms] == 'X')
+		else if (pt_letter(t, ms) == 'X')
 			ev->kind = OD_KIND_XPU;
 		ev->layout = OD_LAYOUT_HEAD_ONLY;
 		break;

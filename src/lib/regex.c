@@ -76,6 +76,8 @@ rx_compile(const char *pattern, unsigned options, bool jit,
 		opts |= PCRE2_USE_OFFSET_LIMIT;
 	if (options & RX_DUPNAMES)
 		opts |= PCRE2_DUPNAMES;
+	if (options & RX_CASELESS)
+		opts |= PCRE2_CASELESS;
 	c->re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, opts,
 	    &code, &off, NULL);
 	if (c->re == NULL) {

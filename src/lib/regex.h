@@ -28,6 +28,7 @@
 enum {
 	RX_OFFSET_LIMIT = 1u << 0,      /* may be searched with rx_find_upto */
 	RX_DUPNAMES = 1u << 1,          /* two groups may share a name */
+	RX_CASELESS = 1u << 2,          /* letters match in either case */
 };
 
 /* A compiled pattern. */
