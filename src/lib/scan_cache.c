@@ -188,6 +188,9 @@ scc_load(const char *list, size_t len)
 			break;
 		have += (size_t)got;
 	}
+	/* Its time is when it was last used, for scc_trim (an error is
+	 * of no matter: a read-only cache is still read). */
+	(void)futimens(fd, NULL);
 	close(fd);
 	/* hs_deserialize_database checks the database's own header too: its
 	 * version, its platform, its size. */
@@ -213,8 +216,9 @@ scc_put(char *b, size_t *at, const void *p, size_t n)
 /*
  * Makes room in dir for one more cache file: while it holds
  * SCC_FILES_MAX or more (prefilter-*.hsdb, regular, this user's), the
- * one written longest ago goes, four at most a call (a directory that
- * others fill gets there over some calls).  Only such files are touched.
+ * one used longest ago (scc_load sets its time) goes, four at most a
+ * call (a directory that others fill gets there over some calls).  Only
+ * such files are touched.
  */
 static void
 scc_trim(const char *dir)
