@@ -48,9 +48,9 @@ void rx_code_free(rx_code *re);
  * (each copy has its own lazily made machine code, regex.c): copying the
  * compiled pattern (pcre2_code_copy) costs a memcpy, compiling it again
  * about as much as the first time.  With jit, the copy makes machine code
- * as rx_compile's with jit does, which needs c compiled with jit (its
- * pattern is kept only then); otherwise, or when c is NULL, NULL is
- * returned and err says why.
+ * as rx_compile's with jit does (its anchored code needs c compiled with
+ * jit: the pattern is kept only then).  NULL, with err saying why, when c
+ * is NULL or memory runs out.
  */
 rx_code *rx_code_copy(const rx_code *c, bool jit, od_error *err);
 
