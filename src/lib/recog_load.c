@@ -64,6 +64,8 @@ sk_spec_free(sk_spec *sp)
 		free((void *)(uintptr_t)sp->anchors[i].text);   /* owned */
 	free(sp->pattern);
 	free(sp->follow);
+	rx_code_free(sp->pattern_re);
+	rx_code_free(sp->follow_re);
 	free(sp->confirm);
 	for (i = 0; i < sp->nexamples; i++) {
 		free(sp->examples[i].text);
@@ -267,7 +269,7 @@ sk_group_ok(const char *name)
  */
 static void
 sk_compile_check(sk_load_ctx *lc, const sk_spec *sp, const char *pattern,
-    sk_mark at, const char *what)
+    sk_mark at, const char *what, unsigned options, rx_code **keep)
 {
 	char wide[SK_PATTERN_MAX];
 	od_error err;
@@ -282,8 +284,10 @@ sk_compile_check(sk_load_ctx *lc, const sk_spec *sp, const char *pattern,
 		return;
 	}
 	memset(&err, 0, sizeof err);
-	re = rx_compile(wide, RX_DUPNAMES | RX_OFFSET_LIMIT, false, lc->file,
-	    at.line, &err);
+	/* With jit, the widened pattern is kept for the sets' copies, which
+	 * make machine code (rx_code_copy); this one makes none. */
+	re = rx_compile(wide, RX_DUPNAMES | options, true, lc->file, at.line,
+	    &err);
 	if (re == NULL && strcmp(err.msg, "out of memory") == 0) {
 		/* Not an error of the pattern: the one line that says so. */
 		yu_err_at(lc, at.line, at.col, "out of memory");
@@ -303,7 +307,7 @@ sk_compile_check(sk_load_ctx *lc, const sk_spec *sp, const char *pattern,
 			yu_err_at(lc, at.line, at.col, "recogniser '%s': group "
 			    "'%s' of its %s names no field (see RECOGNISERS in "
 			    "oomdoc(1))", sp->id, name, what);
-	rx_code_free(re);
+	*keep = re;
 }
 
 static void
@@ -664,10 +668,13 @@ sk_load_spec(sk_load_ctx *lc, yaml_node_t *n, sk_spec *sp)
 	else if (sp->conf != OD_CONF_LOW && confirm != NULL)
 		yu_err(lc, confirm, "recogniser '%s': confirm is for "
 		    "recognisers of low confidence only", sp->id);
-	sk_compile_check(lc, sp, sp->pattern, sp->pattern_at, "pattern");
+	/* The options are those of the set's compiles (recog_stacks.c's
+	 * sk_create), which copy these. */
+	sk_compile_check(lc, sp, sp->pattern, sp->pattern_at, "pattern",
+	    RX_OFFSET_LIMIT, &sp->pattern_re);
 	if (sp->follow != NULL)
 		sk_compile_check(lc, sp, sp->follow, sp->follow_at,
-		    "follow pattern");
+		    "follow pattern", 0, &sp->follow_re);
 }
 
 /* The index of the recogniser id in t, or -1. */

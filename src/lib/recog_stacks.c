@@ -193,8 +193,11 @@ sk_create(bool jit, const struct sk_table *table, od_error *err)
 	for (i = 0; i < s->n; i++) {
 		const sk_spec *sp = &table->v[i];
 
-		s->re[i] = sk_compile(sp, sp->pattern, RX_OFFSET_LIMIT, jit, err);
+		s->re[i] = sp->pattern_re != NULL ?
+		    rx_code_copy(sp->pattern_re, jit, err) :
+		    sk_compile(sp, sp->pattern, RX_OFFSET_LIMIT, jit, err);
 		if (s->re[i] == NULL || (sp->follow != NULL && (s->follow[i] =
+		    sp->follow_re != NULL ? rx_code_copy(sp->follow_re, jit, err) :
 		    sk_compile(sp, sp->follow, 0, jit, err)) == NULL)) {
 			sk_destroy(s);
 			return NULL;

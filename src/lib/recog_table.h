@@ -69,6 +69,15 @@ typedef struct {
 	sk_mark pattern_at;
 	char *follow;           /* NULL, or a pattern for the lines after */
 	sk_mark follow_at;
+	/*
+	 * pattern and follow (NULL for none) widened and compiled, with the
+	 * options recog_stacks.c's set needs, when the load checked them
+	 * (sk_compile_check); each set takes a copy (rx_code_copy) rather than
+	 * compiling them again.  NULL when not checked: the set compiles
+	 * them then.  Owned.
+	 */
+	rx_code *pattern_re;
+	rx_code *follow_re;
 	int follow_lines;
 	bool follow_required;
 	bool follow_absent;     /* no event where the follow is found */

@@ -112,6 +112,35 @@ rx_compile(const char *pattern, unsigned options, bool jit,
 	return c;
 }
 
+rx_code *
+rx_code_copy(const rx_code *c, bool jit, od_error *err)
+{
+	rx_code *d;
+
+	if (c == NULL) {
+		od_error_set(err, NULL, 0, 0, "internal pattern: no compiled "
+		    "pattern to copy");
+		return NULL;
+	}
+	if ((d = calloc(1, sizeof *d)) == NULL ||
+	    (d->re = pcre2_code_copy(c->re)) == NULL) {
+		od_error_set(err, NULL, 0, 0, "out of memory");
+		rx_code_free(d);
+		return NULL;
+	}
+	d->opts = c->opts;
+	d->jit = jit;
+	/* As in rx_compile: without the pattern (c has none, or no memory
+	 * for it) there is no anchored code, and the matches are the same. */
+	if (jit && c->pattern != NULL)
+		d->pattern = strdup(c->pattern);
+	/* The name table lies in the copy's own memory. */
+	pcre2_pattern_info(d->re, PCRE2_INFO_NAMECOUNT, &d->names);
+	pcre2_pattern_info(d->re, PCRE2_INFO_NAMEENTRYSIZE, &d->name_size);
+	pcre2_pattern_info(d->re, PCRE2_INFO_NAMETABLE, &d->name_table);
+	return d;
+}
+
 void
 rx_code_free(rx_code *c)
 {

@@ -44,6 +44,17 @@ rx_code *rx_compile(const char *pattern, unsigned options, bool jit,
     const char *table, uint64_t row, od_error *err);
 void rx_code_free(rx_code *re);
 
+/*
+ * A copy of c that matches as c does, for a user that matches on its own
+ * (each copy has its own lazily made machine code, regex.c): copying the
+ * compiled pattern (pcre2_code_copy) costs a memcpy, compiling it again
+ * about as much as the first time.  With jit, the copy makes machine code
+ * as rx_compile's with jit does (its anchored code needs c compiled with
+ * jit: the pattern is kept only then).  NULL, with err saying why, when c
+ * is NULL or memory runs out.
+ */
+rx_code *rx_code_copy(const rx_code *c, bool jit, od_error *err);
+
 /* The state of matching: match data and a match context with the limits.
  * One per user; the last match's groups stay readable until the next. */
 typedef struct rx_match rx_match;

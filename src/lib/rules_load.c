@@ -989,19 +989,135 @@ rl_yaml_error(rl_errors *errs, const char *file, const yaml_parser_t *p)
 	rl_err_at(errs, file, p->problem_mark, msg);
 }
 
-/* First pass: no aliases, bounded nesting.  False on any problem. */
+/*
+ * One level of the document being composed (rl_compose): its node, and
+ * for a mapping the key read and waiting for its value (0 for none).
+ */
+typedef struct rl_level {
+	int node;
+	int key;
+} rl_level;
+
+/* An anchor seen in the first document, for the duplicate check. */
+typedef struct rl_anchor {
+	char *name;
+	yaml_mark_t mark;
+} rl_anchor;
+
+/*
+ * Remembers the anchor of the node just added at mark; on the first
+ * anchor given twice, keeps the two marks in *dup_first and *dup_second
+ * (dup is then true).  False when memory ran out.
+ */
 static bool
-rl_prescan(const unsigned char *buf, size_t len, const char *file,
-    rl_errors *errs)
+rl_anchor_note(rl_anchor **v, int *n, int *cap, const yaml_char_t *name,
+    yaml_mark_t mark, bool *dup, yaml_mark_t *dup_first,
+    yaml_mark_t *dup_second)
+{
+	int i;
+
+	if (name == NULL)
+		return true;
+	for (i = 0; i < *n; i++) {
+		if (strcmp((*v)[i].name, (const char *)name) != 0)
+			continue;
+		if (!*dup) {
+			*dup = true;
+			*dup_first = (*v)[i].mark;
+			*dup_second = mark;
+		}
+		return true;
+	}
+	if (*n == *cap) {
+		int ncap = *cap ? *cap * 2 : 8;
+		rl_anchor *nv = realloc(*v, (size_t)ncap * sizeof *nv);
+
+		if (nv == NULL)
+			return false;
+		*v = nv;
+		*cap = ncap;
+	}
+	if (((*v)[*n].name = strdup((const char *)name)) == NULL)
+		return false;
+	(*v)[(*n)++].mark = mark;
+	return true;
+}
+
+/*
+ * Adds node (just made, 0 when libyaml could not) to the level above,
+ * or makes it the root.  False when memory ran out.
+ */
+static bool
+rl_compose_attach(yaml_document_t *doc, rl_level *lv, int depth, int node)
+{
+	rl_level *up;
+
+	if (node == 0)
+		return false;
+	if (depth == 0)
+		return true;    /* the root: the document's first node */
+	up = &lv[depth - 1];
+	if (yaml_document_get_node(doc, up->node)->type == YAML_SEQUENCE_NODE)
+		return yaml_document_append_sequence_item(doc, up->node, node);
+	if (up->key == 0) {
+		up->key = node;
+		return true;
+	}
+	node = yaml_document_append_mapping_pair(doc, up->node, up->key, node);
+	up->key = 0;
+	return node != 0;
+}
+
+/* A tag for yaml_document_add_*: "!" and none are the default tag, as
+ * libyaml's own loader has them. */
+static const yaml_char_t *
+rl_compose_tag(const yaml_char_t *tag)
+{
+	return tag == NULL || strcmp((const char *)tag, "!") == 0 ? NULL : tag;
+}
+
+/*
+ * Reads a rule file's YAML into doc in one pass of libyaml's parser, with
+ * the checks that keep a rule file small and its walk bounded: no aliases
+ * (*name: a few lines of them can stand for billions of nodes), at most
+ * RL_DEPTH_MAX levels of nesting (libyaml's loader, yaml_parser_load,
+ * recurses once a level), one document.  The whole stream is parsed, so
+ * that a problem after the first document is found too.  The first
+ * problem in the file's order is the one reported, as a first pass of
+ * those checks followed by yaml_parser_load reported it; a duplicate
+ * anchor, which only yaml_parser_load refused, comes after them all, in
+ * the words of libyaml 0.2.5's yaml_parser_register_anchor (src/loader.c
+ * of https://github.com/yaml/libyaml; older releases spelt them
+ * "occurence").  The nodes are those
+ * yaml_parser_load makes for the first document, with their marks and
+ * styles.  False, with the error in errs and doc empty, on any problem.
+ */
+static bool
+rl_compose(const unsigned char *buf, size_t len, const char *file,
+    rl_errors *errs, yaml_document_t *doc)
 {
 	yaml_parser_t p;
 	yaml_event_t ev;
-	int depth = 0, docs = 0;
-	bool ok = true, done = false;
+	rl_level lv[RL_DEPTH_MAX];
+	rl_anchor *anchors = NULL;
+	yaml_mark_t dup_first, dup_second;
+	int depth = 0, docs = 0, nanchors = 0, cap = 0, i;
+	bool ok = true, done = false, nomem = false, dup = false;
 
+	memset(&dup_first, 0, sizeof dup_first);
+	dup_second = dup_first;
+	if (!yaml_document_initialize(doc, NULL, NULL, NULL, 1, 1)) {
+		rl_err_file(errs, file, "out of memory");
+		return false;
+	}
 	yaml_parser_initialize(&p);
 	yaml_parser_set_input_string(&p, buf, len);
 	while (ok && !done) {
+		/* The first document's nodes go into doc; the rest of the
+		 * stream is only checked. */
+		bool build = docs == 1 && !nomem;
+		int node = 0;
+
 		if (!yaml_parser_parse(&p, &ev)) {
 			rl_yaml_error(errs, file, &p);
 			ok = false;
@@ -1013,17 +1129,66 @@ rl_prescan(const unsigned char *buf, size_t len, const char *file,
 			    "are not allowed in rule files");
 			ok = false;
 			break;
+		case YAML_SCALAR_EVENT:
+			if (!build)
+				break;
+			node = yaml_document_add_scalar(doc,
+			    rl_compose_tag(ev.data.scalar.tag),
+			    ev.data.scalar.value, (int)ev.data.scalar.length,
+			    ev.data.scalar.style);
+			if (node != 0) {
+				yaml_node_t *n = yaml_document_get_node(doc, node);
+
+				n->start_mark = ev.start_mark;
+				n->end_mark = ev.end_mark;
+			}
+			if (!rl_compose_attach(doc, lv, depth, node) ||
+			    !rl_anchor_note(&anchors, &nanchors, &cap,
+			    ev.data.scalar.anchor, ev.start_mark, &dup,
+			    &dup_first, &dup_second))
+				nomem = true;
+			break;
 		case YAML_SEQUENCE_START_EVENT:
 		case YAML_MAPPING_START_EVENT:
-			if (++depth > RL_DEPTH_MAX) {
+			if (depth >= RL_DEPTH_MAX) {
 				rl_err_at(errs, file, ev.start_mark, "nested "
 				    "too deeply for a rule file");
 				ok = false;
+				break;
 			}
+			if (build && ev.type == YAML_SEQUENCE_START_EVENT)
+				node = yaml_document_add_sequence(doc,
+				    rl_compose_tag(
+				    ev.data.sequence_start.tag),
+				    ev.data.sequence_start.style);
+			else if (build)
+				node = yaml_document_add_mapping(doc,
+				    rl_compose_tag(
+				    ev.data.mapping_start.tag),
+				    ev.data.mapping_start.style);
+			if (build && node != 0) {
+				yaml_node_t *n = yaml_document_get_node(doc, node);
+
+				n->start_mark = ev.start_mark;
+				n->end_mark = ev.end_mark;
+			}
+			if (build && (!rl_compose_attach(doc, lv, depth, node) ||
+			    !rl_anchor_note(&anchors, &nanchors, &cap,
+			    ev.type == YAML_SEQUENCE_START_EVENT ?
+			    ev.data.sequence_start.anchor :
+			    ev.data.mapping_start.anchor, ev.start_mark, &dup,
+			    &dup_first, &dup_second)))
+				nomem = true;
+			lv[depth].node = build && !nomem ? node : 0;
+			lv[depth].key = 0;
+			depth++;
 			break;
 		case YAML_SEQUENCE_END_EVENT:
 		case YAML_MAPPING_END_EVENT:
 			depth--;
+			if (build && !nomem && lv[depth].node != 0)
+				yaml_document_get_node(doc, lv[depth].node)->end_mark =
+				    ev.end_mark;
 			break;
 		case YAML_DOCUMENT_START_EVENT:
 			/* The loader reads the first document only: a second
@@ -1034,7 +1199,13 @@ rl_prescan(const unsigned char *buf, size_t len, const char *file,
 				    "its rules in the first one's list, or in a file "
 				    "of their own");
 				ok = false;
+			} else {
+				doc->start_mark = ev.start_mark;
 			}
+			break;
+		case YAML_DOCUMENT_END_EVENT:
+			if (docs == 1)
+				doc->end_mark = ev.end_mark;
 			break;
 		case YAML_STREAM_END_EVENT:
 			done = true;
@@ -1045,6 +1216,26 @@ rl_prescan(const unsigned char *buf, size_t len, const char *file,
 		yaml_event_delete(&ev);
 	}
 	yaml_parser_delete(&p);
+	for (i = 0; i < nanchors; i++)
+		free(anchors[i].name);
+	free(anchors);
+	if (ok && nomem) {
+		rl_err_file(errs, file, "out of memory");
+		ok = false;
+	} else if (ok && dup) {
+		char msg[200];
+
+		/* As rl_yaml_error words libyaml's composer error: its
+		 * context, then its problem, at the second anchor. */
+		snprintf(msg, sizeof msg, "not valid YAML: found duplicate "
+		    "anchor; first occurrence: second occurrence");
+		rl_err_at(errs, file, dup_second, msg);
+		ok = false;
+	}
+	if (!ok) {
+		yaml_document_delete(doc);
+		memset(doc, 0, sizeof *doc);
+	}
 	return ok;
 }
 
@@ -1193,7 +1384,6 @@ rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
 {
 	const unsigned char *buf = (const unsigned char *)text;
 	rl_load_ctx lc;
-	yaml_parser_t p;
 	yaml_node_t *root, *list = NULL;
 	rl_rule rules[64];
 	int nrules = 0, i, before = errs->n + errs->dropped;
@@ -1202,20 +1392,12 @@ rl_load_buffer(rl_set *s, const char *path, const char *text, size_t len,
 		rl_err_file(errs, path, "a rule file may be at most 1 MiB");
 		return false;
 	}
-	if (!rl_prescan(buf, len, path, errs))
-		return false;
 	memset(&lc, 0, sizeof lc);
+	if (!rl_compose(buf, len, path, errs, &lc.doc))
+		return false;
 	lc.y = (yu_ctx){ .file = path, .doc = &lc.doc, .errs = errs };
 	lc.text = text;
 	lc.len = len;
-	yaml_parser_initialize(&p);
-	yaml_parser_set_input_string(&p, buf, len);
-	if (!yaml_parser_load(&p, &lc.doc)) {
-		rl_yaml_error(errs, path, &p);
-		yaml_parser_delete(&p);
-		return false;
-	}
-	yaml_parser_delete(&p);
 	root = yaml_document_get_root_node(&lc.doc);
 	if (root == NULL) {
 		yaml_document_delete(&lc.doc);

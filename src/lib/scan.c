@@ -71,6 +71,7 @@
 #include "input.h"
 #include "lines.h"
 #include "recogniser.h"
+#include "scan_cache.h"
 #include "structured.h"
 #include "core.h"
 
@@ -320,8 +321,9 @@ sc_seam_pair_in(const od_scanner *sc, unsigned char a, unsigned char b)
  * (https://intel.github.io/hyperscan/dev-reference/runtime.html, "Scratch
  * Space").  The cache keeps the SC_DB_CACHE databases taken last (a few
  * hundred KB each); one is freed when neither the cache nor a scanner
- * holds it.  The command builds one scanner, so it compiles its database
- * once, as before.
+ * holds it.  The command builds one scanner, so it takes its database
+ * once: from the disk cache that earlier runs left (scan_cache.h), or
+ * compiled, and then written there.
  */
 #define SC_DB_CACHE 4
 
@@ -458,14 +460,20 @@ sc_db_take(const char *const *text, const unsigned *flags,
 		free(list);
 		return NULL;
 	}
-	if (hs_compile_lit_multi(text, flags, ids, len, (unsigned)n,
-	    HS_MODE_BLOCK, NULL, &e->db, &ce) != HS_SUCCESS) {
-		od_error_set(err, NULL, 0, 0, "cannot compile the prefilter: %s",
-		    ce != NULL ? ce->message : "unknown error");
-		hs_free_compile_error(ce);
-		free(list);
-		free(e);
-		return NULL;
+	/* From the disk cache of earlier runs (scan_cache.h), else compiled
+	 * (and then kept there: the call is the one SCC_FORMAT names). */
+	if ((e->db = scc_load(list, list_len)) == NULL) {
+		if (hs_compile_lit_multi(text, flags, ids, len, (unsigned)n,
+		    HS_MODE_BLOCK, NULL, &e->db, &ce) != HS_SUCCESS) {
+			od_error_set(err, NULL, 0, 0, "cannot compile the "
+			    "prefilter: %s", ce != NULL ? ce->message :
+			    "unknown error");
+			hs_free_compile_error(ce);
+			free(list);
+			free(e);
+			return NULL;
+		}
+		scc_store(list, list_len, e->db);
 	}
 	e->list = list;
 	e->list_len = list_len;
