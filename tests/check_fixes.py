@@ -408,11 +408,15 @@ def gpu_of(kb, text):
     return None if best is None else best[1:]
 
 
-def check_floor(kb, ev, e, name, words, rng, vendor, shown):
+def check_floor(kb, ev, e, name, words, rng, vendor, shown, own=None):
     """The problems of a fix that names feature e: the releases the log
     shows must all have it; where they are not known, the fix must say
     which release it needs; where they are all older, it must not be
-    offered."""
+    offered.  own is the text through the event's own line: a TensorFlow
+    log line's source path (tensorflow/compiler/xla/stream_executor/)
+    shows the release of the line that reports the failure too."""
+    if own is None:
+        own = shown
     fw = e.get("framework", "pytorch")
     since, feature = e["since"], e["name"]
     conditional = "%s %d.%d or later" % ((FRAMEWORK_NAMES[fw],) + since)
@@ -420,7 +424,7 @@ def check_floor(kb, ev, e, name, words, rng, vendor, shown):
     if feature in (ev.get("message") or ""):
         has = True                      # the message advises it
     elif fw == "tensorflow":
-        tr = tf_range(shown)
+        tr = tf_range(own)
         has = tr is not None and tr[0] is not None and tr[0] >= since
         lacks = tr is not None and tr[1] is not None and tr[1] < since
     elif fw == "vllm":
@@ -454,7 +458,7 @@ def check_floor(kb, ev, e, name, words, rng, vendor, shown):
     if not has and conditional not in words:
         return ["%s: names %s without the release it needs (%s), for "
                 "releases %s" % (name, feature, conditional, rng if fw ==
-                                 "pytorch" else tf_range(shown) if fw ==
+                                 "pytorch" else tf_range(own) if fw ==
                                  "tensorflow" else tgi_range(shown) if fw ==
                                  "tgi" else vllm_range(shown))]
     return []
@@ -574,7 +578,10 @@ def check_event(kb, ev, where, text=""):
                         e["name"] not in words:
                     continue
                 bad += check_floor(kb, ev, e, name, words, rng, vendor,
-                                   before(text, ev.get("line")))
+                                   before(text, ev.get("line")),
+                                   before(text, (ev.get("end_line") or
+                                                 ev.get("line") or 0) + 1)
+                                   if ev.get("line") else None)
             for var, value in f.get("env", {}).items():
                 if var not in kb.variables:
                     if "%s=%s" % (var, value) in shown:

@@ -112,6 +112,10 @@ TITLE_CLAIMS = {
         m["allowed_bytes"] < (m.get("reserved_bytes") if m.get(
             "reserved_bytes") is not None else m.get("allocated_bytes") or 0)
         + m["free_bytes"]),
+    # "The device had as much memory free as the request or more".
+    "free_covers_request": (
+        ("requested_bytes", "free_bytes"), lambda m:
+        m["requested_bytes"] <= m["free_bytes"]),
 }
 # What a title's quantifier claims of the figures, whatever the rule:
 # "Most of the GPU was held outside" says more than half of the device was

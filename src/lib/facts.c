@@ -53,6 +53,7 @@ enum {
 	FC_MPS_WATERMARK, FC_REQUEST_ROLE, FC_GPU_MODEL, FC_COMPUTE_CAPABILITY,
 	FC_XLA_CONF, FC_XLA_PREALLOCATE, FC_XLA_MEM_FRACTION, FC_TF_ALLOCATOR,
 	FC_TF_ALLOW_GROWTH, FC_TF_GPU_ALLOCATOR, FC_TF_ASYNC_AVAILABLE,
+	FC_TF_FORCE_GROWTH_AVAILABLE,
 	FC_FRACTION_AVAILABLE, FC_SERVING, FC_XID, FC_ECC,
 	FC_SETTINGS_AFTER, FC_TF_ALLOW_GROWTH_AFTER, FC_XLA_MEM_FRACTION_AFTER,
 	FC_VLLM_EAGER_AVAILABLE, FC_VLLM_FP8_KV_AVAILABLE,
@@ -174,6 +175,7 @@ static const struct {
 	[FC_TF_ALLOW_GROWTH] = { "tf_allow_growth", F_BOOL },
 	[FC_TF_GPU_ALLOCATOR] = { "tf_gpu_allocator", F_STR },
 	[FC_TF_ASYNC_AVAILABLE] = { "tf_async_available", F_BOOL },
+	[FC_TF_FORCE_GROWTH_AVAILABLE] = { "tf_force_growth_available", F_BOOL },
 	[FC_FRACTION_AVAILABLE] = { "memory_fraction_available", F_BOOL },
 	[FC_SERVING] = { "serving", F_BOOL },
 	[FC_XID] = { "xid", F_NUM },
@@ -745,6 +747,10 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 		/* In every TensorFlow release the log shows, or in none. */
 		return fc_bool(out, kn_feature(kn, ev,
 		    "TF_GPU_ALLOCATOR=cuda_malloc_async"));
+	case FC_TF_FORCE_GROWTH_AVAILABLE:
+		/* TF_FORCE_GPU_ALLOW_GROWTH: as the asynchronous allocator. */
+		return fc_bool(out, kn_feature(kn, ev,
+		    "TF_FORCE_GPU_ALLOW_GROWTH=true"));
 	case FC_FRACTION_AVAILABLE:
 		return fc_bool(out, kn_feature(kn, ev,
 		    "torch.cuda.set_per_process_memory_fraction"));
