@@ -343,6 +343,8 @@ kn_vendor(const od_event *ev)
 		return "intel";
 	case OD_KIND_MPS:
 		return "apple";
+	case OD_KIND_NPU:
+		return "huawei";
 	case OD_KIND_CUDA_CACHING_ALLOCATOR:
 	case OD_KIND_CUDA_RAW:
 	case OD_KIND_CUBLAS:
@@ -380,8 +382,10 @@ kn_release(const kn_table *t, const od_event *ev, kn_range *r)
 {
 	const kn_entry *l, *h;
 
+	/* torch_npu's layouts (recog_pytorch.c) came and went with its own
+	 * releases: they say nothing of PyTorch's. */
 	if (t == NULL || ev->framework == NULL ||
-	    strcmp(ev->framework, "pytorch") != 0)
+	    strcmp(ev->framework, "pytorch") != 0 || ev->kind == OD_KIND_NPU)
 		return false;
 	l = kn_find(t, KN_LAYOUT, od_layout_name(ev->layout));
 	if (l == NULL)

@@ -440,7 +440,8 @@ rp_figures(const od_event *ev, rp_figure *rows)
 	const od_memory *m = &ev->mem;
 	int i, n = 0, self = fc_self(ev);
 	bool pytorch = ev->kind == OD_KIND_CUDA_CACHING_ALLOCATOR ||
-	    ev->kind == OD_KIND_HIP || ev->kind == OD_KIND_XPU;
+	    ev->kind == OD_KIND_HIP || ev->kind == OD_KIND_XPU ||
+	    ev->kind == OD_KIND_NPU;
 	/* MPS prints no device size: its total is the allocator's "max
 	 * allowed" (MPSAllocator.mm m_max_total_allowed_size), which is also
 	 * its limit, shown once. */
