@@ -342,6 +342,7 @@ kn_vendor(const od_event *ev)
 	case OD_KIND_XPU:
 		return "intel";
 	case OD_KIND_MPS:
+	case OD_KIND_METAL:
 		return "apple";
 	case OD_KIND_NPU:
 		return "huawei";

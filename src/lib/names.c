@@ -52,6 +52,9 @@ static const struct {
 	[OD_KIND_NPU] = { "npu",
 	    "torch_npu (Ascend NPU) caching allocator out of memory",
 	    "pytorch" },
+	/* Apple's Metal under MLX (mlx/backend/metal of ml-explore/mlx). */
+	[OD_KIND_METAL] = { "metal", "MLX: Apple Metal GPU out of memory",
+	    "mlx" },
 	/* No framework: nothing but the phrase says who printed it. */
 	[OD_KIND_UNRECOGNISED] = { "unrecognised",
 	    "An out-of-memory phrase in no format oomdoc knows", NULL },

@@ -462,7 +462,10 @@ rp_figures(const od_event *ev, rp_figure *rows)
 	    false);
 	rp_figure_add(rows, &n, "non-PyTorch (context etc.)", 0,
 	    m->non_framework, false);
-	rp_figure_add(rows, &n, pytorch ? "allowed (memory fraction)" : "limit",
+	/* MLX's Metal limit is that of one buffer (recognisers.yaml,
+	 * mlx-metal-max-buffer-length), not of the device's memory. */
+	rp_figure_add(rows, &n, pytorch ? "allowed (memory fraction)" :
+	    ev->kind == OD_KIND_METAL ? "max buffer size (Metal)" : "limit",
 	    0, mps ? -1 : m->allowed, false);
 	rp_figure_add(rows, &n, "peak in use", 0, m->peak, false);
 	rp_figure_add(rows, &n, "host: virtual memory", 0, ev->host.total_vm,
