@@ -87,6 +87,7 @@ typedef enum {
 	OD_KIND_SGLANG_MEMORY_POOL,
 	OD_KIND_NPU,
 	OD_KIND_METAL,
+	OD_KIND_SYCL,
 	/* A strong out-of-memory phrase that no recogniser reads
 	 * (recog_fallback.c): low confidence, no figures. */
 	OD_KIND_UNRECOGNISED,

@@ -346,6 +346,13 @@ kn_vendor(const od_event *ev)
 		return "apple";
 	case OD_KIND_NPU:
 		return "huawei";
+	case OD_KIND_SYCL:
+		/* Level Zero is Intel's; the SYCL runtime names the back end
+		 * it ran on (recognisers.yaml, sycl-ur-out-of-device-memory),
+		 * and an unnamed one may be any vendor's. */
+		return strcmp(ev->error, "level_zero") == 0 ||
+		    strcmp(ev->error, "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY") ==
+		    0 ? "intel" : NULL;
 	case OD_KIND_CUDA_CACHING_ALLOCATOR:
 	case OD_KIND_CUDA_RAW:
 	case OD_KIND_CUBLAS:

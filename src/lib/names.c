@@ -55,6 +55,9 @@ static const struct {
 	/* Apple's Metal under MLX (mlx/backend/metal of ml-explore/mlx). */
 	[OD_KIND_METAL] = { "metal", "MLX: Apple Metal GPU out of memory",
 	    "mlx" },
+	/* The SYCL runtime (intel/llvm) and Level Zero under it. */
+	[OD_KIND_SYCL] = { "sycl", "SYCL / Level Zero: device out of memory",
+	    "sycl" },
 	/* No framework: nothing but the phrase says who printed it. */
 	[OD_KIND_UNRECOGNISED] = { "unrecognised",
 	    "An out-of-memory phrase in no format oomdoc knows", NULL },
