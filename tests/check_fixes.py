@@ -74,7 +74,7 @@ OPEN = (99, 99)
 VENDORS = {
     "cuda_caching_allocator": "nvidia", "cuda_raw": "nvidia",
     "cublas": "nvidia", "cudnn": "nvidia", "nccl": "nvidia",
-    "hip": "amd", "xpu": "intel", "mps": "apple",
+    "hip": "amd", "xpu": "intel", "mps": "apple", "npu": "huawei",
 }
 # What a fix of a non-NVIDIA event must not name.
 NOT_FOR = {
@@ -86,6 +86,10 @@ NOT_FOR = {
     "apple": ["nvidia-smi", "CUDA_VISIBLE_DEVICES", "PYTORCH_CUDA_ALLOC_CONF",
               "CUBLAS_WORKSPACE_CONFIG", "torch.cuda", "NCCL", "rocm-smi",
               "cuda_malloc_async"],
+    # torch_npu (Ascend): its own PYTORCH_NPU_ALLOC_CONF, torch.npu, HCCL.
+    "huawei": ["nvidia-smi", "CUDA_VISIBLE_DEVICES", "PYTORCH_CUDA_ALLOC_CONF",
+               "PYTORCH_ALLOC_CONF=", "CUBLAS_WORKSPACE_CONFIG", "torch.cuda",
+               "NCCL", "rocm-smi", "cuda_malloc_async"],
 }
 
 

@@ -85,6 +85,9 @@ typedef enum {
 	OD_KIND_VLLM_KV_CACHE,
 	OD_KIND_GGML,
 	OD_KIND_SGLANG_MEMORY_POOL,
+	OD_KIND_NPU,
+	OD_KIND_METAL,
+	OD_KIND_SYCL,
 	/* A strong out-of-memory phrase that no recogniser reads
 	 * (recog_fallback.c): low confidence, no figures. */
 	OD_KIND_UNRECOGNISED,
@@ -591,6 +594,9 @@ const char *od_kind_title(od_kind kind);
  * title that says no more than that. */
 const char *od_event_title(const od_event *ev);
 const char *od_kind_framework(od_kind kind);
+/* What the reports call the device of ev: "NPU" for an Ascend NPU, "GPU"
+ * for any other. */
+const char *od_device_word(const od_event *ev);
 const char *od_confidence_name(od_confidence c);
 const char *od_layout_name(od_layout fmt);
 const char *od_hint_name(od_hint hint);

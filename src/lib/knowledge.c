@@ -342,7 +342,17 @@ kn_vendor(const od_event *ev)
 	case OD_KIND_XPU:
 		return "intel";
 	case OD_KIND_MPS:
+	case OD_KIND_METAL:
 		return "apple";
+	case OD_KIND_NPU:
+		return "huawei";
+	case OD_KIND_SYCL:
+		/* Level Zero is Intel's; the SYCL runtime names the back end
+		 * it ran on (recognisers.yaml, sycl-ur-out-of-device-memory),
+		 * and an unnamed one may be any vendor's. */
+		return strcmp(ev->error, "level_zero") == 0 ||
+		    strcmp(ev->error, "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY") ==
+		    0 ? "intel" : NULL;
 	case OD_KIND_CUDA_CACHING_ALLOCATOR:
 	case OD_KIND_CUDA_RAW:
 	case OD_KIND_CUBLAS:
@@ -380,8 +390,10 @@ kn_release(const kn_table *t, const od_event *ev, kn_range *r)
 {
 	const kn_entry *l, *h;
 
+	/* torch_npu's layouts (recog_pytorch.c) came and went with its own
+	 * releases: they say nothing of PyTorch's. */
 	if (t == NULL || ev->framework == NULL ||
-	    strcmp(ev->framework, "pytorch") != 0)
+	    strcmp(ev->framework, "pytorch") != 0 || ev->kind == OD_KIND_NPU)
 		return false;
 	l = kn_find(t, KN_LAYOUT, od_layout_name(ev->layout));
 	if (l == NULL)

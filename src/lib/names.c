@@ -48,6 +48,16 @@ static const struct {
 	    "ggml" },
 	[OD_KIND_SGLANG_MEMORY_POOL] = { "sglang_memory_pool",
 	    "SGLang: no room in its KV-cache or request pool", "sglang" },
+	/* torch_npu, the PyTorch plugin for Huawei Ascend NPUs. */
+	[OD_KIND_NPU] = { "npu",
+	    "torch_npu (Ascend NPU) caching allocator out of memory",
+	    "pytorch" },
+	/* Apple's Metal under MLX (mlx/backend/metal of ml-explore/mlx). */
+	[OD_KIND_METAL] = { "metal", "MLX: Apple Metal GPU out of memory",
+	    "mlx" },
+	/* The SYCL runtime (intel/llvm) and Level Zero under it. */
+	[OD_KIND_SYCL] = { "sycl", "SYCL / Level Zero: device out of memory",
+	    "sycl" },
 	/* No framework: nothing but the phrase says who printed it. */
 	[OD_KIND_UNRECOGNISED] = { "unrecognised",
 	    "An out-of-memory phrase in no format oomdoc knows", NULL },
@@ -101,6 +111,12 @@ const char *
 od_kind_framework(od_kind kind)
 {
 	return (unsigned)kind < OD_KIND_COUNT ? od_kinds[kind].framework : NULL;
+}
+
+const char *
+od_device_word(const od_event *ev)
+{
+	return ev->kind == OD_KIND_NPU ? "NPU" : "GPU";
 }
 
 const char *

@@ -32,6 +32,18 @@
  * 8.00 gib total capacity; ...)", bmaltais/kohya_ss#3329) has the same
  * clauses and figures, and its units are read as PyTorch's format_size
  * wrote them (pt_size).
+ *
+ * torch_npu, the plugin for Huawei Ascend NPUs (Ascend/pytorch), raises
+ * the same message from its own torch_npu/csrc/core/npu/
+ * NPUCachingAllocator.cpp (DeviceCachingAllocator::malloc), with "NPU"
+ * for "CUDA" and "GPU": "NPU out of memory. Tried to allocate R (NPU d;
+ * T total capacity; A already allocated; [X current active; ]F free;
+ * [L allowed; ]V reserved in total by PyTorch) If reserved memory is >>
+ * allocated memory try setting max_split_size_mb to avoid
+ * fragmentation.", the early releases "...; F free; C cached)".  Its
+ * format_size is c10's (two decimals, powers of 1024).  Those layouts
+ * follow torch_npu's releases, not PyTorch's, so knowledge.c infers no
+ * PyTorch release from them.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -56,6 +68,7 @@ enum {
 	PT_OLD_GPU,
 	PT_OLD_TOTAL,
 	PT_OLD_ALLOC,
+	PT_NPU_ACTIVE,
 	PT_OLD_FREE,
 	PT_OLD_RESERVED,
 	PT_OLD_CLOSE,
@@ -78,14 +91,14 @@ enum {
 
 static const char *const pt_patterns[PT_COUNT] = {
 	[PT_HEAD] =
-	    "(?:(CUDA|HIP|XPU)" GAP "out" GAP "of" GAP "memory\\.\\s*)?"
+	    "(?:(CUDA|HIP|XPU|NPU)" GAP "out" GAP "of" GAP "memory\\.\\s*)?"
 	    "Tried" GAP "to" GAP "allocate" GAP
 	    "(?:(more" GAP "than" GAP "1EB" GAP "memory\\.?)|" SZ ")",
 	/* The bare head's period may be lost where a user pasted the
 	 * exception into a sentence: the head then ends the line or a
 	 * clause (",", ";", or a full-width comma, full stop or semicolon
 	 * in a Chinese report: U+FF0C, U+3002, U+FF1B). */
-	[PT_HEAD_BARE] = "(CUDA|HIP|XPU)" GAP "out" GAP "of" GAP "memory"
+	[PT_HEAD_BARE] = "(CUDA|HIP|XPU|NPU)" GAP "out" GAP "of" GAP "memory"
 	    "(?:\\.|(?=[ \\t]*(?:[\\n,;]|$|\xef\xbc\x8c|\xe3\x80\x82|"
 	    "\xef\xbc\x9b)))",
 	[PT_PAREN] = "\\(GPU\\s+(\\d+);\\s*(?=" SZ GAP "total" GAP "capacity;)",
@@ -102,9 +115,14 @@ static const char *const pt_patterns[PT_COUNT] = {
 	    "NVML_SUCCESS\\s*==\\s*[^\\n]{0,160}?INTERNAL" GAP "ASSERT" GAP
 	    "FAILED" GAP "at" GAP "\"?[^\\n\"]{0,300}?CUDACachingAllocator"
 	    "\\.cpp\"?(?::\\d+)?",
-	[PT_OLD_GPU] = "\\s*\\(GPU\\s+(\\d+);",
+	/* "GPU", or torch_npu's "NPU" (group 2), which only its head
+	 * may be followed by (pt_body_old). */
+	[PT_OLD_GPU] = "\\s*\\((?:GPU|(NPU))\\s+(\\d+);",
 	[PT_OLD_TOTAL] = "\\s*" SZ GAP "total" GAP "capacity;?",
 	[PT_OLD_ALLOC] = "\\s*" SZ GAP "already" GAP "allocated;?",
+	/* torch_npu's active bytes (stats.active_bytes), between the
+	 * allocated and the free figures; read past, not kept. */
+	[PT_NPU_ACTIVE] = "\\s*" SZ GAP "current" GAP "active;?",
 	[PT_OLD_FREE] = "\\s*" SZ GAP "free;?",
 	/* A message cut after "reserved in total" (a paste that stops
 	 * mid-clause, before "by PyTorch)") still names the figure. */
@@ -176,7 +194,7 @@ _Static_assert(PT_NSTARTERS <= RG_CANDIDATES_MAX,
  * must have one here.
  */
 static const ex_anchor pt_anchors_list[] = {
-	/* CUDA/HIP/XPU out of memory, "(out of memory)" */
+	/* CUDA/HIP/XPU/NPU out of memory, "(out of memory)" */
 	{ .text = "out of memory" },
 	/* headless messages */
 	{ .text = "Tried to allocate" },
@@ -370,7 +388,10 @@ pt_body_old(pt_ctx *p, const char *t, size_t tlen, size_t *at, od_event *ev)
 
 	if (!pt_at(p, PT_OLD_GPU, t, tlen, *at))
 		return false;
-	ev->device = (int)rx_int(p->m, t, 1, -1);
+	/* "(NPU d;" after torch_npu's head only, "(GPU d;" after any other. */
+	if (rx_group(p->m, 1, &s, &n) != (ev->kind == OD_KIND_NPU))
+		return false;
+	ev->device = (int)rx_int(p->m, t, 2, -1);
 	*at = pt_end(p);
 	ev->layout = OD_LAYOUT_RESERVED_TOTAL;
 	if (!pt_at(p, PT_OLD_TOTAL, t, tlen, *at))
@@ -381,6 +402,8 @@ pt_body_old(pt_ctx *p, const char *t, size_t tlen, size_t *at, od_event *ev)
 		return true;
 	m->allocated = pt_size(p, t, 1);
 	*at = pt_end(p);
+	if (ev->kind == OD_KIND_NPU && pt_at(p, PT_NPU_ACTIVE, t, tlen, *at))
+		*at = pt_end(p);
 	if (pt_at(p, PT_OLD_FREE, t, tlen, *at)) {
 		m->free = pt_size(p, t, 1);
 		*at = pt_end(p);
@@ -575,6 +598,8 @@ pt_fill(void *self, int c, const char *t, size_t tlen, size_t ms, size_t *me,
 			ev->kind = OD_KIND_HIP;
 		else if (head && pt_letter(t, gs) == 'X')
 			ev->kind = OD_KIND_XPU;
+		else if (head && pt_letter(t, gs) == 'N')
+			ev->kind = OD_KIND_NPU;
 		else if (!head && pt_ipex_4gb_limit(t, ms)) {
 			/* The rule xpu_block_limit reads the limit here. */
 			ev->kind = OD_KIND_XPU;
@@ -603,6 +628,8 @@ pt_fill(void *self, int c, const char *t, size_t tlen, size_t ms, size_t *me,
 			ev->kind = OD_KIND_HIP;
 		else if (pt_letter(t, ms) == 'X')
 			ev->kind = OD_KIND_XPU;
+		else if (pt_letter(t, ms) == 'N')
+			ev->kind = OD_KIND_NPU;
 		ev->layout = OD_LAYOUT_HEAD_ONLY;
 		break;
 	}

@@ -440,7 +440,8 @@ rp_figures(const od_event *ev, rp_figure *rows)
 	const od_memory *m = &ev->mem;
 	int i, n = 0, self = fc_self(ev);
 	bool pytorch = ev->kind == OD_KIND_CUDA_CACHING_ALLOCATOR ||
-	    ev->kind == OD_KIND_HIP || ev->kind == OD_KIND_XPU;
+	    ev->kind == OD_KIND_HIP || ev->kind == OD_KIND_XPU ||
+	    ev->kind == OD_KIND_NPU;
 	/* MPS prints no device size: its total is the allocator's "max
 	 * allowed" (MPSAllocator.mm m_max_total_allowed_size), which is also
 	 * its limit, shown once. */
@@ -461,7 +462,10 @@ rp_figures(const od_event *ev, rp_figure *rows)
 	    false);
 	rp_figure_add(rows, &n, "non-PyTorch (context etc.)", 0,
 	    m->non_framework, false);
-	rp_figure_add(rows, &n, pytorch ? "allowed (memory fraction)" : "limit",
+	/* MLX's Metal limit is that of one buffer (recognisers.yaml,
+	 * mlx-metal-max-buffer-length), not of the device's memory. */
+	rp_figure_add(rows, &n, pytorch ? "allowed (memory fraction)" :
+	    ev->kind == OD_KIND_METAL ? "max buffer size (Metal)" : "limit",
 	    0, mps ? -1 : m->allowed, false);
 	rp_figure_add(rows, &n, "peak in use", 0, m->peak, false);
 	rp_figure_add(rows, &n, "host: virtual memory", 0, ev->host.total_vm,

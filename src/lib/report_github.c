@@ -106,7 +106,7 @@ gh_message(FILE *m, const od_event *ev)
 	if (ev->rank >= 0)
 		fprintf(m, " on rank %d", ev->rank);
 	if (ev->device >= 0)
-		fprintf(m, " (GPU %d)", ev->device);
+		fprintf(m, " (%s %d)", od_device_word(ev), ev->device);
 	if (ev->mem.requested >= 0 || ev->mem.free >= 0 || ev->mem.total >= 0) {
 		fputs(": ", m);
 		gh_figure(m, "requested", ev->mem.requested, &sep);

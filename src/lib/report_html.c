@@ -792,7 +792,7 @@ ht_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
 	if (ev->rank >= 0)
 		fprintf(out, ", rank %d", ev->rank);
 	if (ev->device >= 0)
-		fprintf(out, ", GPU %d", ev->device);
+		fprintf(out, ", %s %d", od_device_word(ev), ev->device);
 	if (h->job[0] != '\0') {
 		fputs(", job <span class=\"log\">", out);
 		ht_text(out, h->job);

@@ -358,7 +358,8 @@ rp_md_event(FILE *out, size_t n, const od_event *ev, const od_input *inputs,
 	if (ev->rank >= 0)
 		fprintf(out, ", rank %d", ev->rank);
 	if (ev->device >= 0)
-		fprintf(out, ", GPU %d", ev->device);
+		fprintf(out, ", %s %d", od_device_word(ev),
+		    ev->device);
 	if (ev->host.job[0] != '\0') {
 		fputs(", job ", out);
 		rp_md_code(out, ev->host.job);
@@ -459,7 +460,8 @@ rp_markdown(FILE *out, const od_report_opts *o, const od_input *inputs,
 
 		fputs(od_event_title(ev), out);
 		if (ev->device >= 0)
-			fprintf(out, " on GPU %d", ev->device);
+			fprintf(out, " on %s %d", od_device_word(ev),
+			    ev->device);
 		if (ev->rank >= 0)
 			fprintf(out, ", rank %d", ev->rank);
 		fputs(", in ", out);

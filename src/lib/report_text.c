@@ -554,7 +554,7 @@ rp_text_event(FILE *out, const od_report_opts *o, size_t n, const od_event *ev,
 	if (ev->rank >= 0)
 		fprintf(out, ", rank %d", ev->rank);
 	if (ev->device >= 0)
-		fprintf(out, ", GPU %d", ev->device);
+		fprintf(out, ", %s %d", od_device_word(ev), ev->device);
 	rp_text_sched(out, ev);
 	fputc('\n', out);
 	rp_text_context(out, o, ev);

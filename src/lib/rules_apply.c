@@ -249,9 +249,9 @@ rl_explain(const rl_rule *r, fc_source *src)
 /*
  * Whether the live probes can run for ev: they allocate and measure
  * through CUDA and NVML (src/live/device_cuda.c), so an event of another
- * vendor's device (AMD's HIP, Intel's XPU, Apple's MPS, a TPU) gets no
- * probe to confirm a cause with; one whose vendor is unknown (a stack
- * that runs on several) keeps it.
+ * vendor's device (AMD's HIP, Intel's XPU, Apple's MPS, Huawei's Ascend
+ * NPU, a TPU) gets no probe to confirm a cause with; one whose vendor is
+ * unknown (a stack that runs on several) keeps it.
  */
 bool
 rl_probe_runs(const od_event *ev)

@@ -202,6 +202,67 @@ test_hip_and_xpu(void **state)
 	od_events_free(set);
 }
 
+/*
+ * torch_npu's message (torch_npu/csrc/core/npu/NPUCachingAllocator.cpp of
+ * Ascend/pytorch, DeviceCachingAllocator::malloc): the current layout
+ * with "current active" and "allowed", the early one ending in "cached)",
+ * and neither device word after the other's head.
+ */
+static void
+test_npu(void **state)
+{
+	od_events *set = scan("RuntimeError: NPU out of memory. Tried to "
+	    "allocate 1.40 GiB (NPU 1; 32.00 GiB total capacity; 28.00 GiB "
+	    "already allocated; 28.10 GiB current active; 741.02 MiB free; "
+	    "30.00 GiB allowed; 29.50 GiB reserved in total by PyTorch) If "
+	    "reserved memory is >> allocated memory try setting "
+	    "max_split_size_mb to avoid fragmentation.\n"
+	    "RuntimeError: NPU out of memory. Tried to allocate 20.00 MiB (NPU "
+	    "0; 30.21 GiB total capacity; 29.10 GiB already allocated; 12.50 "
+	    "MiB free; 300.00 MiB cached)\n"
+	    "RuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB (NPU "
+	    "0; 8.00 GiB total capacity; 7.00 GiB already allocated; 1.00 MiB "
+	    "free; 7.50 GiB reserved in total by PyTorch)\n"
+	    "RuntimeError: NPU out of memory. Tried to allocate 4.00 MiB (GPU "
+	    "0; 8.00 GiB total capacity; 7.00 GiB already allocated; 1.00 MiB "
+	    "free; 7.50 GiB reserved in total by PyTorch)\n", NULL);
+	od_event *ev;
+
+	(void)state;
+	assert_int_equal(od_events_count(set), 4);
+	ev = od_events_get(set, 0);
+	assert_int_equal(ev->kind, OD_KIND_NPU);
+	assert_int_equal(ev->device, 1);
+	assert_int_equal(ev->layout, OD_LAYOUT_RESERVED_TOTAL);
+	assert_int_equal(ev->hint, OD_HINT_MAX_SPLIT);
+	assert_int_equal(ev->mem.requested, 1503238554LL);
+	assert_int_equal(ev->mem.total, 34359738368LL);
+	assert_int_equal(ev->mem.allocated, 30064771072LL);
+	assert_int_equal(ev->mem.free, 777015788LL);
+	assert_int_equal(ev->mem.allowed, 32212254720LL);
+	assert_int_equal(ev->mem.reserved, 31675383808LL);
+	assert_int_equal(ev->mem.reserved_unallocated, 1610612736LL);
+	ev = od_events_get(set, 1);
+	assert_int_equal(ev->kind, OD_KIND_NPU);
+	assert_int_equal(ev->device, 0);
+	assert_int_equal(ev->layout, OD_LAYOUT_CACHED);
+	assert_int_equal(ev->mem.requested, MiB(20));
+	assert_int_equal(ev->mem.free, 13107200);
+	assert_int_equal(ev->mem.reserved_unallocated, MiB(300));
+	assert_int_equal(ev->mem.reserved, 31245887078LL + MiB(300));
+	/* The head alone is read where the parenthesis names the other
+	 * device. */
+	ev = od_events_get(set, 2);
+	assert_int_equal(ev->kind, OD_KIND_CUDA_CACHING_ALLOCATOR);
+	assert_int_equal(ev->layout, OD_LAYOUT_HEAD_ONLY);
+	assert_int_equal(ev->mem.total, OD_UNKNOWN);
+	ev = od_events_get(set, 3);
+	assert_int_equal(ev->kind, OD_KIND_NPU);
+	assert_int_equal(ev->layout, OD_LAYOUT_HEAD_ONLY);
+	assert_int_equal(ev->mem.total, OD_UNKNOWN);
+	od_events_free(set);
+}
+
 static void
 test_async_block(void **state)
 {
@@ -1611,6 +1672,7 @@ main(void)
 		cmocka_unit_test(test_era_capacty_with_processes),
 		cmocka_unit_test(test_era_new_allowed_pools),
 		cmocka_unit_test(test_hip_and_xpu),
+		cmocka_unit_test(test_npu),
 		cmocka_unit_test(test_async_block),
 		cmocka_unit_test(test_warning_and_nvml),
 		cmocka_unit_test(test_prefixes_and_ranks),
