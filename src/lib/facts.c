@@ -48,7 +48,7 @@ enum {
 	FC_ALLOC_CONF, FC_ALLOC_CONF_PREFIX, FC_EXPANDABLE_SEGMENTS,
 	FC_EXPANDABLE_AVAILABLE, FC_MAX_SPLIT_SIZE_MB, FC_MALLOC_ASYNC,
 	/* From the knowledge table (knowledge.c). */
-	FC_RELEASE_MIN, FC_RELEASE_MAX, FC_VENDOR, FC_ALLOC_CONF_VAR,
+	FC_RELEASE_MIN, FC_RELEASE_MAX, FC_VENDOR, FC_DEVICE_WORD, FC_ALLOC_CONF_VAR,
 	FC_MAX_SPLIT_MIN_MB, FC_AUTOCAST, FC_SMI_PROCS, FC_VISIBLE_DEVICES,
 	FC_MPS_WATERMARK, FC_REQUEST_ROLE, FC_GPU_MODEL, FC_COMPUTE_CAPABILITY,
 	FC_XLA_CONF, FC_XLA_PREALLOCATE, FC_XLA_MEM_FRACTION, FC_TF_ALLOCATOR,
@@ -159,6 +159,7 @@ static const struct {
 	[FC_RELEASE_MIN] = { "release.min", F_STR },
 	[FC_RELEASE_MAX] = { "release.max", F_STR },
 	[FC_VENDOR] = { "vendor", F_STR },
+	[FC_DEVICE_WORD] = { "device_word", F_STR },
 	[FC_ALLOC_CONF_VAR] = { "alloc_conf_var", F_STR },
 	[FC_MAX_SPLIT_MIN_MB] = { "max_split_min_mb", F_NUM },
 	[FC_AUTOCAST] = { "autocast", F_STR },
@@ -283,6 +284,25 @@ fc_str(xv_value *out, const char *s)
 	out->str = s;
 	out->len = strlen(s);
 	return true;
+}
+
+/*
+ * What the rules' texts call the event's device: an Ascend NPU (torch_npu)
+ * and a TPU (XLA:TPU's messages, vendor google) are no GPU, and an XLA
+ * message of no known vendor may come from either, so it is "device".
+ */
+static const char *
+fc_device_word(const od_event *ev)
+{
+	const char *v = kn_vendor(ev);
+
+	if (ev->kind == OD_KIND_NPU)
+		return "NPU";
+	if (v != NULL && strcmp(v, "google") == 0)
+		return "TPU";
+	if (ev->kind == OD_KIND_XLA && v == NULL)
+		return "device";
+	return "GPU";
 }
 
 static bool
@@ -685,6 +705,7 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 		    buf->release, sizeof buf->release);
 		return fc_str(out, buf->release);
 	case FC_VENDOR: return fc_str(out, kn_vendor(ev));
+	case FC_DEVICE_WORD: return fc_str(out, fc_device_word(ev));
 	case FC_ALLOC_CONF_VAR: return fc_str(out, kn_alloc_var(kn, ev));
 	case FC_MAX_SPLIT_MIN_MB:
 		return fc_num(out, kn_option_min(kn, ev, "max_split_size_mb"),
