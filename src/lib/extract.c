@@ -960,8 +960,12 @@ ex_repeat_note(ex_ctx *x, const ex_window *w, size_t s, bool fallback_ok,
  * Whether nothing but blank space follows joined text j in window w.
  * The scanner keeps more lookahead after a hit than a join reads
  * (SC_LOOKAHEAD), so that only the input's end leaves none; a text cut
- * inside a line, or before an escape sequence, has bytes after it.
+ * inside a line, or before an escape sequence, has bytes after it.  More
+ * than EX_AT_END_BLANK bytes after the text are not read: false, as if
+ * the input went on (mid-input the lookahead is longer, and a long blank
+ * tail would be read again by each join).
  */
+#define EX_AT_END_BLANK 4096
 static bool
 ex_at_end(const ln_text *j, const ex_window *w)
 {
@@ -971,6 +975,8 @@ ex_at_end(const ln_text *j, const ex_window *w)
 	if (j->nseg <= 0)
 		return false;
 	ln_map(j, j->len, &b, &nl);
+	if (w->len > b && w->len - b > EX_AT_END_BLANK)
+		return false;
 	for (; b < w->len; b++)
 		if (w->buf[b] != '\n' && w->buf[b] != '\r' &&
 		    w->buf[b] != ' ' && w->buf[b] != '\t')
