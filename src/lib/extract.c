@@ -96,6 +96,7 @@ typedef struct {
 	char *text;             /* cap bytes, owned */
 	size_t cap, len, ht;
 	bool fallback_ok;
+	bool at_end;            /* the text's rg_text.at_end */
 	char ts[OD_TIMESTAMP_MAX];
 	bool ok, follows;
 	bool have_ev;           /* *ev, ms and me kept (ex_arbitrate_memo) */
@@ -170,6 +171,9 @@ struct ex_ctx {
 	 * to it is not compared byte for byte again (ex_memo.vgen).
 	 */
 	uint64_t text_gens, text_gen[2], text_hash[2];
+	/* Per pass, whether nothing but blank space follows the join in the
+	 * window, which then holds the input's end (rg_text.at_end). */
+	bool at_end[2];
 	/* What ex_after_event last answered, and for which question: the
 	 * line's start in which window (buf, gen) after which event's end
 	 * (remembered, ex_remember's count). */
@@ -625,7 +629,8 @@ ex_same_text(ex_ctx *x, const ex_memo *m, size_t len)
 static void
 ex_text_gen(ex_ctx *x, int pass, uint64_t gen)
 {
-	rg_text tx = { .gen = gen, .longer = gen != 0 && pass == 0 };
+	rg_text tx = { .gen = gen, .longer = gen != 0 && pass == 0,
+	    .at_end = gen != 0 && x->at_end[pass] };
 	const ln_text *a = &x->texts[0], *b = &x->texts[1];
 	int r;
 
@@ -674,6 +679,7 @@ ex_arbitrate_memo(ex_ctx *x, int pass, size_t ht, bool fallback_ok,
 		m = &x->memo[set + (size_t)i];
 		if (!m->used || m->hash != h || m->len != len || m->ht != ht ||
 		    m->fallback_ok != fallback_ok || m->strikes != strikes ||
+		    m->at_end != x->at_end[pass] ||
 		    memcmp(m->ts, ts, sizeof m->ts) != 0)
 			continue;
 		/* The text itself, unless found equal to this join before. */
@@ -748,6 +754,7 @@ ex_arbitrate_memo(ex_ctx *x, int pass, size_t ht, bool fallback_ok,
 	m->len = len;
 	m->ht = ht;
 	m->fallback_ok = fallback_ok;
+	m->at_end = x->at_end[pass];
 	m->ok = ok;
 	m->follows = f;
 	/* An event (3 KiB) is copied only the second time its round
@@ -949,6 +956,34 @@ ex_repeat_note(ex_ctx *x, const ex_window *w, size_t s, bool fallback_ok,
 	    .far = far };
 }
 
+/*
+ * Whether nothing but blank space follows joined text j in window w.
+ * The scanner keeps more lookahead after a hit than a join reads
+ * (SC_LOOKAHEAD), so that only the input's end leaves none; a text cut
+ * inside a line, or before an escape sequence, has bytes after it.  More
+ * than EX_AT_END_BLANK bytes after the text are not read: false, as if
+ * the input went on (mid-input the lookahead is longer, and a long blank
+ * tail would be read again by each join).
+ */
+#define EX_AT_END_BLANK 4096
+static bool
+ex_at_end(const ln_text *j, const ex_window *w)
+{
+	size_t b;
+	uint64_t nl;
+
+	if (j->nseg <= 0)
+		return false;
+	ln_map(j, j->len, &b, &nl);
+	if (w->len > b && w->len - b > EX_AT_END_BLANK)
+		return false;
+	for (; b < w->len; b++)
+		if (w->buf[b] != '\n' && w->buf[b] != '\r' &&
+		    w->buf[b] != ' ' && w->buf[b] != '\t')
+			return false;
+	return true;
+}
+
 bool
 ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 {
@@ -1026,6 +1061,7 @@ ex_extract(ex_ctx *x, const ex_window *w, od_event *ev, ex_span *span)
 				x->text_hash[pass] = ex_memo_hash_text(
 				    x->text->text, x->text->len);
 			}
+			x->at_end[pass] = ex_at_end(x->text, w);
 		}
 		if (x->text->end > end)
 			end = x->text->end;

@@ -225,16 +225,52 @@ sk_follows(const void *self, int i)
 	return i >= 0 && i < s->n && s->table->v[i].follow != NULL;
 }
 
-bool
-sk_quoted_in_source(const char *t, size_t ms)
+/* Whether line p[0..n) is blank or goes on with a string of the
+ * statement above it: its first other byte a quote or a closing
+ * parenthesis, or a string prefix (f, r, b, u) and a quote. */
+static bool
+sk_string_line(const char *p, size_t n)
 {
-	size_t b = ms;
+	size_t i = 0, k;
+
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r'))
+		i++;
+	if (i == n || p[i] == '"' || p[i] == '\'' || p[i] == ')')
+		return true;
+	for (k = 0; k < 2 && i < n && p[i] != '\0' &&
+	    strchr("fFrRbBuU", p[i]) != NULL; k++)
+		i++;
+	return i < n && (p[i] == '"' || p[i] == '\'');
+}
+
+bool
+sk_quoted_in_source(const rg_text *tx, const char *t, size_t tlen,
+    size_t ms)
+{
+	size_t b = ms, e;
 
 	if (ms == 0 || (t[ms - 1] != '"' && t[ms - 1] != '\''))
 		return false;
 	while (b > 0 && t[b - 1] != '\n' && ms - b < 200)
 		b--;
-	return memmem(t + b, ms - b, "raise ", 6) != NULL;
+	if (memmem(t + b, ms - b, "raise ", 6) == NULL)
+		return false;
+	if (tx == NULL || !tx->at_end)
+		return true;
+	/* The input ends with the statement: no line of the exception
+	 * follows it, the raise line is all that shows the failure. */
+	for (e = ms; e < tlen && t[e] != '\n'; e++)
+		;
+	while (e < tlen) {
+		size_t l = e + 1, n = 0;
+
+		while (l + n < tlen && t[l + n] != '\n')
+			n++;
+		if (!sk_string_line(t + l, n))
+			return true;
+		e = l + n;
+	}
+	return false;
 }
 
 /* The earliest recogniser's match that covers the hit, among those not

@@ -143,11 +143,16 @@ bool sk_field_value(const od_event *ev, int f, char *buf, size_t cap);
 void sk_set_field(void *arg, const char *name, const char *p, size_t n);
 
 /*
- * Whether a match of the recognisers found at t[ms] is a message quoted in
+ * Whether a match of the recognisers found at t[ms] (t tlen bytes, tx
+ * what the extractor says of it, may be NULL) is a message quoted in
  * source code that a traceback shows ("raise ValueError(\"No available
- * memory ...\""): such a match is passed over.
+ * memory ...\""): such a match is passed over, since the exception's own
+ * line follows it.  Not where the input ends with that statement (its
+ * string's continuation lines at most): a traceback cut there shows the
+ * failure only in its raise line.
  */
-bool sk_quoted_in_source(const char *t, size_t ms);
+bool sk_quoted_in_source(const struct rg_text *tx, const char *t,
+    size_t tlen, size_t ms);
 
 /* How many searches of recogniser i, in the state self that
  * sk_recogniser.create made, stopped at one of PCRE2's limits (regex.h)

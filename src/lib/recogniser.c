@@ -9,7 +9,8 @@
 
 bool
 rg_cover(rx_match *m, rx_code *re, const char *t, size_t tlen,
-    size_t ht, bool (*reject)(const char *t, size_t start), size_t *start)
+    size_t ht, bool (*reject)(const struct rg_text *tx, const char *t,
+    size_t tlen, size_t start), size_t *start)
 {
 	size_t at = ht > RG_BACK ? ht - RG_BACK : 0;
 
@@ -20,7 +21,7 @@ rg_cover(rx_match *m, rx_code *re, const char *t, size_t tlen,
 	 */
 	while (rx_find_upto(m, re, t, tlen, at, ht + RG_AHEAD)) {
 		if (rx_end(m) < ht ||
-		    (reject != NULL && reject(t, rx_start(m)))) {
+		    (reject != NULL && reject(NULL, t, tlen, rx_start(m)))) {
 			at = rx_end(m) > at ? rx_end(m) : at + 1;
 			continue;
 		}
@@ -207,7 +208,8 @@ asked:
 bool
 rg_cover_memo(rx_match *m, rx_code *re, const rg_text *tx, rg_memo *c,
     rg_memo *pre, rg_prefix *px, const char *t, size_t tlen, size_t ht,
-    bool (*reject)(const char *t, size_t start), size_t *start,
+    bool (*reject)(const rg_text *tx, const char *t, size_t tlen,
+    size_t start), size_t *start,
     bool *limited)
 {
 	size_t at = ht > RG_BACK ? ht - RG_BACK : 0, ms, me;
@@ -226,7 +228,7 @@ rg_cover_memo(rx_match *m, rx_code *re, const rg_text *tx, rg_memo *c,
 	*limited = false;
 	while ((r = rg_find_memo(m, re, tx, c, pre, px, t, tlen, at,
 	    ht + RG_AHEAD, &ms, &me)) > 0) {
-		if (me < ht || (reject != NULL && reject(t, ms))) {
+		if (me < ht || (reject != NULL && reject(tx, t, tlen, ms))) {
 			at = me > at ? me : at + 1;
 			continue;
 		}

@@ -140,11 +140,14 @@ void sc_before(const char *buf, size_t len, od_event *ev);
 /*
  * Searches t[0..tlen) for the earliest match of re (compiled with
  * RX_OFFSET_LIMIT) that covers the hit at ht (see RG_BACK), passing over
- * matches for which reject (may be NULL) is true.  Sets *start and
- * returns true when there is one; the match stays in m.
+ * matches for which reject (may be NULL) is true of the text, its length
+ * and the match's start (its tx is NULL here: no numbered text; see
+ * rg_cover_memo).  Sets *start and returns true when there is one; the
+ * match stays in m.
  */
 bool rg_cover(rx_match *m, rx_code *re, const char *t, size_t tlen,
-    size_t ht, bool (*reject)(const char *t, size_t start), size_t *start);
+    size_t ht, bool (*reject)(const struct rg_text *tx, const char *t, size_t tlen,
+    size_t start), size_t *start);
 
 /* The texts an extractor keeps numbered at once (ex_recogniser.text). */
 #define RG_TEXTS 2
@@ -170,12 +173,14 @@ typedef struct {
  * of base_len bytes that this one begins with (the three lines of the
  * first pass, which the second pass's lines go on from; 0: none).
  * longer: the finds may keep what also holds in any longer text that
- * begins with this one (rg_cover_memo's pre).
+ * begins with this one (rg_cover_memo's pre).  at_end: nothing but
+ * blank space follows the text in the input, which has ended (its last
+ * line is the input's last).
  */
 typedef struct rg_text {
 	uint64_t gen, base;
 	size_t base_len;
-	bool longer;
+	bool longer, at_end;
 } rg_text;
 
 /*
@@ -229,10 +234,13 @@ void rg_prefix_init(rg_prefix *p);
  * px (may be NULL) is the pattern's rg_prefix: the searches that pre
  * would keep take their answer from it where they can, and keep theirs
  * there.  Unlike rg_cover's, m's match is not kept: only *start is set.
+ * reject is asked with tx at every match, never remembered, so that it
+ * may read what tx says of the text (at_end) as well as its bytes.
  */
 bool rg_cover_memo(rx_match *m, rx_code *re, const rg_text *tx, rg_memo *c,
     rg_memo *pre, rg_prefix *px, const char *t, size_t tlen, size_t ht,
-    bool (*reject)(const char *t, size_t start), size_t *start,
+    bool (*reject)(const rg_text *tx, const char *t, size_t tlen,
+    size_t start), size_t *start,
     bool *limited);
 
 /*

@@ -231,6 +231,44 @@ test_not_oom(void **state)
 	}
 }
 
+/* A traceback's raise line quotes the message in source: the exception's
+ * own line after it is the event; where the input ends with the raise
+ * statement (its string's continuation lines), the raise line is; where
+ * anything else follows it, nothing is (the raise in vLLM's
+ * vllm/v1/core/kv_cache_utils.py, check_enough_kv_cache_memory). */
+static void
+test_raise_line(void **state)
+{
+	static const char raise[] = "  File \"kv_cache_utils.py\", line 699, "
+	    "in check_enough_kv_cache_memory\n"
+	    "    raise ValueError(\"No available memory for the cache blocks. \"\n"
+	    "                     \"Try increasing `gpu_memory_utilization` when "
+	    "\"\n"
+	    "                     \"initializing the engine.\")\n";
+	char text[1024];
+	od_events *set;
+
+	(void)state;
+	snprintf(text, sizeof text, "%sValueError: No available memory for the "
+	    "cache blocks. Try increasing `gpu_memory_utilization` when "
+	    "initializing the engine.\n", raise);
+	set = scan(text);
+	assert_int_equal(od_events_count(set), 1);
+	assert_int_equal(od_events_get(set, 0)->kind, OD_KIND_VLLM_KV_CACHE);
+	assert_int_equal(od_events_get(set, 0)->line, 5);
+	od_events_free(set);
+	snprintf(text, sizeof text, "%s\n\n", raise);
+	set = scan(text);
+	assert_int_equal(od_events_count(set), 1);
+	assert_int_equal(od_events_get(set, 0)->kind, OD_KIND_VLLM_KV_CACHE);
+	assert_int_equal(od_events_get(set, 0)->line, 2);
+	od_events_free(set);
+	snprintf(text, sizeof text, "%sSee the docs.\n", raise);
+	set = scan(text);
+	assert_int_equal(od_events_count(set), 0);
+	od_events_free(set);
+}
+
 /* A kill takes the cgroup's usage and limit from a memcg line at most
  * CX_MEMCG_LINES (60) lines before it, also when two memcg lines print the
  * same figures; a kill further away takes none. */
@@ -476,6 +514,7 @@ main(void)
 		cmocka_unit_test(test_nccl_wrapper),
 		cmocka_unit_test(test_one_kill),
 		cmocka_unit_test(test_not_oom),
+		cmocka_unit_test(test_raise_line),
 		cmocka_unit_test(test_memcg_join),
 		cmocka_unit_test(test_anchors_per_scanner),
 		cmocka_unit_test(test_two_threads),
