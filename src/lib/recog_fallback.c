@@ -32,6 +32,8 @@
  *                                      memory to allocate XXXX bytes"
  *   a generalisation, a title          "most of the time ...", "it
  *                                      typically ... ran out of memory",
+ *                                      or after it ("... usually means",
+ *                                      "...一般是显存不够")
  *                                      "Fix out of memory for ..."
  *   a term named, not printed          the "Out Of Memory" (OOM) killer,
  *                                      quoted in title case, or spelt out
@@ -599,6 +601,10 @@ fb_title(const char *l, size_t n)
  * prose: alone in a short inline code span with no ':' in it ("holds
  * `torch.OutOfMemoryError` or `CUDA out of memory`"), where a pasted
  * message keeps its "Error: " ("`RuntimeError: CUDA out of memory ...`").
+ * A span of more than 40 bytes counts only when it is one dotted name, a
+ * class's full path ("to debug
+ * `tensorflow.python.framework.errors_impl.ResourceExhaustedError`"),
+ * which has no message in it.
  */
 static bool
 fb_code_span_name(const char *l, size_t n, size_t p, size_t q)
@@ -606,15 +612,20 @@ fb_code_span_name(const char *l, size_t n, size_t p, size_t q)
 	size_t a, b, i, ticks = 0;
 
 	for (a = p; a > 0 && l[a - 1] != '`'; a--)
-		if (l[a - 1] == ':' || p - a > 40)
+		if (l[a - 1] == ':' || p - a > 100)
 			return false;
 	if (a == 0)
 		return false;
 	for (b = q; b < n && l[b] != '`'; b++)
-		if (l[b] == ':' || b - a > 40)
+		if (l[b] == ':' || b - a > 100)
 			return false;
 	if (b == n)
 		return false;
+	if (b - a > 40)
+		for (i = a; i < b; i++)
+			if (!fb_letter(l[i]) && l[i] != '.' && l[i] != '_' &&
+			    !(l[i] >= '0' && l[i] <= '9'))
+				return false;
 	/* The backtick before it opens a span: an even number before it. */
 	for (i = 0; i + 1 < a; i++)
 		ticks += l[i] == '`';
@@ -851,6 +862,49 @@ fb_negated(const char *l, size_t p)
 	}
 }
 
+/* Words that, right after the phrase, make its sentence say what the
+ * error generally means: English adverbs, with "is" or "are" before them
+ * or not, and Chinese 一般 (generally), 通常 (usually), 往往 (often) and
+ * 大多 (mostly). */
+static const char *const fb_general_after_words[] = {
+	"usually ", "generally ", "typically ", "normally ", "often ",
+	"is usually ", "is generally ", "is typically ", "is normally ",
+	"is often ", "are usually ", "are generally ", "are typically ",
+	"are often ",
+	"\xe4\xb8\x80\xe8\x88\xac", "\xe9\x80\x9a\xe5\xb8\xb8",
+	"\xe5\xbe\x80\xe5\xbe\x80", "\xe5\xa4\xa7\xe5\xa4\x9a",
+};
+
+/*
+ * Whether a word of fb_general_after_words comes right after the phrase
+ * at l[..q) of the line l[0..n), with only blanks, a closing quote,
+ * backtick or emphasis between: a sentence about what the error usually
+ * means ("单看报错信息，CUBLAS_STATUS_ALLOC_FAILED一般是显存不够", a
+ * maintainer's reply in QwenLM/Qwen; "`out of memory` usually means
+ * ..."), where a program's message goes on with its details or ends.
+ */
+static bool
+fb_general_after(const char *l, size_t n, size_t q)
+{
+	size_t i, k;
+
+	for (i = q; i < n && (l[i] == ' ' || l[i] == '`' || l[i] == '"' ||
+	    l[i] == '\'' || l[i] == '*'); i++)
+		;
+	for (k = 0; k < FB_COUNT(fb_general_after_words); k++) {
+		const char *w = fb_general_after_words[k];
+		size_t wl = strlen(w), j;
+
+		if (wl > n - i)
+			continue;
+		for (j = 0; j < wl && fb_lower(l[i + j]) == w[j]; j++)
+			;
+		if (j == wl)
+			return true;
+	}
+	return false;
+}
+
 bool
 rg_mention(const char *l, size_t n, size_t p, size_t q)
 {
@@ -860,7 +914,8 @@ rg_mention(const char *l, size_t n, size_t p, size_t q)
 	    fb_quoted_search(l, n, p, q) || fb_usage_or_command(l, n) ||
 	    fb_setting(l, p) || fb_heading(l, n) || rg_placeholder(l, n) ||
 	    fb_question(l, n, q) || fb_narration(l, p) ||
-	    fb_glossary(l, n, p, q) || fb_negated(l, p);
+	    fb_glossary(l, n, p, q) || fb_negated(l, p) ||
+	    fb_general_after(l, n, q);
 }
 
 /*

@@ -548,6 +548,14 @@ test_fallback(void **state)
 		  false },
 		{ "when it finds `torch.OutOfMemoryError` in the log\n", NULL,
 		  false },
+		/* A class's full path alone in a longer span, and a phrase
+		 * followed by what it usually means (English, Chinese 一般). */
+		{ "To debug `tensorflow.python.framework.errors_impl."
+		  "ResourceExhaustedError`, pass the option\n", NULL, false },
+		{ "Out of memory usually means the batch is too large\n", NULL,
+		  false },
+		{ "OutOfMemory\xe4\xb8\x80\xe8\x88\xac\xe6\x98\xaf batch "
+		  "size\n", NULL, false },
 		{ "Does it go on after an out of memory error?\n", NULL,
 		  false },
 		/* A full-width question mark, an elided size. */
