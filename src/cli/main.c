@@ -33,12 +33,18 @@ int
 main(int argc, char **argv)
 {
 	const cli_command *implicit = NULL;
+	char cache[4096];
 	size_t i;
 
 	/* A reader that leaves (oomdoc big.log | head -1) is a write error
 	 * like any other: EPIPE, not death by SIGPIPE, so that the run
 	 * still ends with its diagnostics on standard error. */
 	signal(SIGPIPE, SIG_IGN);
+	/* The prefilter's compiled database is kept between runs in the
+	 * user's cache directory (oomdoc(1), FILES); the library keeps none
+	 * unless told where. */
+	if (od_options_cache_dir(cache, sizeof cache))
+		(void)od_scan_cache_dir(cache);
 	for (i = 0; i < CLI_NCOMMANDS; i++) {
 		const cli_command *c = &cli_commands[i];
 

@@ -3,6 +3,7 @@
  * table; the values of --format and --color; and the scanner's option that
  * the environment sets.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -191,4 +192,22 @@ od_options_jit(void)
 	const char *v = getenv("OOMDOC_NO_JIT");
 
 	return v == NULL || strcmp(v, "1") != 0;
+}
+
+bool
+od_options_cache_dir(char *out, size_t cap)
+{
+	const char *off = getenv("OOMDOC_NO_CACHE");
+	const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+	int n;
+
+	if (off != NULL && off[0] != '\0' && strcmp(off, "0") != 0)
+		return false;
+	if (x != NULL && x[0] == '/')
+		n = snprintf(out, cap, "%s/oomdoc", x);
+	else if (h != NULL && h[0] == '/')
+		n = snprintf(out, cap, "%s/.cache/oomdoc", h);
+	else
+		return false;
+	return n > 0 && (size_t)n < cap;
 }

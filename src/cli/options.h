@@ -56,4 +56,14 @@ int od_options_known(const od_option *opts, int n, int code);
  */
 bool od_options_jit(void);
 
+/*
+ * The prefilter cache's directory (od_scan_cache_dir) into out[0..cap):
+ * $XDG_CACHE_HOME/oomdoc, or $HOME/.cache/oomdoc where XDG_CACHE_HOME is
+ * unset, empty or not absolute (the XDG Base Directory Specification,
+ * https://specifications.freedesktop.org/basedir-spec/latest/, ignores a
+ * relative one).  False, no cache, with OOMDOC_NO_CACHE set to anything
+ * but "" or "0", without either variable, or when the path does not fit.
+ */
+bool od_options_cache_dir(char *out, size_t cap);
+
 #endif

@@ -686,6 +686,14 @@ typedef struct od_scanner od_scanner;
 struct sk_table;
 od_scanner *od_scanner_new(bool jit, const struct sk_table *recognisers,
     od_error *err);
+/*
+ * Where the scanners made after this call keep their compiled prefilter
+ * between runs (scan_cache.h): dir, an absolute path (copied), is made
+ * when missing, with the directory above it; NULL, the default, keeps no
+ * cache.  For the whole process; false (and no cache) when dir is not
+ * absolute or too long.
+ */
+bool od_scan_cache_dir(const char *dir);
 void od_scanner_free(od_scanner *sc);
 /*
  * Called with each event of the set once the scanner has read far enough

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "hash.h"
 #include "scan_cache.h"
 
@@ -40,39 +41,42 @@
  * file with recognisers of its own) makes one, of some hundred KiB. */
 #define SCC_FILES_MAX 16
 
-/* Whether the cache is off: OOMDOC_NO_CACHE set to anything but "" or
- * "0". */
-static bool
-scc_off(void)
-{
-	const char *v = getenv("OOMDOC_NO_CACHE");
+/* The cache directory that od_scan_cache_dir set; "" keeps no cache. */
+static char scc_where[4096];
 
-	return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
+bool
+od_scan_cache_dir(const char *dir)
+{
+	size_t n = dir != NULL ? strlen(dir) : 0;
+
+	scc_where[0] = '\0';
+	if (dir == NULL)
+		return true;
+	/* An absolute path with a directory above it (scc_dir). */
+	if (dir[0] != '/' || n >= sizeof scc_where || strrchr(dir, '/') == dir)
+		return false;
+	memcpy(scc_where, dir, n + 1);
+	return true;
 }
 
 /*
- * The cache directory: $XDG_CACHE_HOME/oomdoc, or $HOME/.cache/oomdoc
- * when XDG_CACHE_HOME is unset, empty or not absolute (the XDG Base
- * Directory Specification, https://specifications.freedesktop.org/basedir-spec/latest/,
- * ignores a relative one).  In *parent the directory above it.  False
- * when there is none, or the path would not fit.
+ * The cache directory (od_scan_cache_dir), and in *parent the directory
+ * above it, which is made too when it is missing (the caller's
+ * $XDG_CACHE_HOME or $HOME/.cache).  False when there is none, or the
+ * path would not fit.
  */
 static bool
 scc_dir(char *dir, size_t cap, char *parent, size_t pcap)
 {
-	const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
-	int n, m;
+	size_t n = strlen(scc_where), m;
 
-	if (x != NULL && x[0] == '/') {
-		n = snprintf(dir, cap, "%s/oomdoc", x);
-		m = snprintf(parent, pcap, "%s", x);
-	} else if (h != NULL && h[0] == '/') {
-		n = snprintf(dir, cap, "%s/.cache/oomdoc", h);
-		m = snprintf(parent, pcap, "%s/.cache", h);
-	} else {
+	if (n == 0 || n >= cap || n >= pcap)
 		return false;
-	}
-	return n > 0 && (size_t)n < cap && m > 0 && (size_t)m < pcap;
+	memcpy(dir, scc_where, n + 1);
+	m = (size_t)(strrchr(scc_where, '/') - scc_where);
+	memcpy(parent, scc_where, m);
+	parent[m] = '\0';
+	return true;
 }
 
 /* What makes the database (SCC_FORMAT, Vectorscan's version, the
@@ -102,7 +106,7 @@ scc_path(const char *list, size_t len, char *ident, size_t icap,
 	uint64_t key;
 	int n;
 
-	if (scc_off() || !scc_ident(ident, icap) ||
+	if (!scc_ident(ident, icap) ||
 	    !scc_dir(dir, dcap, parent, pcap))
 		return false;
 	key = od_hash_bytes(OD_HASH_SEED, ident, strlen(ident));

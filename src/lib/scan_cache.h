@@ -14,8 +14,10 @@
  * by the same Vectorscan for the same CPU features, and passes its
  * checksum; on any mismatch or error the database is compiled as before,
  * and nothing is said.  A cache file therefore never changes what a run
- * finds.  OOMDOC_NO_CACHE=1 turns it off (FILES and ENVIRONMENT in
- * oomdoc(1)).
+ * finds.  The library reads no environment: the cache is kept only in
+ * the directory the caller names (od_scan_cache_dir in core.h; the
+ * command names $XDG_CACHE_HOME/oomdoc unless OOMDOC_NO_CACHE=1, FILES and
+ * ENVIRONMENT in oomdoc(1)), and none by default.
  */
 #ifndef OD_SCAN_CACHE_H
 #define OD_SCAN_CACHE_H
