@@ -594,8 +594,10 @@ const char *od_kind_title(od_kind kind);
  * title that says no more than that. */
 const char *od_event_title(const od_event *ev);
 const char *od_kind_framework(od_kind kind);
-/* What the reports call the device of ev: "NPU" for an Ascend NPU, "GPU"
- * for any other. */
+/* What the reports and the rules' texts (the fact device_word) call the
+ * device of ev: "NPU" for an Ascend NPU (torch_npu), "TPU" for an XLA:TPU
+ * message (kn_vendor google), "device" for another XLA message (a GPU's or
+ * a TPU's), "GPU" for any other. */
 const char *od_device_word(const od_event *ev);
 const char *od_confidence_name(od_confidence c);
 const char *od_layout_name(od_layout fmt);

@@ -286,25 +286,6 @@ fc_str(xv_value *out, const char *s)
 	return true;
 }
 
-/*
- * What the rules' texts call the event's device: an Ascend NPU (torch_npu)
- * and a TPU (XLA:TPU's messages, vendor google) are no GPU, and an XLA
- * message of no known vendor may come from either, so it is "device".
- */
-static const char *
-fc_device_word(const od_event *ev)
-{
-	const char *v = kn_vendor(ev);
-
-	if (ev->kind == OD_KIND_NPU)
-		return "NPU";
-	if (v != NULL && strcmp(v, "google") == 0)
-		return "TPU";
-	if (ev->kind == OD_KIND_XLA && v == NULL)
-		return "device";
-	return "GPU";
-}
-
 static bool
 fc_bool(xv_value *out, int v)
 {
@@ -705,7 +686,7 @@ fc_event(const od_event *ev, const kn_table *kn, int id, xv_value *out,
 		    buf->release, sizeof buf->release);
 		return fc_str(out, buf->release);
 	case FC_VENDOR: return fc_str(out, kn_vendor(ev));
-	case FC_DEVICE_WORD: return fc_str(out, fc_device_word(ev));
+	case FC_DEVICE_WORD: return fc_str(out, od_device_word(ev));
 	case FC_ALLOC_CONF_VAR: return fc_str(out, kn_alloc_var(kn, ev));
 	case FC_MAX_SPLIT_MIN_MB:
 		return fc_num(out, kn_option_min(kn, ev, "max_split_size_mb"),

@@ -3,8 +3,10 @@
  * reports print them.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "core.h"
+#include "knowledge.h"
 
 /* The kinds: JSON name, title for people, the framework that prints it. */
 static const struct {
@@ -116,7 +118,14 @@ od_kind_framework(od_kind kind)
 const char *
 od_device_word(const od_event *ev)
 {
-	return ev->kind == OD_KIND_NPU ? "NPU" : "GPU";
+	const char *v;
+
+	if (ev->kind == OD_KIND_NPU)
+		return "NPU";
+	if (ev->kind != OD_KIND_XLA)
+		return "GPU";
+	v = kn_vendor(ev);
+	return v != NULL && strcmp(v, "google") == 0 ? "TPU" : "device";
 }
 
 const char *
