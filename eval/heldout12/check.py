@@ -47,7 +47,8 @@ FIELDS = {
                         r"VirtualAlloc of ([0-9]+) (bytes)",
                         r"allocation of size ([0-9]+)()",
                         r"Could not allocate tensor with ([0-9]+) (bytes)",
-                        r"Requested amount of GPU memory \(([0-9]+) (bytes)\)"],
+                        r"Requested amount of GPU memory \(([0-9]+) (bytes)\)",
+                        r"ran out of memory trying to allocate ([0-9.]+) ?(MiB|GiB|KiB)"],
     "free_bytes": [r"Free memory: ([0-9.]+)(GB|MB)"],
 }
 UNITS = {"Gb": 2**30, "Mb": 2**20}
