@@ -29,7 +29,7 @@ PHRASES = {
     "cuda_raw": r"Out of GPU memory|failed with error 2",
     "npu": r"NPU out of memory",
     "sycl": r"UR_RESULT_ERROR_OUT_OF_\w+",
-    "ggml": r"Device memory allocation of size",
+    "ggml": r"Device memory allocation of size|cudaMalloc failed: out of memory|unable to allocate \w+ buffer",
     "slurm_oom": r"killed by YARN for exceeding memory limits",
     "host_oom_killer": r"invoked oom-killer",
     "ray": r"Ray killed this worker",
@@ -48,7 +48,8 @@ FIELDS = {
                         r"allocation of size ([0-9]+)()",
                         r"Could not allocate tensor with ([0-9]+) (bytes)",
                         r"Requested amount of GPU memory \(([0-9]+) (bytes)\)",
-                        r"ran out of memory trying to allocate ([0-9.]+) ?(MiB|GiB|KiB)"],
+                        r"ran out of memory trying to allocate ([0-9.]+) ?(MiB|GiB|KiB)",
+                        r"alloc_buffer: allocating ([0-9.]+) (MiB) on device"],
     "free_bytes": [r"Free memory: ([0-9.]+)(GB|MB)"],
 }
 UNITS = {"Gb": 2**30, "Mb": 2**20}
