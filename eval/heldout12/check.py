@@ -16,15 +16,16 @@ sys.path.insert(0, os.path.dirname(HERE))
 import check_truth  # noqa: E402
 from check_truth import check, extend  # noqa: E402
 
-# Kinds that man/oomdoc.1 names and the shared table predates.
+# Kinds that man/oomdoc.1 names and the shared table predates (none of
+# this set's truths uses them; kept as eval/heldout11's wrapper has them).
 KINDS = {"npu", "metal", "sycl"}
-# Phrases this set holds that the shared table lacks: CUDA.jl's "Out of GPU
-# memory", spconv's "cuda execution failed with error 2", torch_npu's and
-# SYCL's messages, ggml's Vulkan "Device memory allocation of size N
-# failed.", YARN's container kills, kernel OOM-killer dumps cut before their
-# victim, Ray's "Ray killed this worker", and host runtimes' refusals (V8's
-# "JavaScript heap out of memory", Go's "fatal error: out of memory", R's
-# "cannot allocate vector").
+# Phrases this set holds that the shared table lacks: OpenCV's
+# "Insufficient memory" (kind host_alloc_failed, see SOURCES.md), ggml's
+# CUDA/HIP buffer allocation "cudaMalloc failed: out of memory" and
+# llama.cpp's "unable to allocate CUDA_Host buffer", a kernel OOM-killer
+# dump cut before its victim, and Ray's "Ray killed this worker"; the
+# other alternatives are eval/heldout11's, kept so that both wrappers read
+# the same messages alike.
 PHRASES = {
     "cuda_raw": r"Out of GPU memory|failed with error 2",
     "npu": r"NPU out of memory",
@@ -35,12 +36,13 @@ PHRASES = {
     "ray": r"Ray killed this worker",
     "host_alloc_failed": r"heap out of memory|fatal error: out of memory|cannot allocate vector|Insufficient memory",
 }
-# Printed layouts of figures the shared table lacks: XGBoost's "- Free
-# memory: 53.1098GB" / "- Requested memory: 64GB" (its HumanMemUnit, 1024-
-# based), R's "cannot allocate vector of size 3.8 Gb" (1024-based), Go's
-# "VirtualAlloc of N bytes", ggml's "allocation of size N", torch-directml's
-# "Could not allocate tensor with N bytes" and TensorRT's "Requested amount
-# of GPU memory (N bytes)".
+# Printed layouts of figures the shared table lacks: TensorFlow's BFC
+# warning "ran out of memory trying to allocate 2.43MiB" (no space before
+# the unit) and ggml's "alloc_buffer: allocating 98988.40 MiB on device 0";
+# the others are eval/heldout11's (XGBoost, R, Go, ggml's Vulkan size,
+# torch-directml, TensorRT).  OpenCV's "Failed to allocate N bytes" and
+# TensorRT's "Requested size was N bytes" are exact byte counts, which the
+# shared check finds printed.
 FIELDS = {
     "requested_bytes": [r"Requested memory: ([0-9.]+)(GB|MB)",
                         r"cannot allocate vector of size ([0-9.]+) (Gb|Mb)",
